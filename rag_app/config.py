@@ -1,0 +1,101 @@
+"""Settings: one frozen object, built in one place (``load_settings``) and passed in.
+
+Every number that shapes behaviour lives here with a note on where it comes from. Nothing reads
+the environment after ``load_settings``; tests build ``Settings(...)`` directly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+# The default embedding model is rebuilt at set-up (``rag-app setup``) from two PyPI packages
+# into this folder name under the cache directory (see RECIPES: multilingual-e5-small).
+DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "rag_app"
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "rag_app"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = field(default_factory=_default_data_dir)
+    cache_dir: Path = field(default_factory=_default_cache_dir)
+    knowledge_base: str = "default"
+
+    # Embedding: a built model name (under cache_dir/models), a local path, or a hub name.
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    # 32 keeps padding waste low for chunks of mixed length and peak memory small on 2 cores;
+    # measured by `make bench` (ingest chunks/s vs bare encoder).
+    encode_batch_size: int = 32
+    # On 2 cores, more than one torch thread per process at query time was 25x slower when the
+    # other core was busy (RECIPES, "Threads"). Ingestion may use both cores.
+    query_threads: int = 1
+    ingest_threads: int = 2
+
+    # Chunking (tokens counted with tiktoken cl100k, the budget's own counter).
+    # e5-small reads at most 512 of its own tokens; 350 cl100k tokens of Chinese stay under it.
+    text_chunk_tokens: int = 350
+    # A table whose linearised rows exceed this is split by rows into sub-tables.
+    table_chunk_tokens: int = 600
+    # The paragraph before a table or figure is kept as its context, cut to this many characters.
+    context_chars: int = 300
+    # Input limits: a file larger than this is rejected before parsing (nothing is half-ingested).
+    max_file_bytes: int = 200 * 1024 * 1024
+
+    # Retrieval
+    top_k: int = 10
+    # Candidates each signal contributes before fusion.
+    candidate_k: int = 50
+    # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
+    rrf_k: int = 60
+
+    # Prompt budget (tiktoken cl100k): seed 002's budgets; 3000 context tokens hold about eight
+    # chunks or one large table plus a few paragraphs.
+    context_budget: int = 3000
+    answer_reserve: int = 1024
+    history_budget: int = 800
+
+    # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
+    smart_threshold: float = 0.7
+
+    def kb_dir(self, kb: str | None = None) -> Path:
+        return self.data_dir / "kb" / (kb or self.knowledge_base)
+
+    def with_(self, **changes: object) -> "Settings":
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def load_settings(
+    env: Mapping[str, str] | None = None, **overrides: object
+) -> Settings:
+    """Build Settings from the environment (``RAG_APP_*``) and explicit overrides.
+
+    Overrides whose value is None are ignored, so CLI options can be passed straight through.
+    """
+    env = os.environ if env is None else env
+    values: dict[str, object] = {}
+    if env.get("RAG_APP_DATA_DIR"):
+        values["data_dir"] = Path(env["RAG_APP_DATA_DIR"]).expanduser()
+    if env.get("RAG_APP_CACHE_DIR"):
+        values["cache_dir"] = Path(env["RAG_APP_CACHE_DIR"]).expanduser()
+    if env.get("RAG_APP_EMBEDDING_MODEL"):
+        values["embedding_model"] = env["RAG_APP_EMBEDDING_MODEL"]
+    if env.get("RAG_APP_KB"):
+        values["knowledge_base"] = env["RAG_APP_KB"]
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key in ("data_dir", "cache_dir"):
+            value = Path(str(value)).expanduser()
+        values[key] = value
+    return Settings(**values)  # type: ignore[arg-type]

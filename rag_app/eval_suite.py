@@ -1,0 +1,179 @@
+"""``make eval``: every retriever and the ablations on the evaluation sets, in one run.
+
+Indexes are built once per set under ``OUT/index/<set>`` and reused (re-ingesting identical files
+is a no-op). Query vectors are cached per question text, so the ablations cost no extra model
+time. Writes ``OUT/results.json`` and a markdown table ``OUT/results.md``; prints the table.
+
+Reads ``../shared/eval`` (never copied into the repo) and the project's own ``assets/broker_eval``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from rag_app.config import load_settings
+from rag_app.evaluation import evaluate, find_documents, load_questions
+from rag_app.index.library import Library
+from rag_app.models import Progress
+from rag_app.retrieve import make_retriever
+from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    name: str
+    docs: tuple[Path, ...]
+    questions: Path
+    scopes: tuple[str, ...]
+
+
+def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
+    return {
+        "tatqa": EvalSet("tatqa_dev", (eval_dir / "tatqa_dev" / "docs",),
+                         eval_dir / "tatqa_dev" / "questions.jsonl", ("pooled", "doc")),
+        "crud": EvalSet("crud_zh_dev", (eval_dir / "crud_zh_dev" / "docs",
+                                        eval_dir / "crud_zh_dev" / "distractors"),
+                        eval_dir / "crud_zh_dev" / "questions.jsonl", ("pooled",)),
+        "broker": EvalSet("broker_zh (ours)", (REPO / "assets" / "broker_eval" / "docs",),
+                          REPO / "assets" / "broker_eval" / "questions.jsonl", ("pooled", "doc")),
+    }
+
+
+class CachingEmbedder:
+    """Wraps an embedder and remembers query vectors (ablations repeat the same questions)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+        self.name = inner.name
+        self._cache: dict[str, np.ndarray] = {}
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_passages(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self._cache]
+        if missing:
+            for text, vec in zip(missing, self.inner.embed_queries(missing)):
+                self._cache[text] = vec
+        return np.stack([self._cache[t] for t in texts])
+
+
+ABLATIONS: dict[str, dict[str, object]] = {
+    "hybrid -layers": {"use_layers": False},
+    "hybrid -structure": {"use_structure": False},
+    "hybrid -type weights": {"use_type_weights": False},
+    "hybrid -quotas": {"use_quotas": False},
+    "hybrid -rerank": {"use_rerank": False},
+    "hybrid -expansion": {"use_expansion": False},
+}
+
+
+def _quiet(_: Progress) -> None:
+    pass
+
+
+def run(sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str],
+        ablations: bool) -> list[dict[str, object]]:
+    from rag_app.index.embedder import load_embedder
+
+    base_settings = load_settings()
+    embedder = CachingEmbedder(load_embedder(base_settings))
+    results: list[dict[str, object]] = []
+    available = eval_sets(eval_dir)
+    for key in sets:
+        spec = available[key]
+        if not spec.questions.exists():
+            print(f"skip {spec.name}: {spec.questions} not found", file=sys.stderr)
+            continue
+        settings = replace(base_settings, data_dir=out / "index" / key, knowledge_base="eval")
+        library = Library(settings, embedder=embedder)
+        files = find_documents(spec.docs)
+        start = time.perf_counter()
+        reports = library.ingest_paths(files, "eval")
+        ingest_s = time.perf_counter() - start
+        n_new = sum(r.status == "ingested" for r in reports)
+        n_chunks = sum(d.n_chunks for d in library.documents("eval"))
+        print(f"{spec.name}: {len(files)} docs ({n_new} newly ingested in {ingest_s:.1f} s), "
+              f"{n_chunks} chunks", file=sys.stderr)
+        questions = load_questions(spec.questions)
+        runs: list[tuple[str, object]] = [(r, None) for r in retrievers]
+        if ablations:
+            runs += [(name, replace(options_from(settings), **changes))  # type: ignore[arg-type]
+                     for name, changes in ABLATIONS.items()]
+        for scope in spec.scopes:
+            for name, options in runs:
+                if options is None:
+                    retriever = make_retriever(name, library, "eval", settings)
+                else:
+                    assert isinstance(options, StrategyOptions)
+                    retriever = StrategyRetriever(library, "eval", "hybrid", settings, options,
+                                                  name=name)
+                t0 = time.perf_counter()
+                metrics = evaluate(library, "eval", questions, name.split()[0], scope, 10,
+                                   retriever=retriever)  # type: ignore[arg-type]
+                metrics.pop("per_question")
+                row = {"set": spec.name, "scope": scope, "retriever": name,
+                       "n_chunks": n_chunks, **metrics, "seconds": round(time.perf_counter() - t0, 1)}
+                results.append(row)
+                print(_row_md(row), file=sys.stderr, flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
+    table = to_markdown(results)
+    (out / "results.md").write_text(table + "\n")
+    print(table)
+    return results
+
+
+COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "answer_in_context", "query_ms_p50",
+           "retrieval_context_ms_p95")
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def _row_md(row: dict[str, object]) -> str:
+    cells = [str(row["set"]), str(row["scope"]), str(row["retriever"])]
+    cells += [_fmt(row.get(c)) for c in COLUMNS]
+    return "| " + " | ".join(cells) + " |"
+
+
+def to_markdown(results: Sequence[dict[str, object]]) -> str:
+    header = "| set | scope | retriever | " + " | ".join(COLUMNS) + " |"
+    rule = "|" + "---|" * (3 + len(COLUMNS))
+    return "\n".join([header, rule, *(_row_md(r) for r in results)])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
+    parser.add_argument("--out", default=str(REPO / "eval-results"))
+    parser.add_argument("--sets", default="tatqa,crud,broker")
+    parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
+    parser.add_argument("--no-ablations", action="store_true")
+    args = parser.parse_args(argv)
+    run([s.strip() for s in args.sets.split(",") if s.strip()], Path(args.eval_dir),
+        Path(args.out), [r.strip() for r in args.retrievers.split(",")], not args.no_ablations)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

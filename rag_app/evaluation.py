@@ -1,0 +1,189 @@
+"""Retrieval evaluation on question sets with gold evidence (format of ../shared/eval).
+
+A retrieved chunk is a hit when it belongs to the question's document and was built from at
+least one of the question's ``gold_item_indices``. Scope ``doc`` restricts candidates to that
+document (a user asking about the report they uploaded); ``pooled`` searches everything.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from rag_app.index.library import Library
+from rag_app.models import Hit, Progress, SearchFilter
+from rag_app.prompt import PromptSettings, build_prompt
+from rag_app.retrieve import Retriever, make_retriever
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    doc_id: str
+    gold: frozenset[int]
+    answers: tuple[str, ...]
+    answer_type: str
+    lang: str
+
+
+def load_questions(path: Path) -> list[Question]:
+    """Read a questions.jsonl file; raises ValueError naming the line of a malformed row."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            answers = row.get("answer")
+            if not isinstance(answers, list):
+                answers = [] if answers is None else [answers]
+            out.append(
+                Question(
+                    id=str(row["id"]),
+                    question=str(row["question"]),
+                    doc_id=str(row["doc_id"]),
+                    gold=frozenset(int(i) for i in row["gold_item_indices"]),
+                    answers=tuple(str(a) for a in (answers or [])),
+                    answer_type=str(row.get("answer_type", "")),
+                    lang=str(row.get("lang", "")),
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}:{n}: not a question row ({exc})") from None
+    return out
+
+
+def find_documents(folders: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for folder in folders:
+        if folder.is_file():
+            files.append(folder)
+        else:
+            files.extend(sorted(folder.rglob("*.json")))
+    return files
+
+
+def is_hit(hit: Hit, question: Question) -> bool:
+    return hit.chunk.doc_id == question.doc_id and bool(question.gold & set(hit.chunk.item_indices))
+
+
+def first_hit_rank(hits: Sequence[Hit], question: Question) -> int | None:
+    for rank, hit in enumerate(hits, start=1):
+        if is_hit(hit, question):
+            return rank
+    return None
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def answer_in_context(question: Question, context: str) -> bool | None:
+    """For span answers: is every gold answer string inside the context (None otherwise)?"""
+    if question.answer_type not in ("span", "multi-span") or not question.answers:
+        return None
+    plain = " ".join(html.unescape(_TAG.sub(" ", context)).split())
+    flat = " ".join(context.split())
+    return all(
+        " ".join(a.split()) in flat or " ".join(a.split()) in plain for a in question.answers
+    )
+
+
+def evaluate(
+    library: Library,
+    kb: str,
+    questions: Sequence[Question],
+    retriever_name: str,
+    scope: str,
+    k: int = 10,
+    progress: Callable[[Progress], None] = lambda p: None,
+    context_budget: int | None = 3000,
+    retriever: Retriever | None = None,
+) -> dict[str, object]:
+    """Run every question and return the metrics.
+
+    recall@1/3/5/10 and mrr@10 of the first gold hit; with ``context_budget``, also
+    ``answer_in_context`` (span answers whose every gold string is in the context the token
+    budget kept from the top ``k`` hits) and the latency of retrieval plus context building.
+    """
+    if scope not in ("doc", "pooled"):
+        raise ValueError("scope must be doc or pooled")
+    retriever = retriever or make_retriever(retriever_name, library, kb, library.settings)
+    depth = max(k, 10)
+    ranks: list[int | None] = []
+    latencies: list[float] = []
+    context_latencies: list[float] = []
+    in_context: list[bool] = []
+    per_question = []
+    library.snapshot(kb)  # build or load the keyword index before timing
+    if retriever_name != "bm25":
+        library.embedder.embed_queries(["warm up"])
+    prompt_settings = PromptSettings(context_budget=context_budget or 3000)
+    names = {d.doc_id: d.name for d in library.documents(kb)}
+    for n, question in enumerate(questions):
+        search_filter = SearchFilter(doc_ids=(question.doc_id,)) if scope == "doc" else SearchFilter()
+        start = time.perf_counter()
+        hits = retriever.retrieve(question.question, depth, search_filter)
+        latencies.append((time.perf_counter() - start) * 1000)
+        rank = first_hit_rank(hits, question)
+        ranks.append(rank)
+        row: dict[str, object] = {"id": question.id, "rank": rank,
+                                  "top": [h.chunk.chunk_id for h in hits[:3]]}
+        if context_budget:
+            prompt = build_prompt(question.question, hits[:k], settings=prompt_settings,
+                                  counter=library.counter, doc_names=names)
+            context_latencies.append((time.perf_counter() - start) * 1000)
+            found = answer_in_context(question, prompt.context)
+            if found is not None:
+                in_context.append(found)
+                row["answer_in_context"] = found
+        per_question.append(row)
+        if n % 25 == 0:
+            progress(Progress("questions", n, len(questions)))
+    progress(Progress("questions", len(questions), len(questions)))
+    total = len(questions) or 1
+
+    def recall(at: int) -> float:
+        return round(sum(1 for r in ranks if r is not None and r <= at) / total, 4)
+
+    extra: dict[str, object] = {}
+    if context_budget:
+        extra = {
+            f"answer_in_context@{context_budget}": round(sum(in_context) / len(in_context), 4)
+            if in_context else None,
+            "answer_in_context": round(sum(in_context) / len(in_context), 4) if in_context else None,
+            "n_span_questions": len(in_context),
+            "retrieval_context_ms_p50": round(_percentile(context_latencies, 0.5), 2),
+            "retrieval_context_ms_p95": round(_percentile(context_latencies, 0.95), 2),
+        }
+    return {
+        "n_questions": len(questions),
+        "retriever": retriever_name,
+        "scope": scope,
+        "k": k,
+        "recall@1": recall(1),
+        "recall@3": recall(3),
+        "recall@5": recall(5),
+        "recall@10": recall(10),
+        f"recall@{k}": recall(k),
+        "mrr@10": round(sum(1 / r for r in ranks if r is not None and r <= 10) / total, 4),
+        "query_ms_p50": round(_percentile(latencies, 0.5), 2),
+        "query_ms_p95": round(_percentile(latencies, 0.95), 2),
+        **extra,
+        "per_question": per_question,
+    }

@@ -1,0 +1,1 @@
+"""Indexing: the embedding model (built at set-up), vector and keyword indexes, the catalogue."""

@@ -1,0 +1,373 @@
+"""The library: knowledge bases of documents, each indexed twice (vectors and keywords).
+
+``Library`` is the one entry point for ingestion, listing, deletion and the raw searches the
+retrievers build on. Writes are serialised by a lock; reads share cached, immutable snapshots
+(chunk maps and keyword indexes are rebuilt, never edited, when a knowledge base changes), so
+several UI sessions can use one Library at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from rag_app.config import Settings
+from rag_app.index.catalogue import Catalogue
+from rag_app.index.keywords import BM25Index, tokenize
+from rag_app.index.store import ChromaStore, collection_name
+from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
+from rag_app.ingest.loader import load_bytes, load_path
+from rag_app.models import Chunk, DocumentInfo, IngestReport, Progress, SearchFilter
+from rag_app.protocols import Embedder, TokenCounter
+
+_log = logging.getLogger(__name__)
+ProgressFn = Callable[[Progress], None]
+# Texts per encoder call during ingestion: large enough to keep batches full, small enough that
+# progress moves every few seconds on 2 cores.
+_EMBED_GROUP = 256
+
+
+def _no_progress(_: Progress) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    generation: int
+    chunks: dict[str, Chunk]
+    keywords: BM25Index
+
+
+class Library:
+    """Knowledge bases on disk under ``settings.data_dir``.
+
+    ``embedder`` and ``counter`` may be given (tests); otherwise they are made from settings on
+    first use, so listing documents never loads a model.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.settings = settings
+        self.data_dir = settings.data_dir
+        self.catalogue = Catalogue(settings.data_dir / "catalogue.sqlite")
+        self.store = ChromaStore(settings.data_dir / "chroma")
+        self._embedder = embedder
+        self._counter = counter
+        self._write_lock = threading.RLock()
+        self._snapshots: dict[str, _Snapshot] = {}
+        self._snapshot_lock = threading.Lock()
+
+    # resources ----------------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from rag_app.index.embedder import load_embedder
+
+            self._embedder = load_embedder(self.settings)
+        return self._embedder
+
+    @property
+    def counter(self) -> TokenCounter:
+        if self._counter is None:
+            from rag_app.tokens import get_token_counter
+
+            self._counter = get_token_counter()
+        return self._counter
+
+    # knowledge bases ----------------------------------------------------------------------------
+    def knowledge_bases(self) -> list[str]:
+        return self.catalogue.knowledge_bases()
+
+    def create_kb(self, kb: str) -> None:
+        kb = _check_kb_name(kb)
+        self.catalogue.ensure_kb(kb)
+
+    def delete_kb(self, kb: str) -> None:
+        with self._write_lock:
+            self.store.drop(kb)
+            self.catalogue.drop_kb(kb)
+            shutil.rmtree(self._assets_root(kb), ignore_errors=True)
+            shutil.rmtree(self._keyword_dir(kb), ignore_errors=True)
+            self._snapshots.pop(kb, None)
+
+    # documents ----------------------------------------------------------------------------------
+    def documents(self, kb: str) -> list[DocumentInfo]:
+        return self.catalogue.documents(kb)
+
+    def chunks(self, kb: str, doc_id: str | None = None) -> list[Chunk]:
+        return self.catalogue.chunks(kb, doc_id)
+
+    def delete_document(self, kb: str, doc_id: str) -> bool:
+        """Remove a document from the catalogue, the vectors, the keywords and its images."""
+        with self._write_lock:
+            found = self.catalogue.delete_document(kb, doc_id)
+            self.store.delete_document(kb, doc_id)
+            shutil.rmtree(self._assets_root(kb) / _safe_dir(doc_id), ignore_errors=True)
+        return found
+
+    def asset_path(self, kb: str, doc_id: str, relative: str) -> Path | None:
+        """The stored image file of a document, if it came with one (never outside its folder)."""
+        if not relative:
+            return None
+        root = (self._assets_root(kb) / _safe_dir(doc_id)).resolve()
+        path = (root / relative).resolve()
+        if root not in path.parents or not path.is_file():
+            return None
+        return path
+
+    # ingestion ----------------------------------------------------------------------------------
+    def ingest_paths(
+        self, paths: Iterable[Path], kb: str | None = None, progress: ProgressFn = _no_progress
+    ) -> list[IngestReport]:
+        """Ingest files from disk; images next to a content list or markdown file come along."""
+        loaded: list[LoadedDocument | IngestReport] = []
+        for path in paths:
+            try:
+                for doc in load_path(Path(path), self.settings.max_file_bytes):
+                    loaded.append(_with_disk_assets(doc, Path(path).parent))
+            except IngestError as exc:
+                loaded.append(IngestReport(name=Path(path).name, status="rejected",
+                                           message=str(exc)))
+        return self._ingest(loaded, kb, progress)
+
+    def ingest_bytes(
+        self,
+        files: Iterable[tuple[str, bytes]],
+        kb: str | None = None,
+        progress: ProgressFn = _no_progress,
+    ) -> list[IngestReport]:
+        """Ingest uploaded files given as (name, bytes)."""
+        loaded: list[LoadedDocument | IngestReport] = []
+        for name, data in files:
+            try:
+                loaded.extend(load_bytes(data, name, self.settings.max_file_bytes))
+            except IngestError as exc:
+                loaded.append(IngestReport(name=name, status="rejected", message=str(exc)))
+        return self._ingest(loaded, kb, progress)
+
+    def _ingest(
+        self,
+        loaded: Sequence[LoadedDocument | IngestReport],
+        kb: str | None,
+        progress: ProgressFn,
+    ) -> list[IngestReport]:
+        kb = _check_kb_name(kb or self.settings.knowledge_base)
+        self.catalogue.ensure_kb(kb)
+        reports: list[IngestReport | None] = []
+        todo: list[tuple[int, LoadedDocument, list[Chunk]]] = []
+        options = ChunkingOptions(
+            text_chunk_tokens=self.settings.text_chunk_tokens,
+            table_chunk_tokens=self.settings.table_chunk_tokens,
+            context_chars=self.settings.context_chars,
+        )
+        seen_ids: dict[str, str] = {}
+        for n, entry in enumerate(loaded):
+            progress(Progress("chunk", n, len(loaded), getattr(entry, "name", "")))
+            if isinstance(entry, IngestReport):
+                reports.append(entry)
+                continue
+            doc = entry.document
+            same = self.catalogue.find_hash(kb, doc.content_hash)
+            if same is not None:
+                reports.append(IngestReport(
+                    name=doc.name, status="duplicate", doc_id=same.doc_id,
+                    message=f"identical content is already in the library as {same.doc_id}",
+                    n_chunks=same.n_chunks, type_counts=same.type_counts))
+                continue
+            if doc.doc_id in seen_ids:
+                reports.append(IngestReport(
+                    name=doc.name, status="rejected", doc_id=doc.doc_id,
+                    message=f"another file in this batch ({seen_ids[doc.doc_id]}) has the same "
+                    f"document id {doc.doc_id}"))
+                continue
+            seen_ids[doc.doc_id] = doc.name
+            chunks = chunk_document(doc, self.counter, options)
+            if not chunks:
+                reports.append(IngestReport(name=doc.name, status="rejected", doc_id=doc.doc_id,
+                                            message="no searchable content after parsing"))
+                continue
+            reports.append(None)
+            todo.append((len(reports) - 1, entry, chunks))
+        progress(Progress("chunk", len(loaded), len(loaded)))
+        if todo:
+            all_chunks = [c for _, _, chunks in todo for c in chunks]
+            vectors = self._embed(all_chunks, progress)
+            offset = 0
+            for position, entry, chunks in todo:
+                part = vectors[offset : offset + len(chunks)]
+                offset += len(chunks)
+                progress(Progress("index", position, len(loaded), entry.document.name))
+                reports[position] = self._write(kb, entry, chunks, part)
+            progress(Progress("index", len(loaded), len(loaded)))
+        return [r for r in reports if r is not None]
+
+    def _embed(self, chunks: Sequence[Chunk], progress: ProgressFn) -> np.ndarray:
+        """Encode every chunk in length-sorted groups (little padding), reporting progress."""
+        texts = [c.search_text for c in chunks]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: np.ndarray | None = None
+        progress(Progress("embed", 0, len(texts)))
+        for start in range(0, len(order), _EMBED_GROUP):
+            group = order[start : start + _EMBED_GROUP]
+            vectors = self.embedder.embed_passages([texts[i] for i in group])
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[group] = vectors
+            progress(Progress("embed", min(start + _EMBED_GROUP, len(texts)), len(texts)))
+        assert out is not None
+        return out
+
+    def _write(
+        self, kb: str, entry: LoadedDocument, chunks: list[Chunk], vectors: np.ndarray
+    ) -> IngestReport:
+        doc = entry.document
+        counts = Counter(c.type for c in chunks)
+        pages = {p for item in doc.items if item.page is not None for p in (item.page,)}
+        with self._write_lock:
+            old_ids = {c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)}
+            assets_dir = ""
+            if entry.assets:
+                assets_dir = str(self._write_assets(kb, doc.doc_id, entry.assets))
+            info = DocumentInfo(
+                doc_id=doc.doc_id,
+                name=doc.name,
+                source_format=doc.source_format,
+                n_items=len(doc.items),
+                n_chunks=len(chunks),
+                type_counts=tuple(sorted(counts.items())),
+                pages=(max(pages) + 1) if pages else 0,
+                size_bytes=doc.size_bytes,
+                content_hash=doc.content_hash,
+                ingested_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                assets_dir=assets_dir,
+            )
+            try:
+                self.store.upsert(kb, chunks, vectors)
+                self.catalogue.add_document(kb, info, chunks, [tokenize(c.search_text)
+                                                                for c in chunks])
+            except Exception as exc:
+                _log.exception("writing %s failed", doc.name)
+                self.store.delete_ids(kb, [c.chunk_id for c in chunks
+                                           if c.chunk_id not in old_ids])
+                return IngestReport(name=doc.name, status="rejected", doc_id=doc.doc_id,
+                                    message=f"could not be indexed: {exc}")
+            stale = old_ids - {c.chunk_id for c in chunks}
+            self.store.delete_ids(kb, sorted(stale))
+        replaced = " (replaced the earlier version)" if old_ids else ""
+        return IngestReport(
+            name=doc.name,
+            status="ingested",
+            doc_id=doc.doc_id,
+            message=f"{len(chunks)} chunks{replaced}",
+            type_counts=info.type_counts,
+            n_chunks=len(chunks),
+            warnings=entry.warnings,
+        )
+
+    def _assets_root(self, kb: str) -> Path:
+        return self.data_dir / "assets" / collection_name(kb)
+
+    def _keyword_dir(self, kb: str) -> Path:
+        return self.data_dir / "keywords" / collection_name(kb)
+
+    def _write_assets(self, kb: str, doc_id: str, assets: dict[str, bytes]) -> Path:
+        folder = self._assets_root(kb) / _safe_dir(doc_id)
+        shutil.rmtree(folder, ignore_errors=True)
+        for relative, data in assets.items():
+            target = (folder / relative).resolve()
+            if folder.resolve() not in target.parents:
+                continue  # loader already refused such paths; never write outside the folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return folder
+
+    # searching ----------------------------------------------------------------------------------
+    def snapshot(self, kb: str) -> _Snapshot:
+        """Chunks and keyword index of a knowledge base as of its current generation."""
+        generation = self.catalogue.generation(kb)
+        with self._snapshot_lock:
+            current = self._snapshots.get(kb)
+            if current is not None and current.generation == generation:
+                return current
+            folder = self._keyword_dir(kb)
+            keywords = BM25Index.load(folder, generation)
+            chunks = {c.chunk_id: c for c in self.catalogue.chunks(kb)}
+            if keywords is None:
+                ids, tokens = self.catalogue.chunk_tokens(kb)
+                keywords = BM25Index(ids, tokens)
+                try:
+                    keywords.save(folder, generation)
+                except OSError as exc:
+                    _log.warning("could not save the keyword index: %s", exc)
+            snap = _Snapshot(generation, chunks, keywords)
+            self._snapshots[kb] = snap
+            return snap
+
+    def dense_search(
+        self, kb: str, query: str, k: int, search_filter: SearchFilter = SearchFilter(),
+        query_vector: np.ndarray | None = None,
+    ) -> list[tuple[Chunk, float]]:
+        """Top ``k`` chunks by cosine similarity of their embedding to the query's."""
+        snap = self.snapshot(kb)
+        if not snap.chunks:
+            return []
+        vector = query_vector if query_vector is not None else self.embedder.embed_queries([query])[0]
+        found = self.store.query(kb, vector, k, search_filter)
+        return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
+
+    def keyword_search(
+        self, kb: str, query: str, k: int, search_filter: SearchFilter = SearchFilter()
+    ) -> list[tuple[Chunk, float]]:
+        """Top ``k`` chunks by BM25 over jieba tokens."""
+        snap = self.snapshot(kb)
+        allowed = None
+        if search_filter.types or search_filter.doc_ids:
+            allowed = {
+                i for i, c in snap.chunks.items()
+                if (not search_filter.types or c.type in search_filter.types)
+                and (not search_filter.doc_ids or c.doc_id in search_filter.doc_ids)
+            }
+        found = snap.keywords.search(tokenize(query), k, allowed)
+        return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
+
+
+def _check_kb_name(kb: str) -> str:
+    kb = (kb or "").strip()
+    if not kb:
+        raise ValueError("a knowledge base needs a name")
+    if len(kb) > 64 or any(ch in kb for ch in "/\\\0"):
+        raise ValueError("a knowledge base name is at most 64 characters, without / or \\")
+    return kb
+
+
+def _safe_dir(doc_id: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc_id) or "doc"
+
+
+def _with_disk_assets(doc: LoadedDocument, folder: Path) -> LoadedDocument:
+    """Images a content list refers to, read from beside it on disk (when not in a zip)."""
+    if doc.assets:
+        return doc
+    assets = {}
+    root = folder.resolve()
+    for item in doc.document.items:
+        if not item.image_path:
+            continue
+        path = (folder / item.image_path).resolve()
+        if root in path.parents and path.is_file() and path.stat().st_size < 20 * 1024 * 1024:
+            assets[item.image_path] = path.read_bytes()
+    if not assets:
+        return doc
+    return LoadedDocument(doc.document, doc.warnings, assets)

@@ -1,0 +1,297 @@
+"""Items -> Chunks: the units that are embedded, keyword-indexed, retrieved and cited.
+
+Rules, and why:
+- Text: consecutive paragraphs under one heading merge up to ``text_chunk_tokens``, never across
+  a heading, because a heading change is a topic change and a chunk should answer one thing. The
+  heading path goes into the searched text: a paragraph under "风险提示" is about risks even when
+  it does not say so.
+- Tables: one chunk per table, carrying caption, size, HTML body (display), a linearised form
+  (each value next to its column header: what embeddings and keywords can use), footnote
+  (数据来源) and the paragraph that introduces it (seed 000's enhanced table info). A table over
+  ``table_chunk_tokens`` is split by rows into sub-tables that repeat the header rows and carry
+  ``parent_table_id``/``subtable_index`` so the prompt can merge them back.
+- Images: caption, footnote, the parser's description, heading path and image path; a figure is
+  often known only by its caption and description, so those are what is searched.
+- Q&A rows: question and answer embedded together (seed 003: user_input + agent_response).
+Every chunk keeps the indices of the items it was built from (evaluation and citations).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag_app.ingest.tables import grid_to_html, linearise, linearise_row, column_labels, parse_table
+from rag_app.models import Chunk, Document, Item
+from rag_app.protocols import TokenCounter
+
+_TEXTUAL = frozenset({"text", "list", "equation", "code"})
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=\.)\s+")
+
+
+@dataclass(frozen=True)
+class ChunkingOptions:
+    text_chunk_tokens: int = 350
+    table_chunk_tokens: int = 600
+    context_chars: int = 300
+
+
+def chunk_document(
+    doc: Document, counter: TokenCounter, options: ChunkingOptions = ChunkingOptions()
+) -> list[Chunk]:
+    """Chunk a Document's items in reading order; chunk ids are ``{doc_id}:{n}``, stable."""
+    builder = _Builder(doc, counter, options)
+    for item in doc.items:
+        builder.add(item)
+    builder.flush()
+    return builder.chunks
+
+
+class _Builder:
+    def __init__(self, doc: Document, counter: TokenCounter, options: ChunkingOptions) -> None:
+        self.doc = doc
+        self.counter = counter
+        self.options = options
+        self.chunks: list[Chunk] = []
+        self.path: list[tuple[int, str]] = []  # (level, heading text)
+        self.pending_headings: list[Item] = []  # heading items not yet in any chunk
+        self.buffer: list[Item] = []
+        self.buffer_tokens = 0
+        self.last_paragraph = ""
+        self.title = document_title(doc)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _next_id(self) -> str:
+        return f"{self.doc.doc_id}:{len(self.chunks):04d}"
+
+    def _heading_path(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self.path)
+
+    def _take_headings(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        indices = tuple(h.index for h in self.pending_headings)
+        pages = tuple(h.page for h in self.pending_headings if h.page is not None)
+        self.pending_headings = []
+        return indices, pages
+
+    def _search_prefix(self) -> str:
+        """Document title and heading path: look-alike tables (every report has a 盈利预测)
+        differ by the company the report is about, which only the title says."""
+        path = self._heading_path()
+        if self.title and (not path or path[0] != self.title):
+            path = (self.title, *path)
+        return " > ".join(path) + "\n" if path else ""
+
+    # -- items -----------------------------------------------------------------------------------
+    def add(self, item: Item) -> None:
+        if item.kind == "heading":
+            self.flush()
+            while self.path and self.path[-1][0] >= item.level:
+                self.path.pop()
+            self.path.append((item.level, item.text))
+            self.pending_headings.append(item)
+            self.last_paragraph = ""
+        elif item.kind in _TEXTUAL:
+            self._add_text(item)
+        elif item.kind == "table":
+            self.flush()
+            self._add_table(item)
+        elif item.kind == "image":
+            self.flush()
+            self._add_image(item)
+        elif item.kind == "qa":
+            self.flush()
+            self._add_qa(item)
+
+    def _add_text(self, item: Item) -> None:
+        tokens = self.counter.count(item.text)
+        limit = self.options.text_chunk_tokens
+        if tokens > limit:
+            self.flush()
+            for piece in _split_long(item.text, self.counter, limit):
+                self.buffer, self.buffer_tokens = [Item(**{**item.__dict__, "text": piece})], 0
+                self.flush()
+        else:
+            if self.buffer and self.buffer_tokens + tokens > limit:
+                self.flush()
+            self.buffer.append(item)
+            self.buffer_tokens += tokens
+        self.last_paragraph = item.text
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        heading_indices, heading_pages = self._take_headings()
+        body = "\n".join(item.text for item in self.buffer)
+        indices = tuple(sorted(set(heading_indices + tuple(i.index for i in self.buffer))))
+        pages = _pages(heading_pages + tuple(i.page for i in self.buffer if i.page is not None))
+        self.chunks.append(
+            Chunk(
+                chunk_id=self._next_id(),
+                doc_id=self.doc.doc_id,
+                type="text",
+                text=body,
+                search_text=self._search_prefix() + body,
+                item_indices=indices,
+                pages=pages,
+                heading_path=self._heading_path(),
+            )
+        )
+        self.buffer, self.buffer_tokens = [], 0
+
+    def _context(self) -> str:
+        text = self.last_paragraph.strip()
+        limit = self.options.context_chars
+        return text if len(text) <= limit else text[:limit] + "…"
+
+    def _add_table(self, item: Item) -> None:
+        heading_indices, heading_pages = self._take_headings()
+        caption = " ".join(item.caption)
+        footnote = " ".join(item.footnote)
+        grid = parse_table(item.table_body)
+        pages = _pages(heading_pages + ((item.page,) if item.page is not None else ()))
+        indices = tuple(sorted(set(heading_indices + (item.index,))))
+        base = dict(
+            doc_id=self.doc.doc_id,
+            type="table",
+            item_indices=indices,
+            pages=pages,
+            heading_path=self._heading_path(),
+            caption=caption,
+            footnote=footnote,
+            context=self._context(),
+            image_path=item.image_path,
+            n_rows=grid.n_rows,
+            n_cols=grid.n_cols,
+            header_rows=grid.header_rows,
+        )
+        prefix = self._search_prefix() + (caption + "\n" if caption else "")
+        suffix = "\n" + footnote if footnote else ""
+        if grid.n_rows == 0:
+            # No body (table recognition off, or an image of a table): caption and footnote only.
+            text = "\n".join(p for p in (caption, item.text, footnote) if p) or "(表格内容未识别)"
+            self.chunks.append(Chunk(chunk_id=self._next_id(), text=text,
+                                     search_text=prefix + text, table_html="", **base))
+            return
+        linear = linearise(grid)
+        groups = _row_groups(grid, self.counter, self.options.table_chunk_tokens)
+        if len(groups) == 1:
+            self.chunks.append(
+                Chunk(chunk_id=self._next_id(), text=linear, search_text=prefix + linear + suffix,
+                      table_html=item.table_body, **base)
+            )
+            return
+        parent = f"{self.doc.doc_id}#table{item.index}"
+        header = grid.rows[: grid.header_rows]
+        labels = column_labels(grid)
+        head_line = " | ".join(label for label in labels if label)
+        for n, rows in enumerate(groups, start=1):
+            part = "\n".join([head_line] + [linearise_row(r, labels) for r in rows])
+            self.chunks.append(
+                Chunk(
+                    chunk_id=self._next_id(),
+                    text=part,
+                    search_text=prefix + part + suffix,
+                    table_html=grid_to_html(header, rows),
+                    parent_table_id=parent,
+                    subtable_index=n,
+                    subtable_count=len(groups),
+                    **{**base, "n_rows": len(rows) + len(header)},
+                )
+            )
+
+    def _add_image(self, item: Item) -> None:
+        heading_indices, heading_pages = self._take_headings()
+        caption = " ".join(item.caption)
+        footnote = " ".join(item.footnote)
+        context = self._context()
+        shown = [p for p in (caption, item.description, footnote) if p]
+        text = "\n".join(shown) or "(图片，无标题)"
+        # A figure with neither caption nor description is found only by what introduces it.
+        searched = "\n".join(shown) if caption or item.description else "\n".join([context, *shown])
+        self.chunks.append(
+            Chunk(
+                chunk_id=self._next_id(),
+                doc_id=self.doc.doc_id,
+                type="image",
+                text=text,
+                search_text=self._search_prefix() + searched,
+                item_indices=tuple(sorted(set(heading_indices + (item.index,)))),
+                pages=_pages(heading_pages + ((item.page,) if item.page is not None else ())),
+                heading_path=self._heading_path(),
+                caption=caption,
+                footnote=footnote,
+                context=context,
+                description=item.description,
+                image_path=item.image_path,
+            )
+        )
+
+    def _add_qa(self, item: Item) -> None:
+        text = f"问：{item.text}\n答：{item.description}"
+        tags = dict(item.fields).get("tags", "")
+        self.chunks.append(
+            Chunk(
+                chunk_id=self._next_id(),
+                doc_id=self.doc.doc_id,
+                type="qa",
+                text=text,
+                search_text=f"{item.text} {item.description}" + (f"\n{tags}" if tags else ""),
+                item_indices=(item.index,),
+                heading_path=(dict(item.fields).get("category", ""),),
+                fields=item.fields,
+            )
+        )
+
+
+def document_title(doc: Document) -> str:
+    """The first top-level heading (else the first heading) of a document, at most 80 chars."""
+    headings = [i for i in doc.items if i.kind == "heading" and i.text]
+    if not headings:
+        return ""
+    top = min(h.level for h in headings)
+    title = next(h.text for h in headings if h.level == top)
+    return title[:80]
+
+
+def _pages(pages: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(set(pages)))
+
+
+def _row_groups(grid, counter: TokenCounter, limit: int) -> list[tuple[tuple[str, ...], ...]]:  # type: ignore[no-untyped-def]
+    """Data rows grouped so that each group's linearised text stays within ``limit`` tokens."""
+    labels = column_labels(grid)
+    header_cost = counter.count(" | ".join(labels))
+    groups: list[list[tuple[str, ...]]] = [[]]
+    used = header_cost
+    for row in grid.data_rows:
+        cost = counter.count(linearise_row(row, labels)) + 1
+        if groups[-1] and used + cost > limit:
+            groups.append([])
+            used = header_cost
+        groups[-1].append(row)
+        used += cost
+    return [tuple(g) for g in groups if g] or [()]
+
+
+def _split_long(text: str, counter: TokenCounter, limit: int) -> list[str]:
+    """Split an over-long paragraph at sentence ends (then hard cuts) into pieces within limit."""
+    sentences = [s for s in _SENTENCE_END.split(text) if s and s.strip()]
+    pieces: list[str] = []
+    current = ""
+    for sentence in sentences:
+        while counter.count(sentence) > limit:
+            head = counter.truncate(sentence, limit)
+            if not head:
+                break
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(head)
+            sentence = sentence[len(head):]
+        if current and counter.count(current + sentence) > limit:
+            pieces.append(current)
+            current = ""
+        current += sentence
+    if current.strip():
+        pieces.append(current)
+    return [p.strip() for p in pieces if p.strip()]

@@ -1,0 +1,213 @@
+"""HTML tables as grids: parse, expand spans, find header rows, linearise, split by rows.
+
+Parser output is untrusted HTML; this module only reads cell text (stdlib ``html.parser``), so a
+table carrying scripts yields text, never markup. Rendering safe HTML is the UI's job (sanitised).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import escape
+from html.parser import HTMLParser
+
+_NUMBER = re.compile(r"^[\s(（\-−–+$¥￥€£]*\d[\d,，.\s]*%?[)）]?\s*(?:[a-zA-Z%倍元亿万千]+)?$")
+_YEAR = re.compile(r"^(?:FY)?\s*(?:19|20)\d{2}\s*(?:[AEFH年QY].*)?$|^\d{1,2}Q\d{2}$|^Q\d", re.I)
+_MAX_SPAN = 100  # a colspan of 10^6 in hostile HTML must not allocate a huge grid
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    header: bool  # from <th> or <thead>
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table with spans expanded: every row has ``n_cols`` cells (spanned cells repeat)."""
+
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows)
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+    @property
+    def data_rows(self) -> tuple[tuple[str, ...], ...]:
+        return self.rows[self.header_rows :]
+
+
+class _TableParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[tuple[str, bool, int, int]]] = []
+        self._cell: list[str] | None = None
+        self._cell_meta: tuple[bool, int, int] = (False, 1, 1)
+        self._in_thead = False
+        self._skip = 0  # inside <script>/<style>: text is not table content
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag == "thead":
+            self._in_thead = True
+        elif tag == "tr":
+            self._close_cell()
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._close_cell()
+            if not self.rows:
+                self.rows.append([])
+            values = dict(attrs)
+            self._cell = []
+            self._cell_meta = (
+                tag == "th" or self._in_thead,
+                _span(values.get("colspan")),
+                _span(values.get("rowspan")),
+            )
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._skip = max(0, self._skip - 1)
+        elif tag == "thead":
+            self._in_thead = False
+        elif tag in ("td", "th", "tr"):
+            self._close_cell()
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None and not self._skip:
+            self._cell.append(data)
+
+    def _close_cell(self) -> None:
+        if self._cell is not None:
+            text = " ".join("".join(self._cell).split())
+            header, colspan, rowspan = self._cell_meta
+            self.rows[-1].append((text, header, colspan, rowspan))
+            self._cell = None
+
+
+def _span(value: str | None) -> int:
+    try:
+        return max(1, min(_MAX_SPAN, int(str(value).strip())))
+    except (TypeError, ValueError):
+        return 1
+
+
+def parse_table(html: str) -> Grid:
+    """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows."""
+    parser = _TableParser()
+    parser.feed(html or "")
+    parser.close()
+    parser._close_cell()
+    raw = [row for row in parser.rows if row]
+    grid: list[list[str | None]] = []
+    header_flags: list[bool] = []
+    for r, row in enumerate(raw):
+        while len(grid) <= r:
+            grid.append([])
+        out = grid[r]
+        col = 0
+        for text, header, colspan, rowspan in row:
+            while col < len(out) and out[col] is not None:
+                col += 1
+            for dr in range(rowspan):
+                while len(grid) <= r + dr:
+                    grid.append([])
+                target = grid[r + dr]
+                for dc in range(colspan):
+                    c = col + dc
+                    while len(target) <= c:
+                        target.append(None)
+                    if target[c] is None:
+                        target[c] = text
+            col += colspan
+        header_flags.append(bool(row) and all(cell[1] for cell in row))
+    width = max((len(row) for row in grid), default=0)
+    rows = tuple(tuple((cell or "") for cell in row + [None] * (width - len(row))) for row in grid)
+    rows = tuple(row for row in rows if any(cell for cell in row))
+    marked = 0
+    while marked < len(header_flags) and header_flags[marked]:
+        marked += 1
+    header_rows = marked if marked else _guess_header_rows(rows)
+    return Grid(rows=rows, header_rows=min(header_rows, max(0, len(rows) - 1)))
+
+
+def _is_value(cell: str) -> bool:
+    cell = cell.strip()
+    return bool(cell) and bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
+
+
+def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
+    """Leading rows with no numeric value outside the first column are headers (at most 4).
+
+    Annual-report tables open with label rows, year rows (2019 / 2023A / 1Q24) and unit rows
+    (US$'000, 亿元); the first row holding a plain number starts the data.
+    """
+    count = 0
+    for row in rows[:4]:
+        if any(_is_value(cell) for cell in row[1:]):
+            break
+        count += 1
+    if count == len(rows) and rows:
+        return 1 if len(rows) > 1 else 0
+    return count
+
+
+def column_labels(grid: Grid) -> list[str]:
+    """One label per column: the distinct non-empty header cells above it, joined."""
+    labels = []
+    for c in range(grid.n_cols):
+        parts: list[str] = []
+        for row in grid.rows[: grid.header_rows]:
+            cell = row[c].strip()
+            if cell and cell not in parts:
+                parts.append(cell)
+        labels.append(" ".join(parts))
+    return labels
+
+
+def linearise_row(row: tuple[str, ...], labels: list[str]) -> str:
+    """``first cell: label value; label value`` — each value next to its column's header."""
+    first = row[0].strip() if row else ""
+    parts = []
+    previous: tuple[str, str] | None = None
+    for c in range(1, len(row)):
+        value = row[c].strip()
+        label = labels[c] if c < len(labels) else ""
+        if not value or (label, value) == previous:  # a cell spanning columns repeats
+            continue
+        previous = (label, value)
+        parts.append(f"{label} {value}".strip())
+    if not parts:
+        return first
+    return f"{first}: " + "; ".join(parts) if first else "; ".join(parts)
+
+
+def linearise(grid: Grid, rows: tuple[tuple[str, ...], ...] | None = None) -> str:
+    """Header line plus one line per data row (all data rows unless ``rows`` is given)."""
+    labels = column_labels(grid)
+    lines = []
+    header = " | ".join(label for label in labels if label)
+    if header:
+        lines.append(header)
+    for row in grid.data_rows if rows is None else rows:
+        lines.append(linearise_row(row, labels))
+    return "\n".join(line for line in lines if line)
+
+
+def grid_to_html(header: tuple[tuple[str, ...], ...], rows: tuple[tuple[str, ...], ...]) -> str:
+    """A clean HTML table (escaped text, no attributes) of header rows plus data rows."""
+    out = ["<table>"]
+    for row in header:
+        out.append("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in row) + "</tr>")
+    for row in rows:
+        out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    out.append("</table>")
+    return "".join(out)

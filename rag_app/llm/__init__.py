@@ -1,0 +1,36 @@
+"""Language models: the ``LLM`` contract, the OpenAI-compatible streaming client, a scripted
+model for tests, and the offline extractive answerer used when no provider is configured.
+
+Importing this package does not import ``openai`` or ``jieba``; both load on first use.
+"""
+
+from rag_app.llm.base import (
+    LLM,
+    ChatMessage,
+    Completion,
+    LLMError,
+    LLMEvent,
+    ProviderSettings,
+    Usage,
+    collect,
+    mask_key,
+)
+from rag_app.llm.offline import ExtractiveAnswerer
+from rag_app.llm.openai_client import OpenAIChatLLM
+from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
+
+__all__ = [
+    "LLM",
+    "ChatMessage",
+    "Completion",
+    "ExtractiveAnswerer",
+    "LLMError",
+    "LLMEvent",
+    "OpenAIChatLLM",
+    "ProviderSettings",
+    "ScriptedLLM",
+    "ScriptedResponse",
+    "Usage",
+    "collect",
+    "mask_key",
+]

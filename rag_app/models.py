@@ -1,0 +1,231 @@
+"""Typed data passed between the pipeline's stages.
+
+Everything here is a frozen dataclass: stages return new objects (``dataclasses.replace``) rather
+than editing what they were given, so a hit or a chunk can be shared between the UI, the CLI and
+the evaluation without surprises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ChunkType = Literal["text", "table", "image", "qa"]
+CHUNK_TYPES: tuple[ChunkType, ...] = ("text", "table", "image", "qa")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One entry of a parsed document, normalised from any input format.
+
+    ``index`` is the entry's position in the source list as written (before any filtering), which
+    is what gold evidence and citations refer to. ``kind`` is the source type (``text``,
+    ``heading``, ``table``, ``image``, ``equation``, ``code``, ``list``, ``chart``, ``qa``).
+    """
+
+    index: int
+    kind: str
+    text: str = ""
+    page: int | None = None
+    level: int = 0  # heading level; 0 for body items
+    table_body: str = ""  # raw HTML of a table, as the parser wrote it
+    caption: tuple[str, ...] = ()
+    footnote: tuple[str, ...] = ()
+    image_path: str = ""
+    description: str = ""  # a chart's or image's own description, when the parser gave one
+    fields: tuple[tuple[str, str], ...] = ()  # extra named values (Q&A sheets: tags, grade)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed input file: its items plus what the library catalogue shows about it."""
+
+    doc_id: str
+    name: str  # the file name the user gave
+    source_format: str  # content_list / zip / markdown / sheet
+    items: tuple[Item, ...]
+    content_hash: str
+    size_bytes: int
+    assets_dir: str = ""  # folder holding the document's images, when it came with any
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The unit that is embedded, keyword-indexed, retrieved and cited.
+
+    ``text`` is what a reader sees; ``search_text`` is what the embedder and the keyword index
+    see (heading path, caption and linearised rows added). ``item_indices`` are the source items
+    it was built from.
+    """
+
+    chunk_id: str
+    doc_id: str
+    type: ChunkType
+    text: str
+    search_text: str
+    item_indices: tuple[int, ...]
+    pages: tuple[int, ...] = ()
+    heading_path: tuple[str, ...] = ()
+    # tables
+    table_html: str = ""
+    caption: str = ""
+    footnote: str = ""
+    context: str = ""  # the paragraph that introduces a table or figure
+    n_rows: int = 0
+    n_cols: int = 0
+    header_rows: int = 0
+    parent_table_id: str = ""  # set on sub-tables of a table split by rows
+    subtable_index: int = 0  # 1-based position among the sub-tables; 0 when not split
+    subtable_count: int = 0
+    # images
+    image_path: str = ""
+    description: str = ""
+    # Q&A examples and other named values
+    fields: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def page(self) -> int | None:
+        return self.pages[0] if self.pages else None
+
+    def field(self, name: str, default: str = "") -> str:
+        return dict(self.fields).get(name, default)
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One retrieval signal's view of a hit: its raw score and its 1-based rank in that list."""
+
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with the evidence of how it was found.
+
+    ``signals`` maps a signal name (``dense``, ``bm25``, ``structure`` ...) to its score and rank;
+    ``strategy`` names the retriever or layer that produced the hit; ``score`` is the final score
+    that ``rank`` orders by.
+    """
+
+    chunk: Chunk
+    score: float
+    rank: int = 0
+    strategy: str = ""
+    signals: tuple[tuple[str, Signal], ...] = ()
+    weight: float = 1.0  # fusion weight applied to this hit's list, when fused
+    note: str = ""  # a human-readable reason (which layer, which threshold)
+
+    def signal(self, name: str) -> Signal | None:
+        return dict(self.signals).get(name)
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What happened to one input file."""
+
+    name: str
+    status: Literal["ingested", "duplicate", "rejected"]
+    doc_id: str = ""
+    message: str = ""
+    type_counts: tuple[tuple[str, int], ...] = ()
+    n_chunks: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A row of the library catalogue."""
+
+    doc_id: str
+    name: str
+    source_format: str
+    n_items: int
+    n_chunks: int
+    type_counts: tuple[tuple[str, int], ...]
+    pages: int
+    size_bytes: int
+    content_hash: str
+    ingested_at: str
+    assets_dir: str = ""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A step of long work, for progress bars: ``done`` of ``total`` in ``stage``."""
+
+    stage: str
+    done: int
+    total: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Restricts candidates: by chunk types and by documents (empty means all)."""
+
+    types: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+
+
+NO_FILTER = SearchFilter()
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Smart mode's decision: the query's detected content type, how sure, and why."""
+
+    detected_type: str  # text / table / image
+    confidence: float
+    evidence: tuple[str, ...]  # the cues that matched, e.g. ("表格", "table:盈利预测")
+    scores: tuple[tuple[str, float], ...]  # per-type evidence scores
+    single_type: bool  # True when confidence reached the threshold and one type was searched
+    reason: str
+
+
+@dataclass(frozen=True)
+class LayerStep:
+    """One layer of layered recall for one type: what it found and whether it ran at all."""
+
+    type: str
+    layer: str  # structure / semantic / keyword / expansion
+    threshold: float
+    found: int  # new candidates this layer added
+    total: int  # candidates after it
+    ran: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RetrievalTrace:
+    """What retrieval returned and how: hits in final order, the routing, the layers."""
+
+    query: str
+    mode: str
+    hits: tuple[Hit, ...]
+    routing: Routing | None = None
+    layers: tuple[LayerStep, ...] = ()
+    notes: tuple[str, ...] = ()
+    expanded_terms: tuple[str, ...] = ()
+    ms: float = 0.0
+
+    def by_type(self, chunk_type: str) -> tuple[Hit, ...]:
+        return tuple(h for h in self.hits if h.chunk.type == chunk_type)
+
+__all__ = [
+    "CHUNK_TYPES",
+    "Chunk",
+    "ChunkType",
+    "Document",
+    "DocumentInfo",
+    "Hit",
+    "IngestReport",
+    "Item",
+    "NO_FILTER",
+    "LayerStep",
+    "Progress",
+    "RetrievalTrace",
+    "Routing",
+    "SearchFilter",
+    "Signal",
+]

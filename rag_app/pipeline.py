@@ -1,0 +1,227 @@
+"""``Pipeline``: a question in, a streamed answer with its evidence out.
+
+Stages: retrieve (smart or hybrid) -> build the prompt (token budget) -> generate (an
+OpenAI-compatible provider, or the offline extractive answerer) -> check citations. ``stream``
+yields events as each stage starts and each token arrives, then the final ``Answer``; ``ask``
+returns only the Answer. The UI and the CLI render what this returns and compute nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterator, Literal, Sequence
+
+from rag_app.config import Settings
+from rag_app.index.library import Library
+from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, LLMEvent, Usage
+from rag_app.models import RetrievalTrace, SearchFilter
+from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt, detect_language
+
+Mode = Literal["smart", "hybrid"]
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """Per-question choices (the UI's widgets); numbers default from Settings."""
+
+    kb: str
+    mode: Mode = "smart"
+    doc_ids: tuple[str, ...] = ()
+    prompt_mode: str = "advanced"
+    top_k: int | None = None
+    context_budget: int | None = None
+    system_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer and all its evidence: hits, the exact prompt, citations, timings."""
+
+    question: str
+    text: str
+    retrieval: RetrievalTrace
+    prompt: PromptResult | None
+    citations: object | None  # rag_app.cite.CitationReport
+    answerer: str
+    timings: tuple[tuple[str, float], ...] = ()
+    usage: Usage | None = None
+    error: str = ""
+    error_kind: str = ""
+
+    @property
+    def hits(self):  # type: ignore[no-untyped-def]
+        return self.retrieval.hits
+
+    def timing(self, stage: str) -> float | None:
+        return dict(self.timings).get(stage)
+
+
+@dataclass(frozen=True)
+class PipelineEvent:
+    """``stage`` (a stage starts or ends), ``token`` (answer text), ``retry``, ``error``, or
+    ``answer`` (the final Answer; always the last event)."""
+
+    kind: Literal["stage", "token", "retry", "error", "answer"]
+    stage: str = ""
+    text: str = ""
+    answer: Answer | None = None
+    data: dict = field(default_factory=dict)  # type: ignore[type-arg]
+
+
+class Pipeline:
+    """Composes the stages over a Library; ``llm`` None means the offline extractive answerer."""
+
+    def __init__(self, settings: Settings, library: Library, llm: LLM | None = None) -> None:
+        self.settings = settings
+        self.library = library
+        self.llm = llm
+        self.offline = ExtractiveAnswerer()
+
+    @property
+    def answerer_name(self) -> str:
+        return self.llm.name if self.llm is not None else self.offline.name
+
+    # retrieval ----------------------------------------------------------------------------------
+    def retrieve(self, question: str, options: AskOptions) -> RetrievalTrace:
+        """Retrieve for a question with the options' mode; raises ValueError on an empty one."""
+        from rag_app.retrieve.strategies import retrieve as run_strategy
+
+        question = _check_question(question)
+        return run_strategy(
+            self.library,
+            options.kb,
+            question,
+            mode=options.mode,
+            k=options.top_k or self.settings.top_k,
+            search_filter=SearchFilter(doc_ids=options.doc_ids),
+            settings=self.settings,
+        )
+
+    def prompt_settings(self, options: AskOptions) -> PromptSettings:
+        return PromptSettings(
+            context_budget=options.context_budget or self.settings.context_budget,
+            answer_reserve=self.settings.answer_reserve,
+            history_budget=self.settings.history_budget,
+            mode=options.prompt_mode,  # type: ignore[arg-type]
+            system_prompt=options.system_prompt,
+        )
+
+    def build(
+        self, question: str, trace: RetrievalTrace, options: AskOptions, history: Sequence[Turn] = ()
+    ) -> PromptResult:
+        names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
+        return build_prompt(
+            question,
+            list(trace.hits),
+            history=tuple(history),
+            settings=self.prompt_settings(options),
+            counter=self.library.counter,
+            doc_names=names,
+        )
+
+    # answering ----------------------------------------------------------------------------------
+    def stream(
+        self, question: str, options: AskOptions, history: Sequence[Turn] = ()
+    ) -> Iterator[PipelineEvent]:
+        """Run every stage, yielding events; the last event is always ``answer``.
+
+        Provider failures end the stream with an ``error`` event followed by the Answer, which
+        keeps whatever text had streamed. An empty question raises ValueError before anything.
+        """
+        question = _check_question(question)
+        timings: list[tuple[str, float]] = []
+        started = time.perf_counter()
+
+        yield PipelineEvent("stage", stage="retrieving")
+        t0 = time.perf_counter()
+        trace = self.retrieve(question, options)
+        timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
+        yield PipelineEvent("stage", stage="retrieved", data={"hits": len(trace.hits)})
+
+        yield PipelineEvent("stage", stage="building_prompt")
+        t0 = time.perf_counter()
+        prompt = self.build(question, trace, options, history)
+        timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
+        yield PipelineEvent("stage", stage="prompt_built",
+                            data={"prompt_tokens": prompt.report.prompt_tokens})
+
+        yield PipelineEvent("stage", stage="generating")
+        t0 = time.perf_counter()
+        first_token: float | None = None
+        parts: list[str] = []
+        usage: Usage | None = None
+        error, error_kind = "", ""
+        for event in self._generate(question, prompt):
+            if event.kind == "token":
+                if first_token is None:
+                    first_token = time.perf_counter()
+                    timings.append(("first_token_ms", (first_token - started) * 1000))
+                    yield PipelineEvent("stage", stage="first_token")
+                parts.append(event.text)
+                yield PipelineEvent("token", text=event.text)
+            elif event.kind == "usage":
+                usage = event.usage
+            elif event.kind == "retry":
+                yield PipelineEvent("retry", text=event.error, data={"attempt": event.attempt,
+                                                                     "delay_s": event.delay_s})
+            elif event.kind == "error":
+                error, error_kind = event.error, event.error_kind
+                yield PipelineEvent("error", text=event.error, data={"kind": event.error_kind})
+            elif event.kind == "done" and event.usage is not None:
+                usage = event.usage
+        timings.append(("generate_ms", (time.perf_counter() - t0) * 1000))
+        text = "".join(parts)
+
+        t0 = time.perf_counter()
+        citations = self._check(text, prompt)
+        if citations is not None:
+            timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
+        timings.append(("total_ms", (time.perf_counter() - started) * 1000))
+        yield PipelineEvent("stage", stage="done")
+        yield PipelineEvent(
+            "answer",
+            answer=Answer(
+                question=question, text=text, retrieval=trace, prompt=prompt,
+                citations=citations, answerer=self.answerer_name, timings=tuple(timings),
+                usage=usage, error=error, error_kind=error_kind,
+            ),
+        )
+
+    def ask(self, question: str, options: AskOptions, history: Sequence[Turn] = ()) -> Answer:
+        """The whole answer at once (the CLI's and the evaluation's way)."""
+        answer = None
+        for event in self.stream(question, options, history):
+            if event.kind == "answer":
+                answer = event.answer
+        assert answer is not None
+        return answer
+
+    def _generate(self, question: str, prompt: PromptResult) -> Iterator[LLMEvent]:
+        if self.llm is None:
+            sources = [(s.number, s.hit.chunk) for s in prompt.sources]
+            lang = "en" if detect_language(question) == "en" else "zh"
+            yield from self.offline.stream(question, sources, lang=lang)
+            return
+        messages = [ChatMessage(role=m["role"], content=m["content"])
+                    for m in prompt.chat_messages()]
+        yield from self.llm.stream(messages)
+
+    def _check(self, text: str, prompt: PromptResult):  # type: ignore[no-untyped-def]
+        if not text.strip():
+            return None
+        try:
+            from rag_app.cite import check_answer
+        except ImportError:  # citations module not available
+            return None
+        sources = {s.number: s for s in prompt.sources}
+        return check_answer(text, sources, self.library.embedder)
+
+
+def _check_question(question: str) -> str:
+    question = (question or "").strip()
+    if not question:
+        raise ValueError("the question is empty")
+    if len(question) > 4000:
+        raise ValueError("the question is longer than 4000 characters; shorten it")
+    return question

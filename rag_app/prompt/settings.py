@@ -1,0 +1,57 @@
+"""The numbers that shape a prompt, in one frozen object (to be folded into ``config.Settings``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Mode = Literal["simple", "advanced", "precise"]
+MODES: tuple[Mode, ...] = ("simple", "advanced", "precise")
+Language = Literal["zh", "en"]
+LanguageChoice = Literal["auto", "zh", "en"]
+
+
+@dataclass(frozen=True)
+class PromptSettings:
+    # Sources in the prompt, in cl100k tokens: seed 001's context builder ("默认上下文限制：
+    # 3000 Token（可配置）"), about 8 report chunks of 350 tokens.
+    context_budget: int = 3000
+    # Kept free for the answer and sent as the LLM's max_tokens. Seed 002 reserves 512 for
+    # generation; seed 001's answers run 300-1000 tokens (its max_tokens default is 1000).
+    answer_reserve: int = 1024
+    # Earlier turns, newest first (seed 002's history algorithm), capped so follow-up questions
+    # keep their context without crowding out the sources.
+    history_budget: int = 800
+    # At most this many earlier question/answer pairs are considered at all.
+    max_history_turns: int = 6
+    # simple / advanced / precise (seed 001's PromptGenerator modes).
+    mode: Mode = "advanced"
+    # Replaces the mode's role sentence in the system message; the citation and "not found" rules
+    # live in the user message, so a custom system prompt cannot drop them.
+    system_prompt: str | None = None
+    # The model's whole window (prompt + answer). 8192 is the smallest window among the chat
+    # models users configure here (gpt-4 8k; qwen, deepseek and gpt-4o are larger), so the
+    # defaults above (3000 + 800 + 1024 + the question) fit with room to spare.
+    context_window: int = 8192
+    # Prompt language: "auto" follows the question (see ``detect_language``).
+    language: LanguageChoice = "auto"
+    # "auto" picks Chinese when at least this share of the question's words are CJK characters
+    # (each CJK character and each Latin word is one unit): "SMIC 的 capex 计划" is Chinese
+    # (3 of 5), "What does 中芯国际 say about capex?" English (4 of 9).
+    min_cjk_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
+        if self.language not in ("auto", "zh", "en"):
+            raise ValueError(f"language must be auto, zh or en, not {self.language!r}")
+        for name in ("context_budget", "answer_reserve", "context_window"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+        if self.history_budget < 0 or self.max_history_turns < 0:
+            raise ValueError("history_budget and max_history_turns must not be negative")
+        if not 0.0 <= self.min_cjk_share <= 1.0:
+            raise ValueError("min_cjk_share must be between 0 and 1")
+
+
+DEFAULT_PROMPT_SETTINGS = PromptSettings()

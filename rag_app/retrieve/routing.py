@@ -1,0 +1,114 @@
+"""Smart mode's query-type detection: keyword evidence (seed 000's lists, English ones added)
+plus what the library itself says (a table caption or figure caption the query names).
+
+Cues are graded. Explicit ones name the content type ("表格", "图3", "chart", "table 2") and
+count 3; implicit ones only lean ("多少", "同比", "why", "风险") and count 1, at most 3 per type;
+a caption in the library that the query matches counts 2. Confidence is the winning type's share
+of all evidence plus one (the "plus one" is the prior that any query may need any type), so an
+implicit lean alone never reaches the 0.7 threshold, and one explicit cue alone does (3/4).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag_app.models import Routing
+
+EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
+    "table": ("表格", "一览表", "明细表", "统计表", "列表", "一览", "table", "tabular"),
+    "image": ("图片", "图像", "图表", "照片", "截图", "示意图", "柱状图", "折线图", "饼图",
+              "趋势图", "走势图", "曲线图", "figure", "chart", "graph", "diagram", "picture",
+              "image", "plot"),
+    "text": ("原文", "段落", "文中", "正文", "paragraph", "passage"),
+}
+IMPLICIT_CUES: dict[str, tuple[str, ...]] = {
+    # Seed 000's table keywords, less the ones any question uses (报告, 分析), plus English.
+    "table": ("数据", "统计", "数字", "金额", "数量", "比例", "百分比", "占比", "排名", "对比",
+              "营收", "收入", "利润", "财务", "业绩", "年报", "季度", "预测", "指标", "比率",
+              "多少", "产能", "毛利率", "净利率", "同比", "环比", "每股收益", "市盈率",
+              "how much", "how many", "total", "amount", "percentage", "ratio", "value of",
+              "change in", "revenue", "forecast", "margin", "in 20", "eps"),
+    "image": ("趋势", "走势", "变化趋势", "显示", "展示", "示意", "trend", "shown", "illustrat",
+              "visual"),
+    "text": ("为什么", "原因", "如何", "怎么", "怎样", "观点", "认为", "风险", "逻辑", "策略",
+             "介绍", "描述", "解释", "意义", "影响", "why", "how does", "how do", "explain",
+             "describe", "reason", "risk", "strategy", "what does", "policy", "mean"),
+}
+_REF = {
+    "table": re.compile(r"表\s*[0-9一二三四五六七八九十]+|\btable\s*\d+", re.I),
+    "image": re.compile(r"图\s*[0-9一二三四五六七八九十]+|\b(fig\.?|figure)\s*\d+", re.I),
+}
+
+
+@dataclass(frozen=True)
+class RoutingCues:
+    """The cue lists in use; extendable from settings."""
+
+    explicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(EXPLICIT_CUES))
+    implicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(IMPLICIT_CUES))
+
+    def extended(self, extra_explicit: dict[str, tuple[str, ...]] | None = None,
+                 extra_implicit: dict[str, tuple[str, ...]] | None = None) -> "RoutingCues":
+        explicit = {k: v + tuple((extra_explicit or {}).get(k, ())) for k, v in self.explicit.items()}
+        implicit = {k: v + tuple((extra_implicit or {}).get(k, ())) for k, v in self.implicit.items()}
+        return RoutingCues(explicit, implicit)
+
+
+def detect_query_type(
+    query: str,
+    threshold: float = 0.7,
+    cues: RoutingCues = RoutingCues(),
+    caption_matches: dict[str, list[str]] | None = None,
+    available: tuple[str, ...] = ("text", "table", "image"),
+) -> Routing:
+    """Detect the query's content type with a confidence and the evidence behind it.
+
+    ``caption_matches`` maps a type to library captions the query matched (found by the caller,
+    which has the index). Types not in ``available`` (none in the library) get no evidence.
+    """
+    lowered = query.lower()
+    points: dict[str, float] = {t: 0.0 for t in ("text", "table", "image")}
+    evidence: list[str] = []
+    for kind, pattern in _REF.items():
+        match = pattern.search(query)
+        if match:
+            points[kind] += 3
+            evidence.append(f"{kind}:{match.group(0)}")
+    for kind, words in cues.explicit.items():
+        hits = [w for w in words if w in lowered]
+        # "图表" also contains "图"; one explicit cue per type is enough.
+        if hits and not any(e.startswith(f"{kind}:") for e in evidence):
+            points[kind] += 3
+            evidence.append(f"{kind}:{hits[0]}")
+    for kind, words in cues.implicit.items():
+        hits = [w for w in words if w in lowered]
+        if hits:
+            points[kind] += min(3, len(hits))
+            evidence.extend(f"{kind}~{w}" for w in hits[:3])
+    for kind, captions in (caption_matches or {}).items():
+        if captions:
+            points[kind] += 2
+            evidence.append(f"{kind}:caption「{captions[0]}」")
+    for kind in points:
+        if kind not in available:
+            points[kind] = 0.0
+    best = max(points, key=lambda k: (points[k], k == "text"))
+    total = sum(points.values())
+    confidence = points[best] / (total + 1.0) if total else 0.0
+    single = confidence >= threshold
+    if not total:
+        reason = "no type cues: all types searched (hybrid)"
+        best = "text"
+    elif single:
+        reason = f"{best} at confidence {confidence:.2f} >= {threshold:.2f}: {best} only"
+    else:
+        reason = f"{best} at confidence {confidence:.2f} < {threshold:.2f}: all types (hybrid)"
+    return Routing(
+        detected_type=best,
+        confidence=round(confidence, 3),
+        evidence=tuple(evidence),
+        scores=tuple((k, v) for k, v in points.items()),
+        single_type=single,
+        reason=reason,
+    )

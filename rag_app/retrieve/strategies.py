@@ -1,0 +1,488 @@
+"""Smart and hybrid retrieval over all content types, with layered recall (seeds 000, 003, 004).
+
+How a query is answered:
+1. Signals are computed once: the query vector, BM25 over every chunk, and the synonym
+   expansion (finance terms).
+2. Per type (text / table / image / qa), in parallel, layered recall admits candidates: text =
+   semantic, then keyword, then expansion; tables and figures = structure (caption, headers, row
+   labels, document title), then semantic, keyword, expansion. A layer runs only while the type
+   has fewer candidates than its target, and thresholds fall back 0.7 -> 0.6 -> 0.5 (seed 003)
+   on *normalised* scores: e5 similarities sit in a narrow band (0.78-0.93 here), so a raw 0.7
+   would admit everything. Each score is rescaled per query to [0, 1] between the weakest and the
+   best candidate of that signal over all types, which is model-independent.
+3. Every admitted candidate is scored on all signals (exact dense similarity, BM25, structure,
+   expansion), not only the one that found it, and the weighted sum ranks it: layers decide who
+   is considered, the fused score decides the order.
+4. Across types: per-type weights (seed 000: text 0.4, table 0.3, image 0.3) damp a type's
+   score mildly, each type with a strong candidate keeps at least one place in the top k, and
+   duplicates (same source items) are removed.
+Smart mode detects the query's type first and, at or above the threshold, searches that type
+alone, falling back to hybrid when that type finds too little.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+
+from rag_app.config import Settings
+from rag_app.index.keywords import tokenize
+from rag_app.index.library import Library
+from rag_app.ingest.tables import column_labels, parse_table
+from rag_app.models import Chunk, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
+from rag_app.retrieve.expansion import SynonymDictionary
+from rag_app.retrieve.routing import RoutingCues, detect_query_type
+
+LAYERS = {
+    "text": ("semantic", "keyword", "expansion"),
+    "table": ("structure", "semantic", "keyword", "expansion"),
+    "image": ("structure", "semantic", "keyword", "expansion"),
+    "qa": ("semantic", "keyword", "expansion"),
+}
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
+
+
+@dataclass(frozen=True)
+class StrategyOptions:
+    """Knobs of the strategies; each can be turned off for the ablation."""
+
+    candidates: int = 50
+    type_weights: tuple[tuple[str, float], ...] = (
+        ("text", 0.4), ("table", 0.3), ("image", 0.3), ("qa", 0.3))
+    dense_weight: float = 0.5
+    bm25_weight: float = 0.5
+    structure_weight: float = 0.25
+    expansion_weight: float = 0.15
+    rerank_weight: float = 0.1
+    # How strongly the type weights damp scores: 0 = not at all, 1 = multiply by w/max(w).
+    type_weight_strength: float = 0.3
+    thresholds: tuple[float, ...] = (0.7, 0.6, 0.5)
+    # Seed 004: a layer starts only while the type has fewer than this share of its target.
+    layer_targets: tuple[float, ...] = (0.8, 0.7, 0.6)
+    use_layers: bool = True
+    use_structure: bool = True
+    use_expansion: bool = True
+    use_type_weights: bool = True
+    use_quotas: bool = True
+    use_rerank: bool = True
+    smart_threshold: float = 0.7
+
+    def weight_of(self, chunk_type: str) -> float:
+        return dict(self.type_weights).get(chunk_type, 0.3)
+
+
+def options_from(settings: Settings | None, **overrides: object) -> StrategyOptions:
+    base = StrategyOptions()
+    if settings is not None:
+        base = replace(base, candidates=settings.candidate_k,
+                       smart_threshold=settings.smart_threshold)
+    return replace(base, **overrides) if overrides else base  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------------
+# Structure features of tables and figures, computed once per knowledge-base generation.
+
+_structure_cache: dict[tuple[int, str, int], dict[str, frozenset[str]]] = {}
+_structure_lock = threading.Lock()
+
+
+def _doc_titles(chunks: dict[str, Chunk]) -> dict[str, str]:
+    titles: dict[str, str] = {}
+    for chunk in chunks.values():
+        if chunk.doc_id not in titles and chunk.heading_path:
+            titles[chunk.doc_id] = chunk.heading_path[0]
+    return titles
+
+
+def structure_tokens(library: Library, kb: str) -> dict[str, frozenset[str]]:
+    """Tokens of each table's caption, column headers and row labels, and each figure's caption,
+    plus the document title: what a query naming a table or chart matches."""
+    snap = library.snapshot(kb)
+    key = (id(library), kb, snap.generation)
+    with _structure_lock:
+        cached = _structure_cache.get(key)
+    if cached is not None:
+        return cached
+    titles = _doc_titles(snap.chunks)
+    out: dict[str, frozenset[str]] = {}
+    for chunk_id, chunk in snap.chunks.items():
+        if chunk.type == "table":
+            parts = [chunk.caption]
+            if chunk.table_html:
+                grid = parse_table(chunk.table_html)
+                parts.extend(column_labels(grid))
+                parts.extend(row[0] for row in grid.data_rows if row)
+        elif chunk.type == "image":
+            parts = [chunk.caption, chunk.description[:200]]
+        else:
+            continue
+        parts.append(titles.get(chunk.doc_id, ""))
+        out[chunk_id] = frozenset(tokenize(" ".join(p for p in parts if p)))
+    with _structure_lock:
+        _structure_cache.clear()  # one generation per library at a time is enough
+        _structure_cache[key] = out
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Per-query signals
+
+
+@dataclass
+class _Signals:
+    query: str
+    query_tokens: list[str]
+    vector: np.ndarray | None
+    bm25: dict[str, float]
+    bm25_top: float
+    expanded_terms: list[str]
+    expansion: dict[str, float] = field(default_factory=dict)
+    expansion_top: float = 0.0
+    dense: dict[str, float] = field(default_factory=dict)
+    dense_lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    structure: dict[str, float] = field(default_factory=dict)
+
+    def dense_range(self) -> tuple[float, float]:
+        values = [s for lst in self.dense_lists.values() for _, s in lst]
+        if not values:
+            return 0.0, 1.0
+        return min(values), max(values)
+
+
+def _norm(value: float, low: float, high: float) -> float:
+    if high <= low:
+        return 1.0 if value >= high else 0.0
+    return float(min(1.0, max(0.0, (value - low) / (high - low))))
+
+
+class _Run:
+    """One query's retrieval over one knowledge base."""
+
+    def __init__(self, library: Library, kb: str, query: str, search_filter: SearchFilter,
+                 options: StrategyOptions, types: Sequence[str]) -> None:
+        self.library = library
+        self.kb = kb
+        self.query = query
+        self.filter = search_filter
+        self.options = options
+        self.snap = library.snapshot(kb)
+        self.types = [t for t in types if not search_filter.types or t in search_filter.types]
+        self.steps: list[LayerStep] = []
+        self.synonyms = SynonymDictionary()
+        self.signals = self._signals()
+
+    def _allowed(self, chunk: Chunk) -> bool:
+        return not self.filter.doc_ids or chunk.doc_id in self.filter.doc_ids
+
+    def _signals(self) -> _Signals:
+        tokens = tokenize(self.query)
+        scores = self.snap.keywords.scores(tokens)
+        bm25 = {}
+        for chunk_id, score in zip(self.snap.keywords.ids, scores):
+            if score > 0:
+                chunk = self.snap.chunks.get(chunk_id)
+                if chunk is not None and self._allowed(chunk) and chunk.type in self.types:
+                    bm25[chunk_id] = float(score)
+        expanded = self.synonyms.expand(self.query) if self.options.use_expansion else []
+        signals = _Signals(
+            query=self.query, query_tokens=tokens, vector=None, bm25=bm25,
+            bm25_top=max(bm25.values(), default=0.0), expanded_terms=expanded,
+        )
+        if expanded:
+            extra = tokenize(" ".join(expanded))
+            exp_scores = self.snap.keywords.scores(tokens + extra)
+            for chunk_id, score in zip(self.snap.keywords.ids, exp_scores):
+                if score > 0 and chunk_id in self.snap.chunks:
+                    chunk = self.snap.chunks[chunk_id]
+                    if self._allowed(chunk) and chunk.type in self.types:
+                        signals.expansion[chunk_id] = float(score)
+            signals.expansion_top = max(signals.expansion.values(), default=0.0)
+        if self.snap.chunks:
+            signals.vector = self.library.embedder.embed_queries([self.query])[0]
+        if self.options.use_structure:
+            query_set = set(tokens)
+            if query_set:
+                for chunk_id, words in structure_tokens(self.library, self.kb).items():
+                    chunk = self.snap.chunks.get(chunk_id)
+                    if chunk is None or not self._allowed(chunk) or chunk.type not in self.types:
+                        continue
+                    overlap = len(query_set & words)
+                    if overlap:
+                        signals.structure[chunk_id] = overlap / len(query_set)
+        return signals
+
+    def dense_for(self, chunk_type: str) -> list[tuple[str, float]]:
+        if self.signals.vector is None:
+            return []
+        found = self.library.store.query(
+            self.kb, self.signals.vector, self.options.candidates,
+            SearchFilter(types=(chunk_type,), doc_ids=self.filter.doc_ids))
+        return [(i, s) for i, s in found if i in self.snap.chunks]
+
+    # layered recall -----------------------------------------------------------------------------
+    def layer_list(self, chunk_type: str, layer: str) -> list[tuple[str, float]]:
+        """(chunk id, normalised layer score) of one layer for one type, best first."""
+        s = self.signals
+        if layer == "semantic":
+            low, high = s.dense_range()
+            ranked = [(i, _norm(v, low, high)) for i, v in s.dense_lists.get(chunk_type, [])]
+        elif layer == "keyword":
+            ranked = [(i, v / s.bm25_top) for i, v in s.bm25.items()
+                      if self.snap.chunks[i].type == chunk_type] if s.bm25_top else []
+        elif layer == "expansion":
+            ranked = [(i, v / s.expansion_top) for i, v in s.expansion.items()
+                      if self.snap.chunks[i].type == chunk_type] if s.expansion_top else []
+        elif layer == "structure":
+            ranked = [(i, v) for i, v in s.structure.items() if self.snap.chunks[i].type == chunk_type]
+        else:
+            ranked = []
+        ranked.sort(key=lambda p: -p[1])
+        return ranked[: self.options.candidates]
+
+    def recall(self, chunk_type: str, target: int) -> dict[str, str]:
+        """Admitted candidate ids of a type, each with the layer that first found it."""
+        layers = [layer for layer in LAYERS.get(chunk_type, ("semantic", "keyword"))
+                  if (layer != "structure" or self.options.use_structure)
+                  and (layer != "expansion" or self.signals.expanded_terms)]
+        admitted: dict[str, str] = {}
+        lists = {layer: self.layer_list(chunk_type, layer) for layer in layers}
+        if not self.options.use_layers:
+            for layer in layers:
+                for chunk_id, _ in lists[layer]:
+                    admitted.setdefault(chunk_id, layer)
+            return admitted
+        targets = self.options.layer_targets
+        for threshold in self.options.thresholds:
+            for n, layer in enumerate(layers):
+                goal = target * targets[min(n, len(targets) - 1)] if n else target
+                if n and len(admitted) >= goal:
+                    self.steps.append(LayerStep(chunk_type, layer, threshold, 0, len(admitted),
+                                                False, f"enough candidates ({len(admitted)})"))
+                    continue
+                before = len(admitted)
+                for chunk_id, score in lists[layer]:
+                    if score >= threshold:
+                        admitted.setdefault(chunk_id, layer)
+                self.steps.append(LayerStep(chunk_type, layer, threshold,
+                                            len(admitted) - before, len(admitted), True))
+            if len(admitted) >= target:
+                break
+        if len(admitted) < target:
+            # Below the lowest threshold: the best remaining candidates by rank, so that a
+            # small library still answers.
+            before = len(admitted)
+            for layer in layers:
+                for chunk_id, _ in lists[layer]:
+                    if len(admitted) >= target:
+                        break
+                    admitted.setdefault(chunk_id, f"{layer} (fill)")
+            self.steps.append(LayerStep(chunk_type, "fill", 0.0, len(admitted) - before,
+                                        len(admitted), True, "below the lowest threshold"))
+        return admitted
+
+    # scoring ------------------------------------------------------------------------------------
+    def score(self, admitted: dict[str, str]) -> list[Hit]:
+        s = self.signals
+        o = self.options
+        low, high = s.dense_range()
+        missing = [i for i in admitted if i not in s.dense]
+        if missing and s.vector is not None:
+            for chunk_id, vec in self.library.store.vectors(self.kb, missing).items():
+                s.dense[chunk_id] = float(np.dot(vec, s.vector))
+        dense_rank = {i: r for r, i in enumerate(sorted(s.dense, key=lambda i: -s.dense[i]), 1)}
+        bm25_rank = {i: r for r, i in enumerate(sorted(s.bm25, key=lambda i: -s.bm25[i]), 1)}
+        numbers = set(_NUMBER.findall(self.query))
+        max_weight = max(w for _, w in o.type_weights)
+        hits = []
+        for chunk_id, layer in admitted.items():
+            chunk = self.snap.chunks[chunk_id]
+            signals: dict[str, Signal] = {}
+            dense_n = _norm(s.dense.get(chunk_id, low), low, high)
+            bm25_n = s.bm25.get(chunk_id, 0.0) / s.bm25_top if s.bm25_top else 0.0
+            total = o.dense_weight * dense_n + o.bm25_weight * bm25_n
+            if chunk_id in s.dense:
+                signals["dense"] = Signal(s.dense[chunk_id], dense_rank.get(chunk_id, 0))
+            if chunk_id in s.bm25:
+                signals["bm25"] = Signal(s.bm25[chunk_id], bm25_rank.get(chunk_id, 0))
+            if o.use_structure and chunk_id in s.structure:
+                total += o.structure_weight * s.structure[chunk_id]
+                signals["structure"] = Signal(s.structure[chunk_id], 0)
+            if s.expansion_top and chunk_id in s.expansion and o.use_expansion:
+                exp_n = s.expansion[chunk_id] / s.expansion_top
+                total += o.expansion_weight * max(0.0, exp_n - bm25_n)
+                signals["expansion"] = Signal(s.expansion[chunk_id], 0)
+            if o.use_rerank and numbers:
+                found = sum(1 for n in numbers if n in chunk.search_text)
+                bonus = found / len(numbers)
+                total += o.rerank_weight * bonus
+                signals["numbers"] = Signal(bonus, 0)
+            weight = o.weight_of(chunk.type)
+            if o.use_type_weights:
+                total *= 1.0 - o.type_weight_strength * (1.0 - weight / max_weight)
+            hits.append(Hit(chunk=chunk, score=round(total, 6), strategy=layer,
+                            signals=tuple(sorted(signals.items())), weight=weight,
+                            note=f"{chunk.type} · {layer}"))
+        hits.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
+        return hits
+
+
+def _dedupe(hits: Sequence[Hit]) -> list[Hit]:
+    seen: set[tuple[str, tuple[int, ...], str]] = set()
+    out = []
+    for hit in hits:
+        key = (hit.chunk.doc_id, hit.chunk.item_indices, hit.chunk.parent_table_id and
+               str(hit.chunk.subtable_index))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(hit)
+    return out
+
+
+def _apply_quotas(hits: list[Hit], k: int, types: Sequence[str]) -> list[Hit]:
+    """Each type whose best hit is strong (>= half the overall best) keeps a place in the top k."""
+    if not hits:
+        return hits
+    best = hits[0].score
+    top = hits[:k]
+    rest = hits[k:]
+    for chunk_type in types:
+        if any(h.chunk.type == chunk_type for h in top):
+            continue
+        candidate = next((h for h in rest if h.chunk.type == chunk_type), None)
+        if candidate is None or candidate.score < 0.5 * best or len(top) < k:
+            continue
+        # Replace the weakest hit of a type that has more than one place.
+        counts: dict[str, int] = {}
+        for h in top:
+            counts[h.chunk.type] = counts.get(h.chunk.type, 0) + 1
+        for i in range(len(top) - 1, -1, -1):
+            if counts[top[i].chunk.type] > 1:
+                dropped = top.pop(i)
+                rest.remove(candidate)
+                top.append(replace(candidate, note=candidate.note + " · quota"))
+                rest.insert(0, dropped)
+                break
+    top.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
+    return top + rest
+
+
+def _finalise(hits: list[Hit], k: int) -> tuple[Hit, ...]:
+    return tuple(replace(h, rank=r) for r, h in enumerate(hits[:k], start=1))
+
+
+def hybrid_hits(run: _Run, k: int, types: Sequence[str]) -> list[Hit]:
+    target = max(k, 10)
+    with ThreadPoolExecutor(max_workers=min(4, len(types)) or 1) as pool:
+        dense_lists = dict(zip(types, pool.map(run.dense_for, types)))
+    run.signals.dense_lists = dense_lists
+    for chunk_type, lst in dense_lists.items():
+        run.signals.dense.update(lst)
+    admitted: dict[str, str] = {}
+    for chunk_type in types:
+        for chunk_id, layer in run.recall(chunk_type, target).items():
+            admitted.setdefault(chunk_id, layer)
+    hits = _dedupe(run.score(admitted))
+    if run.options.use_quotas:
+        hits = _apply_quotas(hits, k, types)
+    return hits
+
+
+def _types_present(library: Library, kb: str) -> tuple[str, ...]:
+    present = {c.type for c in library.snapshot(kb).chunks.values()}
+    return tuple(t for t in ("text", "table", "image", "qa") if t in present)
+
+
+def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
+    """Captions (tables, figures) that cover most of the query's words: routing evidence."""
+    out: dict[str, list[str]] = {}
+    for chunk_id, share in sorted(run.signals.structure.items(), key=lambda p: -p[1]):
+        chunk = run.snap.chunks[chunk_id]
+        if share >= minimum and chunk.caption and len(run.signals.query_tokens) >= 2:
+            cap_tokens = set(tokenize(chunk.caption))
+            if len(cap_tokens & set(run.signals.query_tokens)) >= 2:
+                out.setdefault(chunk.type, []).append(chunk.caption)
+    return out
+
+
+def retrieve(
+    library: Library,
+    kb: str,
+    query: str,
+    mode: str = "hybrid",
+    k: int = 10,
+    search_filter: SearchFilter = SearchFilter(),
+    settings: Settings | None = None,
+    options: StrategyOptions | None = None,
+) -> RetrievalTrace:
+    """Retrieve the top ``k`` hits of all types (hybrid) or of the detected type (smart).
+
+    Raises ValueError for an unknown mode or an empty query.
+    """
+    if not query.strip():
+        raise ValueError("the query is empty")
+    if mode not in ("smart", "hybrid"):
+        raise ValueError(f"unknown mode {mode!r}; use smart or hybrid")
+    options = options or options_from(settings)
+    started = time.perf_counter()
+    types = _types_present(library, kb)
+    if search_filter.types:
+        types = tuple(t for t in types if t in search_filter.types)
+    if not types:
+        return RetrievalTrace(query=query, mode=mode, hits=(),
+                              notes=("the knowledge base has no documents",))
+    run = _Run(library, kb, query, search_filter, options, types)
+    routing: Routing | None = None
+    notes: list[str] = []
+    hits: list[Hit]
+    if mode == "smart":
+        routing = detect_query_type(query, options.smart_threshold, RoutingCues(),
+                                    caption_matches(run), available=types)
+        if routing.single_type:
+            single = hybrid_hits(run, k, (routing.detected_type,))
+            strong = [h for h in single if h.score >= 0.3]
+            if len(strong) >= min(3, k):
+                hits = single
+                notes.append(f"smart: {routing.detected_type} only")
+            else:
+                notes.append(f"smart: {routing.detected_type} found {len(strong)} strong hits; "
+                             "fell back to hybrid")
+                run.steps.clear()
+                hits = hybrid_hits(run, k, types)
+        else:
+            hits = hybrid_hits(run, k, types)
+    else:
+        hits = hybrid_hits(run, k, types)
+    return RetrievalTrace(
+        query=query,
+        mode=mode,
+        hits=_finalise(hits, k),
+        routing=routing,
+        layers=tuple(run.steps),
+        notes=tuple(notes),
+        expanded_terms=tuple(run.signals.expanded_terms),
+        ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+@dataclass
+class StrategyRetriever:
+    """Adapter giving smart/hybrid the Retriever interface used by search and eval."""
+
+    library: Library
+    kb: str
+    mode: str
+    settings: Settings | None = None
+    options: StrategyOptions | None = None
+    name: str = ""
+
+    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]:
+        trace = retrieve(self.library, self.kb, query, self.mode, k, search_filter,
+                         self.settings, self.options)
+        return list(trace.hits)

@@ -1,0 +1,88 @@
+"""Shared fixtures: isolated settings and libraries, project data paths, the real model.
+
+Every library lives under the test's own ``tmp_path``; the only shared on-disk resource is the
+embedding model under the real cache directory, which tests read and never write.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from rag_app.config import Settings, load_settings
+from rag_app.index.embedder import HashEmbedder
+from rag_app.index.library import Library
+from rag_app.models import IngestReport
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TEST_DATA = REPO_ROOT / "tests" / "data"
+SAMPLE_DIR = REPO_ROOT / "assets" / "sample_report"
+SAMPLE_CONTENT_LIST = SAMPLE_DIR / "smic_report_content_list.json"
+SAMPLE_MD = SAMPLE_DIR / "smic_report.md"
+SAMPLE_ZIP = SAMPLE_DIR / "smic_report.zip"
+# Real MinerU outputs, read-only and never copied into the repo (see ../shared/eval/README.md).
+MINERU_FIXTURES = REPO_ROOT.parent / "shared" / "eval" / "mineru_fixtures"
+# The model is built once by `rag-app setup` into the user's cache; tests only read it.
+REAL_CACHE_DIR = load_settings().cache_dir
+
+
+@pytest.fixture(autouse=True)
+def _no_default_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code that falls back to the default data dir (the CLI) writes under tmp_path instead."""
+    monkeypatch.setenv("RAG_APP_DATA_DIR", str(tmp_path / "env-data-dir"))
+    monkeypatch.delenv("RAG_APP_KB", raising=False)
+    monkeypatch.delenv("RAG_APP_EMBEDDING_MODEL", raising=False)
+
+
+@pytest.fixture(scope="session")
+def counter():  # type: ignore[no-untyped-def]
+    from rag_app.tokens import get_token_counter
+
+    return get_token_counter()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", cache_dir=REAL_CACHE_DIR)
+
+
+@pytest.fixture
+def library(settings: Settings, counter) -> Library:  # type: ignore[no-untyped-def]
+    return Library(settings, embedder=HashEmbedder(), counter=counter)
+
+
+@pytest.fixture(scope="session")
+def real_embedder():  # type: ignore[no-untyped-def]
+    """The built multilingual-e5-small, loaded once per session; skips when it is not built."""
+    from rag_app.index.embedder import ModelMissingError, load_embedder
+
+    try:
+        embedder = load_embedder(Settings(cache_dir=REAL_CACHE_DIR))
+    except ModelMissingError as exc:
+        pytest.skip(f"real embedding model not available: {exc}")
+    embedder.warm_up()
+    return embedder
+
+
+@pytest.fixture
+def mineru_fixtures() -> Path:
+    if not MINERU_FIXTURES.is_dir():
+        pytest.skip(f"real MinerU fixtures not found at {MINERU_FIXTURES} (shared eval data absent)")
+    return MINERU_FIXTURES
+
+
+@pytest.fixture
+def ingest_json(library: Library) -> Callable[..., IngestReport]:
+    """Ingest a content list given as Python data under ``name``; returns its one report."""
+
+    def ingest(items: Any, name: str = "doc_content_list.json", kb: str | None = None,
+               lib: Library | None = None) -> IngestReport:
+        data = json.dumps(items, ensure_ascii=False).encode("utf-8")
+        reports = (lib or library).ingest_bytes([(name, data)], kb)
+        assert len(reports) == 1, reports
+        return reports[0]
+
+    return ingest

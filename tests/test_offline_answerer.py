@@ -1,0 +1,241 @@
+"""The offline extractive answerer: quotes the right sentences, rows and figures, honestly."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rag_app.llm.base import collect
+from rag_app.llm.offline import (
+    NOT_FOUND,
+    NOTICE,
+    ExtractiveAnswerer,
+    parse_table,
+    split_sentences,
+    tokenize,
+)
+from rag_app.models import Chunk
+
+CAPACITY_HTML = (
+    "<table>"
+    '<tr><th rowspan="2">公司</th><th colspan="2">2023年</th></tr>'
+    "<tr><th>产能（万片/月）</th><th>制程</th></tr>"
+    "<tr><td>中芯国际</td><td>80</td><td>28nm</td></tr>"
+    "<tr><td>中芯南方</td><td>3.5</td><td>14nm</td></tr>"
+    "<tr><td>华虹半导体</td><td>35</td><td>55nm</td></tr>"
+    "</table>"
+)
+
+TEXT = Chunk(
+    chunk_id="d1-t1",
+    doc_id="d1",
+    type="text",
+    text=(
+        "中芯国际是中国大陆规模最大的晶圆代工企业。公司2023年营业收入为63.2亿美元，同比下降8.6%。"
+        "中芯南方主要负责14nm及以下先进制程的研发和量产。"
+    ),
+    search_text="",
+    item_indices=(0,),
+    pages=(1,),
+    heading_path=("公司概况",),
+)
+TABLE = Chunk(
+    chunk_id="d1-tab1",
+    doc_id="d1",
+    type="table",
+    text="",
+    search_text="",
+    item_indices=(1,),
+    pages=(2,),
+    table_html=CAPACITY_HTML,
+    caption="表1：国内主要晶圆厂产能",
+    header_rows=2,
+    n_rows=5,
+    n_cols=3,
+)
+IMAGE = Chunk(
+    chunk_id="d1-img1",
+    doc_id="d1",
+    type="image",
+    text="",
+    search_text="",
+    item_indices=(2,),
+    pages=(3,),
+    caption="图3：2023年全球晶圆代工市场份额",
+    description="台积电占据全球晶圆代工市场约60%的份额。中芯国际位列第五，份额约为6%。",
+    image_path="images/fig3.png",
+)
+ENGLISH = Chunk(
+    chunk_id="d2-t1",
+    doc_id="d2",
+    type="text",
+    text=(
+        "SMIC reported revenue of US$6.32 billion in 2023, down 8.6% year on year. "
+        "Gross margin fell to 19.3% as utilisation declined. "
+        "The company plans to add 60k wafers per month of 12-inch capacity."
+    ),
+    search_text="",
+    item_indices=(0,),
+)
+SOURCES = [(1, TEXT), (2, TABLE), (3, IMAGE)]
+
+
+@pytest.fixture(scope="module")
+def answerer() -> ExtractiveAnswerer:
+    return ExtractiveAnswerer()
+
+
+def quoted_lines(answer: str) -> list[str]:
+    return [line for line in answer.splitlines() if line.startswith("- ")]
+
+
+def test_chinese_text_question_quotes_the_sentence_with_its_source(answerer):
+    events = list(answerer.stream("中芯国际2023年营业收入是多少？", SOURCES))
+    answer = collect(events).text
+    assert answer.splitlines()[0] == NOTICE["zh"]
+    lines = quoted_lines(answer)
+    assert 2 <= len(lines) <= 4
+    assert lines[0] == "- 公司2023年营业收入为63.2亿美元，同比下降8.6%。 [Source 1]"
+    assert all(re.search(r" \[Source \d+\]$", line) for line in lines)
+
+
+def test_streams_in_small_pieces_ending_in_done(answerer):
+    events = list(answerer.stream("中芯国际2023年营业收入是多少？", SOURCES))
+    tokens = [e for e in events if e.kind == "token"]
+    assert len(tokens) > 20
+    assert [e.kind for e in events][-1] == "done"
+    # pieces of at most 4 characters, except whole words ("28nm ") and markers
+    assert all(len(e.text) <= 4 or e.text.isascii() for e in tokens)
+    assert "[Source 1]" in [e.text for e in tokens]  # a marker is never split
+    assert collect(events).text == answerer.answer_text("中芯国际2023年营业收入是多少？", SOURCES)
+
+
+def test_table_question_picks_the_named_row_with_headers(answerer):
+    answer = answerer.answer_text("中芯南方的产能是多少", SOURCES)
+    lines = quoted_lines(answer)
+    assert lines[0] == (
+        "- 公司: 中芯南方; 2023年 / 产能（万片/月）: 3.5; 2023年 / 制程: 14nm [Source 2]"
+    )
+    assert not any("华虹" in line for line in lines)
+
+
+def test_table_row_chosen_among_many_similar_rows():
+    rows = "".join(f"<tr><td>晶圆厂{i}</td><td>{i * 10}</td></tr>" for i in range(1, 30))
+    html = f"<table><tr><th>工厂</th><th>产能</th></tr>{rows}<tr><td>中芯南方</td><td>3.5</td></tr></table>"
+    chunk = Chunk("t", "d", "table", "", "", (0,), table_html=html, header_rows=1)
+    lines = quoted_lines(ExtractiveAnswerer().answer_text("中芯南方的产能是多少", [(4, chunk)]))
+    assert lines[0] == "- 工厂: 中芯南方; 产能: 3.5 [Source 4]"
+
+
+def test_image_question_uses_caption_and_description(answerer):
+    answer = answerer.answer_text("台积电的市场份额是多少？", SOURCES)
+    lines = quoted_lines(answer)
+    assert lines[0] == (
+        "- 图3：2023年全球晶圆代工市场份额：台积电占据全球晶圆代工市场约60%的份额。 [Source 3]"
+    )
+
+
+def test_image_with_caption_only():
+    chunk = Chunk("i", "d", "image", "", "", (0,), caption="图5：中国大陆晶圆厂扩产计划")
+    answer = ExtractiveAnswerer().answer_text("大陆晶圆厂的扩产计划", [(1, chunk)])
+    assert quoted_lines(answer) == ["- 图5：中国大陆晶圆厂扩产计划 [Source 1]"]
+
+
+def test_english_question(answerer):
+    answer = answerer.answer_text("What was SMIC's gross margin?", [(5, ENGLISH)], lang="en")
+    assert answer.splitlines()[0] == NOTICE["en"]
+    lines = quoted_lines(answer)
+    assert lines[0] == "- Gross margin fell to 19.3% as utilisation declined. [Source 5]"
+    assert "3.5" not in answer  # "19.3%" and "US$6.32" stay whole sentences
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [("特斯拉的电池技术路线是什么？", "zh"), ("What is Tesla's battery roadmap?", "en")],
+)
+def test_no_overlap_says_the_sources_do_not_contain_the_answer(answerer, question, lang):
+    events = list(answerer.stream(question, SOURCES + [(4, ENGLISH)], lang=lang))
+    answer = collect(events).text
+    assert answer == f"{NOTICE[lang]}\n\n{NOT_FOUND[lang]}"
+    assert "[Source" not in answer
+    assert events[-1].kind == "done"
+
+
+def test_no_sources(answerer):
+    assert answerer.answer_text("中芯南方的产能是多少", []).endswith(NOT_FOUND["zh"])
+
+
+def test_source_numbers_come_from_the_caller(answerer):
+    answer = answerer.answer_text("中芯南方的产能是多少", [(7, TABLE), (9, TEXT)])
+    assert "[Source 7]" in answer and "[Source 9]" in answer
+    assert "[Source 1]" not in answer
+
+
+def test_deterministic(answerer):
+    runs = [
+        list(ExtractiveAnswerer().stream("中芯国际的产能和市场份额", SOURCES)) for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+    assert runs[0] == list(answerer.stream("中芯国际的产能和市场份额", SOURCES))
+
+
+def test_sentence_count_is_bounded():
+    answer = ExtractiveAnswerer(max_sentences=4).answer_text("中芯国际", SOURCES)
+    assert 2 <= len(quoted_lines(answer)) <= 4
+    with pytest.raises(ValueError):
+        ExtractiveAnswerer(max_sentences=1, min_sentences=2)
+
+
+# -- pieces ------------------------------------------------------------------------------------
+
+
+def test_parse_table_expands_rowspan_and_colspan():
+    grid = parse_table(CAPACITY_HTML, header_rows=2)
+    assert grid.n_cols == 3
+    assert grid.column_labels() == ["公司", "2023年 / 产能（万片/月）", "2023年 / 制程"]
+    assert grid.body_rows()[1] == (
+        "中芯南方",
+        "公司: 中芯南方; 2023年 / 产能（万片/月）: 3.5; 2023年 / 制程: 14nm",
+    )
+
+
+def test_parse_table_detects_th_headers_and_merged_body_cells():
+    html = (
+        "<table><thead><tr><th>地区</th><th>工厂</th><th>产能</th></tr></thead><tbody>"
+        '<tr><td rowspan="2">上海</td><td>中芯南方</td><td>3.5</td></tr>'
+        "<tr><td>华虹五厂</td><td>4.0</td></tr>"
+        '<tr><td>合计</td><td colspan="2">7.5</td></tr>'
+        "</tbody></table>"
+    )
+    grid = parse_table(html)  # header_rows unknown: found from <thead>
+    assert grid.header_rows == 1
+    assert [text for _, text in grid.body_rows()] == [
+        "地区: 上海; 工厂: 中芯南方; 产能: 3.5",
+        "地区: 上海; 工厂: 华虹五厂; 产能: 4.0",
+        "地区: 合计; 工厂: 7.5",  # a value merged over two columns is given once
+    ]
+
+
+def test_parse_table_tolerates_broken_html():
+    grid = parse_table("<table><tr><td>A<td>1<tr><td>B<td colspan='x'>2</table>", header_rows=0)
+    assert [text for _, text in grid.body_rows()] == ["A; 1", "B; 2"]
+
+
+def test_split_sentences_keeps_decimals_and_drops_markdown():
+    text = "## 业绩回顾\n- 营收为 3.5 亿元，同比增长 12.3%。毛利率提升！Revenue was US$1.2bn. Margin rose."
+    assert split_sentences(text) == [
+        "业绩回顾",
+        "营收为 3.5 亿元，同比增长 12.3%。",
+        "毛利率提升！",
+        "Revenue was US$1.2bn.",
+        "Margin rose.",
+    ]
+
+
+def test_tokenize_drops_question_words():
+    words, bigrams = tokenize("中芯南方的产能是多少？")
+    assert {"中芯", "南方", "产能"} <= words
+    assert "多少" not in words and "的" not in words
+    assert "芯南" in bigrams and "的产" not in bigrams
+    assert tokenize("What were the revenues?")[0] == {"revenue"}

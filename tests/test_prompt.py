@@ -1,0 +1,506 @@
+"""Prompt building: golden prompts, budget edge cases, sub-table merge, templates.
+
+Golden files live in tests/golden/prompt/; run with UPDATE_GOLDEN=1 to rewrite them, then read
+the diff as you would read a prompt before sending it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from rag_app.models import Chunk, Hit
+from rag_app.prompt import (
+    NOT_FOUND,
+    PromptSettings,
+    Turn,
+    build_prompt,
+    detect_language,
+    fit_to_budget,
+    get_template,
+    merge_subtables,
+    turns_from_messages,
+)
+from rag_app.prompt.format import SEPARATOR
+from rag_app.prompt.tables import split_rows, table_shape
+from rag_app.tokens import TiktokenCounter, get_token_counter
+
+GOLDEN = Path(__file__).parent / "golden" / "prompt"
+DOC_NAMES = {"smic": "中芯国际深度报告.pdf", "industry": "半导体行业周报.pdf"}
+
+
+@pytest.fixture(scope="module")
+def counter() -> TiktokenCounter:
+    result = get_token_counter()
+    assert isinstance(result, TiktokenCounter)
+    return result
+
+
+def assert_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"{path} is missing: run with UPDATE_GOLDEN=1 and review it"
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed (UPDATE_GOLDEN=1 to accept)"
+
+
+# --- fixtures: chunks as the ingest stage writes them ---------------------------------------
+
+
+def text_chunk(chunk_id: str, text: str, *, doc: str = "smic", page: int = 1, **kw) -> Chunk:
+    return Chunk(chunk_id, doc, "text", text, text, (1,), pages=(page,), **kw)
+
+
+def table_html(rows: list[list[str]], header: list[str] | None = None) -> str:
+    body = ""
+    if header:
+        body += "<tr>" + "".join(f"<td>{c}</td>" for c in header) + "</tr>"
+    body += "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tbody>{body}</tbody></table>"
+
+
+LINE_HEADER = ["序号", "公司", "类型", "地点", "产能（千片/月）", "备注", "工艺节点"]
+LINE_ROWS = [
+    ["1", "中芯上海", "FAB", "上海", "135", "8英寸", "0.35μm-90nm"],
+    ["2", "中芯北方", "FAB", "北京", "62", "12英寸，合资", "65nm-24nm"],
+    ["3", "中芯南方", "FAB", "上海", "13.5", "注册资本65亿美元", "14nmFinFET"],
+    ["4", "中芯东方", "FAB", "上海", "10", "在建", "65nm-24nm"],
+]
+
+TEXT_LAYOUT = text_chunk(
+    "smic-t12",
+    "公司在上海、北京、天津、深圳拥有多座8英寸和12英寸晶圆厂。截至2023年末，公司月产能"
+    "折合8英寸约80.6万片，全年平均产能利用率为75%。",
+    page=12,
+    heading_path=("三、公司分析", "3.2 产能布局"),
+)
+TEXT_FINANCE = text_chunk(
+    "smic-t08",
+    "2023年公司实现营业收入452.5亿元，同比下降8.6%；归母净利润48.2亿元，同比下降50.4%。",
+    page=8,
+    heading_path=("二、财务分析",),
+)
+TABLE_LINES = Chunk(
+    "smic-tab13",
+    "smic",
+    "table",
+    "表6：中芯国际产线一览",
+    "表6：中芯国际产线一览",
+    (40,),
+    pages=(13,),
+    heading_path=("三、公司分析", "3.2 产能布局"),
+    table_html=table_html(LINE_ROWS, LINE_HEADER),
+    caption="表6：中芯国际产线一览",
+    footnote="资料来源：公司公告，上海证券研究所",
+    context="公司目前在上海、北京、天津、深圳共有多条8英寸与12英寸产线，具体情况见下表。",
+    n_rows=5,
+    n_cols=7,
+    header_rows=1,
+)
+IMAGE_CAPACITY = Chunk(
+    "smic-img14",
+    "smic",
+    "image",
+    "图3：中芯国际月产能（万片/月，折合8英寸）",
+    "图3：中芯国际月产能",
+    (45,),
+    pages=(14,),
+    caption="图3：中芯国际月产能（万片/月，折合8英寸）",
+    description="柱状图：2019-2023年公司月产能由45.0万片增至80.6万片，逐年上升。",
+    image_path="images/smic_capacity.jpg",
+)
+
+
+def mixed_hits() -> list[Hit]:
+    # Deliberately not in score order: the budget takes them by score.
+    return [
+        Hit(IMAGE_CAPACITY, 0.55, rank=4, strategy="dense"),
+        Hit(TEXT_FINANCE, 0.61, rank=3, strategy="bm25"),
+        Hit(TABLE_LINES, 0.77, rank=2, strategy="dense"),
+        Hit(TEXT_LAYOUT, 0.82, rank=1, strategy="dense"),
+    ]
+
+
+def golden_text(result) -> str:
+    return result.render() + "\n=== report ===\n" + result.report.render() + "\n"
+
+
+def check_report_adds_up(result, counter) -> None:
+    report = result.report
+    exact = 3 + sum(4 + counter.count(m["content"]) for m in result.messages)
+    assert report.prompt_tokens == exact
+    assert sum(s.tokens for s in report.sections) == report.total_tokens
+    assert report.context_tokens == counter.count(result.context)
+    assert report.context_tokens <= report.context_limit <= report.context_budget
+    assert report.fits
+
+
+# --- golden prompts --------------------------------------------------------------------------
+
+
+def test_golden_chinese_text_table_image(counter):
+    history = [
+        Turn(
+            "中芯国际2023年的营收是多少？",
+            "2023年公司实现营业收入452.5亿元，同比下降8.6% [Source 2]。",
+        )
+    ]
+    result = build_prompt(
+        "中芯国际的产线布局和产能利用率情况如何？",
+        mixed_hits(),
+        history,
+        counter=counter,
+        doc_names=DOC_NAMES,
+    )
+    assert result.language == "zh" and result.mode == "advanced"
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user"]
+    # Earlier answers lose their stale [Source N] markers.
+    assert "[Source 2]" not in result.messages[2]["content"]
+    # Grouped by type, numbered in that final order: text by score, then table, then figure.
+    assert [s.hit.chunk.chunk_id for s in result.sources] == [
+        "smic-t12",
+        "smic-t08",
+        "smic-tab13",
+        "smic-img14",
+    ]
+    user = result.messages[-1]["content"]
+    assert user.index("文本信息：") < user.index("表格数据：") < user.index("图片信息：")
+    assert "[Source 3] (文件: 中芯国际深度报告.pdf, 页: 13)" in user
+    assert (
+        "表格结构: 5 行 7 列（含表头 1 行）" in user
+        and "图片路径: images/smic_capacity.jpg" in user
+    )
+    assert NOT_FOUND["zh"] in user
+    check_report_adds_up(result, counter)
+    assert_golden("zh_text_table_image.txt", golden_text(result))
+
+
+def test_golden_english_question(counter):
+    result = build_prompt(
+        "What is SMIC's production line layout and capacity utilisation?",
+        mixed_hits(),
+        counter=counter,
+        doc_names=DOC_NAMES,
+        settings=PromptSettings(mode="precise"),
+    )
+    assert result.language == "en"
+    user = result.messages[-1]["content"]
+    assert user.index("Text:") < user.index("Tables:") < user.index("Figures:")
+    assert "[Source 1] (file: 中芯国际深度报告.pdf, page: 12)" in user
+    assert "Table structure: 5 rows × 7 columns (incl. 1 header row)" in user
+    assert NOT_FOUND["en"] in user and "Answer in English" in user
+    check_report_adds_up(result, counter)
+    assert_golden("en_question.txt", golden_text(result))
+
+
+def test_golden_no_sources(counter):
+    result = build_prompt("中芯国际的海外收入占比是多少？", [], counter=counter)
+    assert result.sources == () and result.context == ""
+    assert [m["role"] for m in result.messages] == ["system", "user"]
+    user = result.messages[-1]["content"]
+    assert "（未检索到相关参考资料。）" in user and NOT_FOUND["zh"] in user
+    assert not result.report.by_kind("source")
+    check_report_adds_up(result, counter)
+    assert_golden("zh_no_sources.txt", golden_text(result))
+
+
+# --- budget edge cases -----------------------------------------------------------------------
+
+
+def test_empty_retrieval_in_english(counter):
+    result = build_prompt("What is SMIC's overseas revenue share?", [], counter=counter)
+    assert "(No sources were retrieved.)" in result.messages[-1]["content"]
+    assert result.report.context_tokens == 0
+    check_report_adds_up(result, counter)
+
+
+def big_table(n_rows: int = 400) -> Chunk:
+    rows = [
+        [str(i), f"产线{i}", "FAB", "上海", str(10 + i % 90), "在建", "28nm"] for i in range(n_rows)
+    ]
+    html = table_html(rows, LINE_HEADER)
+    return replace(
+        TABLE_LINES,
+        chunk_id="huge-table",
+        table_html=html,
+        n_rows=n_rows + 1,
+        caption="表9：全部产线明细",
+    )
+
+
+def test_one_huge_table_is_cut_by_rows(counter):
+    small_text = replace(TEXT_FINANCE, chunk_id="after")
+    hits = [Hit(big_table(), 0.9), Hit(small_text, 0.5)]
+    result = build_prompt("全部产线明细有哪些？", hits, counter=counter, doc_names=DOC_NAMES)
+    [table_section] = [s for s in result.report.by_kind("source") if s.chunk_id == "huge-table"]
+    assert table_section.status == "cut"
+    assert table_section.full_tokens > 3000 and "table rows kept" in table_section.reason
+    assert result.report.context_tokens <= 3000
+    assert result.report.context_tokens > 2800  # the table uses the budget, not a sliver of it
+    [source] = [s for s in result.sources if s.hit.chunk.chunk_id == "huge-table"]
+    assert source.status == "cut"
+    # Still a well-formed table that starts with its header, and the model is told it is cut.
+    html = source.text[source.text.index("<table>") : source.text.index("</table>") + 8]
+    rows, cols = table_shape(html)
+    assert cols == 7 and 20 < rows < 401
+    assert split_rows(html).rows[0].startswith("<tr><td>序号</td>")
+    assert f"仅列出前 {rows} 行，共 401 行" in source.text
+    # Nothing fits after it.
+    [after] = [s for s in result.report.by_kind("source") if s.chunk_id == "after"]
+    assert after.status == "dropped" and after.tokens == 0
+    check_report_adds_up(result, counter)
+
+
+def test_long_first_text_is_cut_not_dropped(counter):
+    long_text = replace(TEXT_LAYOUT, chunk_id="long", text="公司产能持续扩张。" * 800)
+    settings = PromptSettings(context_budget=500)
+    result = build_prompt("产能如何？", [Hit(long_text, 0.9)], counter=counter, settings=settings)
+    [section] = result.report.by_kind("source")
+    assert section.status == "cut" and section.source == 1
+    assert 480 < result.report.context_tokens <= 500
+    assert result.sources[0].text.endswith("……（内容过长，以下已截断）")
+    check_report_adds_up(result, counter)
+
+
+def test_a_source_that_does_not_fit_is_skipped_and_smaller_ones_still_enter(counter):
+    medium = replace(TEXT_LAYOUT, chunk_id="medium", text="产能利用率回升。" * 120)
+    hits = [Hit(TEXT_FINANCE, 0.9), Hit(medium, 0.8), Hit(IMAGE_CAPACITY, 0.7)]
+    settings = PromptSettings(context_budget=400)
+    result = build_prompt("产能如何？", hits, counter=counter, settings=settings)
+    status = {s.chunk_id: s.status for s in result.report.by_kind("source")}
+    assert status == {"smic-t08": "kept", "medium": "dropped", "smic-img14": "kept"}
+    dropped = next(s for s in result.report.sections if s.chunk_id == "medium")
+    assert "left of 400" in dropped.reason
+    assert [s.number for s in result.sources] == [1, 2]
+
+
+def test_long_history_drops_oldest_turns_first(counter):
+    history = [
+        Turn(
+            f"第{i}个问题：中芯国际第{i}季度的毛利率是多少？", f"第{i}季度毛利率为{20 + i}%。" * 12
+        )
+        for i in range(1, 11)
+    ]
+    result = build_prompt("那净利率呢？", [Hit(TEXT_FINANCE, 0.8)], history, counter=counter)
+    sections = result.report.by_kind("history")
+    assert [s.name for s in sections] == [f"history turn {i}/10" for i in range(1, 11)]
+    statuses = [s.status for s in sections]
+    kept = [i for i, s in enumerate(statuses, start=1) if s == "kept"]
+    # The kept turns are the newest ones, contiguous, and within the history budget.
+    assert kept and kept == list(range(11 - len(kept), 11))
+    assert len(kept) < 6  # the 800-token budget binds before max_history_turns
+    assert all(s == "dropped" for s in statuses[: 10 - len(kept)])
+    assert sections[0].reason == "older than the last 6 turns"
+    assert "did not fit" in sections[10 - len(kept) - 2].reason
+    assert result.report.history_tokens <= 800
+    # Messages keep chronological order: oldest kept turn first, the new question last.
+    users = [m["content"] for m in result.messages if m["role"] == "user"]
+    assert users[0].startswith(f"第{kept[0]}个问题") and users[-2].startswith("第10个问题")
+    check_report_adds_up(result, counter)
+
+
+def test_max_history_turns_limits_even_short_turns(counter):
+    history = [Turn(f"问题{i}", f"回答{i}") for i in range(10)]
+    settings = PromptSettings(max_history_turns=3)
+    result = build_prompt("还有呢？", [], history, settings=settings, counter=counter)
+    assert [m["content"] for m in result.messages if m["role"] == "assistant"] == [
+        "回答7",
+        "回答8",
+        "回答9",
+    ]
+
+
+def test_newest_turn_too_long_is_cut_not_dropped(counter):
+    history = [Turn("上一个问题", "短回答"), Turn("介绍一下公司", "公司是晶圆代工龙头。" * 400)]
+    result = build_prompt("继续", [], history, counter=counter)
+    sections = result.report.by_kind("history")
+    assert [s.status for s in sections] == ["dropped", "cut"]
+    assert result.messages[2]["content"].endswith("……（内容过长，以下已截断）")
+    assert result.report.history_tokens <= 800
+
+
+def test_small_window_shrinks_the_context_limit(counter):
+    settings = PromptSettings(context_window=2200, answer_reserve=1024)
+    result = build_prompt("产线布局？", mixed_hits(), counter=counter, settings=settings)
+    assert result.report.context_limit < 3000
+    assert result.report.total_tokens <= 2200
+    check_report_adds_up(result, counter)
+
+
+def test_window_too_small_for_the_instructions_raises(counter):
+    with pytest.raises(ValueError, match="no room for the question"):
+        build_prompt("产线？", [], counter=counter, settings=PromptSettings(context_window=1100))
+
+
+def test_duplicate_hits_enter_once(counter):
+    hits = [Hit(TEXT_FINANCE, 0.9), Hit(TEXT_FINANCE, 0.4)]
+    result = build_prompt("营收？", hits, counter=counter)
+    assert len(result.sources) == 1
+    statuses = [s.status for s in result.report.by_kind("source")]
+    assert statuses == ["kept", "dropped"]
+
+
+# --- sub-tables ------------------------------------------------------------------------------
+
+
+def subtables(count: int = 3) -> list[Chunk]:
+    """Table 6 split by rows as ingest does it: each part repeats the header row."""
+    per_part = [LINE_ROWS[i::count] for i in range(count)]
+    ordered = [row for part in per_part for row in part]
+    ordered.sort(key=lambda row: int(row[0]))
+    chunks, start = [], 0
+    sizes = [len(p) for p in per_part]
+    for index, size in enumerate(sizes, start=1):
+        rows = ordered[start : start + size]
+        start += size
+        chunks.append(
+            replace(
+                TABLE_LINES,
+                chunk_id=f"smic-tab13-part{index}",
+                table_html=table_html(rows, LINE_HEADER),
+                n_rows=size + 1,
+                pages=(13,) if index < count else (14,),
+                footnote="资料来源：公司公告，上海证券研究所" if index == count else "",
+                parent_table_id="smic-tab13",
+                subtable_index=index,
+                subtable_count=count,
+            )
+        )
+    return chunks
+
+
+def test_subtables_merge_into_one_block(counter):
+    parts = subtables(3)
+    hits = [Hit(parts[2], 0.5), Hit(TEXT_FINANCE, 0.6), Hit(parts[0], 0.8), Hit(parts[1], 0.7)]
+    result = build_prompt("产线一览？", hits, counter=counter, doc_names=DOC_NAMES)
+    tables = [s for s in result.sources if s.hit.chunk.type == "table"]
+    assert len(tables) == 1
+    [table] = tables
+    assert [h.chunk.subtable_index for h in table.parts] == [1, 2, 3]
+    assert table.hit.score == 0.8 and table.hit.chunk.chunk_id == "smic-tab13"
+    html = table.hit.chunk.table_html
+    assert html == TABLE_LINES.table_html  # header once, rows back in order
+    assert html.count("序号") == 1
+    assert "(文件: 中芯国际深度报告.pdf, 页: 13-14)" in table.text
+    assert "子表信息: 由原表全部 3 个子表合并而成，是完整表格" in table.text
+    assert "数据来源: 资料来源：公司公告，上海证券研究所" in table.text
+    [section] = [s for s in result.report.by_kind("source") if s.chunk_id == "smic-tab13"]
+    assert "sub-tables 1+2+3 merged" in section.name and section.status == "kept"
+    check_report_adds_up(result, counter)
+
+
+def test_partial_subtables_say_what_is_missing(counter):
+    parts = subtables(3)
+    candidates, _ = merge_subtables([Hit(parts[0], 0.8), Hit(parts[2], 0.7)])
+    [candidate] = candidates
+    rows = split_rows(candidate.chunk.table_html).rows
+    assert len(rows) == 1 + 2 + 1  # header, part 1's two rows, part 3's row
+    result = build_prompt("产线？", [Hit(parts[2], 0.7), Hit(parts[0], 0.8)], counter=counter)
+    assert "由原表（共 3 个子表）的第 1、3 个子表合并而成；第 2 个子表未检索到" in result.context
+    alone = build_prompt("产线？", [Hit(parts[1], 0.7)], counter=counter)
+    assert "这是原表（共 3 个子表）的第 2 个子表，其余子表未检索到" in alone.context
+
+
+def test_subtables_of_different_documents_stay_apart():
+    parts = subtables(2)
+    other = replace(parts[1], doc_id="industry", chunk_id="other-part2")
+    candidates, _ = merge_subtables([Hit(parts[0], 0.9), Hit(other, 0.8)])
+    assert len(candidates) == 2
+
+
+# --- templates, language, settings ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["simple", "advanced", "precise"])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_mode_asks_for_citations_and_the_not_found_answer(mode, language, counter):
+    question = "产能利用率是多少？" if language == "zh" else "What is the utilisation rate?"
+    result = build_prompt(
+        question, mixed_hits(), counter=counter, settings=PromptSettings(mode=mode)
+    )
+    user = result.messages[-1]["content"]
+    assert "[Source N]" in user and NOT_FOUND[language] in user
+    assert result.messages[0]["content"] == get_template(mode, language).system
+    assert result.mode == mode and result.language == language
+
+
+def test_custom_system_prompt_replaces_the_role_but_keeps_the_rules(counter):
+    settings = PromptSettings(system_prompt="你是券商研究所的资深分析师。")
+    result = build_prompt("产能？", mixed_hits(), counter=counter, settings=settings)
+    assert result.messages[0]["content"] == "你是券商研究所的资深分析师。"
+    assert "[Source N]" in result.messages[-1]["content"]
+
+
+def test_language_override(counter):
+    result = build_prompt("产能？", [], counter=counter, settings=PromptSettings(language="en"))
+    assert result.language == "en" and "Sources:" in result.messages[-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("中芯国际2023年营收是多少？", "zh"),
+        ("What is SMIC's revenue in 2023?", "en"),
+        ("SMIC 的 capex 计划", "zh"),
+        ("What does 中芯国际 say about capex?", "en"),
+        ("2023？", "zh"),
+    ],
+)
+def test_detect_language(question, expected):
+    assert detect_language(question) == expected
+
+
+def test_settings_are_validated():
+    with pytest.raises(ValueError):
+        PromptSettings(mode="fancy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        PromptSettings(context_budget=0)
+    defaults = PromptSettings()
+    assert (defaults.context_budget, defaults.answer_reserve, defaults.history_budget) == (
+        3000,
+        1024,
+        800,
+    )
+    assert (defaults.max_history_turns, defaults.mode, defaults.system_prompt) == (
+        6,
+        "advanced",
+        None,
+    )
+
+
+def test_empty_question_is_rejected(counter):
+    with pytest.raises(ValueError):
+        build_prompt("   ", [], counter=counter)
+
+
+def test_turns_from_messages():
+    messages = [
+        {"role": "system", "content": "x"},
+        {"role": "user", "content": "q1"},
+        {"role": "assistant", "content": "a1"},
+        {"role": "user", "content": "q2"},
+    ]
+    assert turns_from_messages(messages) == [Turn("q1", "a1"), Turn("q2", "")]
+
+
+def test_qa_examples_get_their_own_group_after_figures(counter):
+    qa = Chunk("qa-1", "smic", "qa", "问：产能利用率？\n答：75%。", "", (0,))
+    result = build_prompt("产能利用率？", [Hit(qa, 0.9), Hit(IMAGE_CAPACITY, 0.5)], counter=counter)
+    assert result.context.index("图片信息：") < result.context.index("问答资料：")
+    assert [s.hit.chunk.chunk_id for s in result.sources] == ["smic-img14", "qa-1"]
+    assert "[Source 2] (文件: smic)" in result.context  # no page, no known file name
+
+
+def test_fit_to_budget_alone_reports_every_section(counter):
+    fitted = fit_to_budget(
+        mixed_hits(), "产线布局？", [Turn("q", "a")], counter=counter, system="s", instructions="i"
+    )
+    kinds = [s.kind for s in fitted.sections]
+    assert kinds[:2] == ["system", "instructions"] and kinds[-2:] == ["question", "reserve"]
+    assert kinds.count("source") == 4 and kinds.count("history") == 1
+    assert fitted.layout.text.count(SEPARATOR) == 1  # two text sources share one group
