@@ -49,8 +49,10 @@ class Settings:
     table_chunk_tokens: int = 600
     # The paragraph before a table or figure is kept as its context, cut to this many characters.
     context_chars: int = 300
-    # Input limits: a file larger than this is rejected before parsing (nothing is half-ingested).
-    max_file_bytes: int = 200 * 1024 * 1024
+    # Input limits, checked before parsing (nothing is half-ingested). A 32 MB content list is
+    # already about ten thousand pages of text; zips carry images too, so they may be larger.
+    max_file_bytes: int = 32 * 1024 * 1024
+    max_zip_bytes: int = 200 * 1024 * 1024
 
     # Retrieval
     top_k: int = 10

@@ -93,7 +93,8 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Signal:
-    """One retrieval signal's view of a hit: its raw score and its 1-based rank in that list."""
+    """One retrieval signal's view of a hit: its raw score and its 1-based rank in that signal's
+    list; rank 0 for signals that score candidates without ranking them (structure, numbers)."""
 
     score: float
     rank: int

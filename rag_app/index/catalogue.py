@@ -19,7 +19,8 @@ from rag_app.models import Chunk, DocumentInfo
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kbs (
-    kb TEXT PRIMARY KEY, created_at TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0);
+    kb TEXT PRIMARY KEY, created_at TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0,
+    tokenizer TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS documents (
     kb TEXT NOT NULL, doc_id TEXT NOT NULL, name TEXT NOT NULL, source_format TEXT NOT NULL,
     n_items INTEGER NOT NULL, n_chunks INTEGER NOT NULL, type_counts TEXT NOT NULL,
@@ -57,6 +58,9 @@ class Catalogue:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(kbs)")}
+        if "tokenizer" not in columns:  # catalogues written before keyword-token versioning
+            self._db.execute("ALTER TABLE kbs ADD COLUMN tokenizer TEXT NOT NULL DEFAULT ''")
 
     def close(self) -> None:
         with self._lock:
@@ -152,6 +156,25 @@ class Catalogue:
                 "SELECT chunk_id, tokens FROM chunks WHERE kb = ? ORDER BY doc_id, seq", (kb,)
             ).fetchall()
         return [r[0] for r in rows], [json.loads(r[1]) for r in rows]
+
+    def tokenizer_version(self, kb: str) -> str:
+        with self._lock:
+            row = self._db.execute("SELECT tokenizer FROM kbs WHERE kb = ?", (kb,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def replace_tokens(self, kb: str, tokens: dict[str, list[str]], version: str) -> None:
+        """Store re-computed keyword tokens (a new tokenizer version) and bump the generation."""
+        with self._lock, self._tx():
+            self._db.executemany(
+                "UPDATE chunks SET tokens = ? WHERE kb = ? AND chunk_id = ?",
+                [(json.dumps(t, ensure_ascii=False), kb, cid) for cid, t in tokens.items()],
+            )
+            self._db.execute("UPDATE kbs SET tokenizer = ? WHERE kb = ?", (version, kb))
+            self._bump(kb)
+
+    def set_tokenizer_version(self, kb: str, version: str) -> None:
+        with self._lock:
+            self._db.execute("UPDATE kbs SET tokenizer = ? WHERE kb = ?", (version, kb))
 
     def chunk_ids(self, kb: str) -> set[str]:
         with self._lock:

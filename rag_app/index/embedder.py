@@ -69,7 +69,9 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
 
             self._model = SentenceTransformer(self.model_ref, device="cpu")
-            self._dimension = int(self._model.get_sentence_embedding_dimension() or 0)
+            getter = getattr(self._model, "get_embedding_dimension", None) or \
+                self._model.get_sentence_embedding_dimension
+            self._dimension = int(getter() or 0)
         return self._model
 
     def warm_up(self) -> None:

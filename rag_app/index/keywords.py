@@ -52,14 +52,26 @@ def _ensure_jieba():  # type: ignore[no-untyped-def]
     return jieba
 
 
+# Bump when tokenize() changes: stored tokens of older versions are recomputed on next load.
+TOKENIZER_VERSION = "jieba-search-2"
+_PERIOD = re.compile(r"^((?:19|20)\d\d)([aefhq]\d?|年)$")
+
+
 def tokenize(text: str) -> list[str]:
-    """jieba search-mode tokens, lower-cased, without punctuation and stopwords."""
+    """jieba search-mode tokens, lower-cased, without punctuation and stopwords.
+
+    A report's period labels (2024E, 2023A, 2024年) also yield the bare year, so "2024 revenue"
+    meets a column headed 2024E.
+    """
     jieba = _ensure_jieba()
     out = []
     for token in jieba.cut_for_search(text.lower()):
         token = token.strip()
         if token and _KEEP.search(token) and token not in STOPWORDS:
             out.append(token)
+            period = _PERIOD.match(token)
+            if period:
+                out.append(period.group(1))
     return out
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from rag_app.config import Settings
 from rag_app.index.catalogue import Catalogue
-from rag_app.index.keywords import BM25Index, tokenize
+from rag_app.index.keywords import TOKENIZER_VERSION, BM25Index, tokenize
 from rag_app.index.store import ChromaStore, collection_name
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
@@ -92,7 +92,9 @@ class Library:
 
     def create_kb(self, kb: str) -> None:
         kb = _check_kb_name(kb)
-        self.catalogue.ensure_kb(kb)
+        if kb not in self.catalogue.knowledge_bases():
+            self.catalogue.ensure_kb(kb)
+            self.catalogue.set_tokenizer_version(kb, TOKENIZER_VERSION)
 
     def delete_kb(self, kb: str) -> None:
         with self._write_lock:
@@ -135,7 +137,8 @@ class Library:
         loaded: list[LoadedDocument | IngestReport] = []
         for path in paths:
             try:
-                for doc in load_path(Path(path), self.settings.max_file_bytes):
+                for doc in load_path(Path(path), self.settings.max_file_bytes,
+                                     self.settings.max_zip_bytes):
                     loaded.append(_with_disk_assets(doc, Path(path).parent))
             except IngestError as exc:
                 loaded.append(IngestReport(name=Path(path).name, status="rejected",
@@ -152,7 +155,8 @@ class Library:
         loaded: list[LoadedDocument | IngestReport] = []
         for name, data in files:
             try:
-                loaded.extend(load_bytes(data, name, self.settings.max_file_bytes))
+                loaded.extend(load_bytes(data, name, self.settings.max_file_bytes,
+                                         self.settings.max_zip_bytes))
             except IngestError as exc:
                 loaded.append(IngestReport(name=name, status="rejected", message=str(exc)))
         return self._ingest(loaded, kb, progress)
@@ -164,7 +168,7 @@ class Library:
         progress: ProgressFn,
     ) -> list[IngestReport]:
         kb = _check_kb_name(kb or self.settings.knowledge_base)
-        self.catalogue.ensure_kb(kb)
+        self.create_kb(kb)
         reports: list[IngestReport | None] = []
         todo: list[tuple[int, LoadedDocument, list[Chunk]]] = []
         options = ChunkingOptions(
@@ -296,6 +300,11 @@ class Library:
     # searching ----------------------------------------------------------------------------------
     def snapshot(self, kb: str) -> _Snapshot:
         """Chunks and keyword index of a knowledge base as of its current generation."""
+        if self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION and kb in self.knowledge_bases():
+            with self._write_lock:  # tokens from an older tokenizer: recompute them once
+                chunks = self.catalogue.chunks(kb)
+                self.catalogue.replace_tokens(
+                    kb, {c.chunk_id: tokenize(c.search_text) for c in chunks}, TOKENIZER_VERSION)
         generation = self.catalogue.generation(kb)
         with self._snapshot_lock:
             current = self._snapshots.get(kb)

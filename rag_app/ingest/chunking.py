@@ -39,7 +39,7 @@ class ChunkingOptions:
 def chunk_document(
     doc: Document, counter: TokenCounter, options: ChunkingOptions = ChunkingOptions()
 ) -> list[Chunk]:
-    """Chunk a Document's items in reading order; chunk ids are ``{doc_id}:{n}``, stable."""
+    """Chunk a Document's items in reading order; ids ``{doc_id}:{hash8}:{n}`` are stable."""
     builder = _Builder(doc, counter, options)
     for item in doc.items:
         builder.add(item)
@@ -62,7 +62,9 @@ class _Builder:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _next_id(self) -> str:
-        return f"{self.doc.doc_id}:{len(self.chunks):04d}"
+        # The content hash makes a new version's ids differ from the old one's, so replacing a
+        # document can write the new vectors before the old ones go (no overwrite, no gap).
+        return f"{self.doc.doc_id}:{self.doc.content_hash[:8]}:{len(self.chunks):04d}"
 
     def _heading_path(self) -> tuple[str, ...]:
         return tuple(text for _, text in self.path)

@@ -10,6 +10,7 @@ import json
 import posixpath
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -48,15 +49,21 @@ def doc_id_from_name(name: str) -> str:
     return stem
 
 
-def load_path(path: Path, max_bytes: int) -> list[LoadedDocument]:
-    """Load a file from disk, refusing it before reading when it is larger than ``max_bytes``."""
+def load_path(path: Path, max_bytes: int, max_zip_bytes: int | None = None) -> list[LoadedDocument]:
+    """Load a file from disk, refusing it before reading when it is over its size limit."""
     if not path.exists():
         raise IngestError(f"{path}: no such file")
     if path.is_dir():
         raise IngestError(f"{path}: is a folder; give the files in it")
     size = path.stat().st_size
-    _check_size(path.name, size, max_bytes)
-    return load_bytes(path.read_bytes(), path.name, max_bytes)
+    _check_size(path.name, size, _limit(path.name, max_bytes, max_zip_bytes))
+    return load_bytes(path.read_bytes(), path.name, max_bytes, max_zip_bytes)
+
+
+def _limit(name: str, max_bytes: int, max_zip_bytes: int | None) -> int:
+    if name.lower().endswith(".zip") and max_zip_bytes:
+        return max_zip_bytes
+    return max_bytes
 
 
 def _check_size(name: str, size: int, max_bytes: int) -> None:
@@ -67,9 +74,11 @@ def _check_size(name: str, size: int, max_bytes: int) -> None:
         )
 
 
-def load_bytes(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
+def load_bytes(
+    data: bytes, name: str, max_bytes: int, max_zip_bytes: int | None = None
+) -> list[LoadedDocument]:
     """Parse an uploaded file's bytes into one or more Documents (a zip may hold several)."""
-    _check_size(name, len(data), max_bytes)
+    _check_size(name, len(data), _limit(name, max_bytes, max_zip_bytes))
     lower = name.lower()
     if not lower.endswith(SUPPORTED):
         raise IngestError(
@@ -163,8 +172,20 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
         if not sources:
             raise IngestError(f"{name}: no content_list.json or .md in the archive")
         out = []
+        encrypted = [p for p, i in members.items() if i.flag_bits & 0x1]
+        if encrypted:
+            raise IngestError(f"{name}: the archive is encrypted ({encrypted[0]}); "
+                              "upload an unencrypted zip")
+
+        def read(path: str) -> bytes:
+            try:
+                return archive.read(members[path])
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError,
+                    zlib.error) as exc:
+                raise IngestError(f"{name}: cannot read {path!r} from the archive ({exc})") from None
+
         for source in sources:
-            raw = archive.read(members[source])
+            raw = read(source)
             _check_size(source, len(raw), max_bytes)
             folder = posixpath.dirname(source)
             if source.lower().endswith(".json"):
@@ -176,7 +197,7 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
                 if path.lower().endswith(_IMAGE_SUFFIXES) and (
                     not folder or path.startswith(folder + "/")
                 ):
-                    assets[posixpath.relpath(path, folder or ".")] = archive.read(info)
+                    assets[posixpath.relpath(path, folder or ".")] = read(path)
             missing = sorted(
                 {i.image_path for i in items if i.image_path and i.image_path not in assets}
             )

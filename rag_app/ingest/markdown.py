@@ -75,15 +75,24 @@ def parse_markdown(text: str) -> list[Item]:
                               caption=caption, footnote=footnote))
         elif image:
             caption = ()
+            notes: list[str] = []
+            rest: list[str] = []
             if i + 1 < len(blocks) and _FIGURE_CAPTION.match(blocks[i + 1]):
-                caption = (blocks[i + 1],)
+                # MinerU writes the caption and its 数据来源 line in one block.
+                first, *others = [ln.strip() for ln in blocks[i + 1].splitlines() if ln.strip()]
+                caption = (first,)
+                for line in others:
+                    (notes if _SOURCE_NOTE.match(line) else rest).append(line)
                 used.add(i + 1)
             elif items and items[-1].kind == "text" and _FIGURE_CAPTION.match(items[-1].text):
                 caption = (items.pop().text,)
             alt = image.group(1).strip()
-            footnote = _take_note(blocks, i + 2 if caption and (i + 1) in used else i + 1, used)
+            footnote = tuple(notes) or _take_note(
+                blocks, i + 2 if caption and (i + 1) in used else i + 1, used)
             items.append(Item(index=len(items), kind="image", image_path=image.group(2),
                               caption=caption or ((alt,) if alt else ()), footnote=footnote))
+            if rest:
+                items.append(Item(index=len(items), kind="text", text="\n".join(rest)))
         else:
             items.append(Item(index=len(items), kind="text", text=block))
     # Re-number: captions popped above leave gaps.

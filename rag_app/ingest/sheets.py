@@ -54,7 +54,8 @@ def parse_sheet_table(data: bytes, name: str) -> tuple[list[Item], list[str]]:
                     continue
             if text is None:
                 raise IngestError(f"{name}: not a CSV file in UTF-8 or GB18030")
-            frames = {"csv": pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)}
+            frames = {"csv": pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                                           skip_blank_lines=False)}
         else:
             frames = pd.read_excel(io.BytesIO(data), sheet_name=None, dtype=str)
     except IngestError:
@@ -86,6 +87,8 @@ def _rows_to_items(
         if not isinstance(row, dict):
             problems.append(f"{where}: not an object")
             continue
+        if not any(str(v).strip() for v in row.values()):
+            continue  # blank rows are spacing, not errors (seed 003: removed on import)
         question = str(row.get("user_input") or "").strip()
         answer = str(row.get("agent_response") or "").strip()
         if not question or not answer:

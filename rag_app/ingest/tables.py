@@ -155,7 +155,8 @@ def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
         if any(_is_value(cell) for cell in row[1:]):
             break
         count += 1
-    if count == len(rows) and rows:
+    if count == len(rows[:4]) and rows:
+        # No numeric row at all (a glossary, a list of names): only the first row is a header.
         return 1 if len(rows) > 1 else 0
     return count
 

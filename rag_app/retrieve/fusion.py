@@ -16,20 +16,20 @@ def _merge_signals(hits: Sequence[Hit]) -> tuple[tuple[str, Signal], ...]:
     return tuple(sorted(merged.items()))
 
 
-def _finish(scored: dict[str, float], members: dict[str, list[Hit]], strategy: str,
+def _finish(scored: dict[str, float], members: dict[str, list[tuple[str, Hit]]], strategy: str,
             weights: Mapping[str, float]) -> list[Hit]:
     ordered = sorted(scored, key=lambda cid: (-scored[cid], cid))
     out = []
     for rank, chunk_id in enumerate(ordered, start=1):
-        first = members[chunk_id][0]
-        found_by = sorted({h.strategy for h in members[chunk_id]})
+        first = members[chunk_id][0][1]
+        found_by = sorted({name for name, _ in members[chunk_id]})
         out.append(
             replace(
                 first,
                 score=scored[chunk_id],
                 rank=rank,
                 strategy=strategy,
-                signals=_merge_signals(members[chunk_id]),
+                signals=_merge_signals([h for _, h in members[chunk_id]]),
                 weight=max(weights.get(s, 1.0) for s in found_by),
                 note="found by " + " + ".join(found_by),
             )
@@ -50,13 +50,13 @@ def fuse_rrf(
     """
     weights = dict(weights or {})
     scored: dict[str, float] = {}
-    members: dict[str, list[Hit]] = {}
+    members: dict[str, list[tuple[str, Hit]]] = {}
     for name, hits in ranked.items():
         weight = weights.get(name, 1.0)
         for rank, hit in enumerate(hits, start=1):
             cid = hit.chunk.chunk_id
             scored[cid] = scored.get(cid, 0.0) + weight / (k + rank)
-            members.setdefault(cid, []).append(hit)
+            members.setdefault(cid, []).append((name, hit))
     return _finish(scored, members, strategy, weights)
 
 
@@ -73,7 +73,7 @@ def fuse_scores(
     """
     weights = dict(weights or {})
     scored: dict[str, float] = {}
-    members: dict[str, list[Hit]] = {}
+    members: dict[str, list[tuple[str, Hit]]] = {}
     for name, hits in ranked.items():
         if not hits:
             continue
@@ -85,5 +85,5 @@ def fuse_scores(
             norm = (hit.score - floor) / span if span > 0 else 1.0
             cid = hit.chunk.chunk_id
             scored[cid] = scored.get(cid, 0.0) + weight * norm
-            members.setdefault(cid, []).append(hit)
+            members.setdefault(cid, []).append((name, hit))
     return _finish(scored, members, strategy, weights)

@@ -60,6 +60,10 @@ class StrategyOptions:
     structure_weight: float = 0.25
     expansion_weight: float = 0.15
     rerank_weight: float = 0.1
+    # Sibling lift: a chunk gains this share of its document's best chunk score. Questions
+    # about one report spread their words over its table and its paragraphs; the document that
+    # matches best lifts its other chunks (the gold is often the sibling of the top hit).
+    doc_weight: float = 0.0
     # How strongly the type weights damp scores: 0 = not at all, 1 = multiply by w/max(w).
     type_weight_strength: float = 0.3
     thresholds: tuple[float, ...] = (0.7, 0.6, 0.5)
@@ -207,12 +211,18 @@ class _Run:
             signals.vector = self.library.embedder.embed_queries([self.query])[0]
         if self.options.use_structure:
             query_set = set(tokens)
+            # Synonyms count half: they widen the match (a query in English meets Chinese
+            # captions) but must not outrank the user's own words.
+            synonym_set = set(tokenize(" ".join(expanded))) - query_set
             if query_set:
                 for chunk_id, words in structure_tokens(self.library, self.kb).items():
                     chunk = self.snap.chunks.get(chunk_id)
                     if chunk is None or not self._allowed(chunk) or chunk.type not in self.types:
                         continue
-                    overlap = len(query_set & words)
+                    direct = len(query_set & words)
+                    unmatched = len(query_set) - direct
+                    via_synonyms = min(unmatched, len(synonym_set & words))
+                    overlap = direct + 0.5 * via_synonyms
                     if overlap:
                         signals.structure[chunk_id] = overlap / len(query_set)
         return signals
@@ -328,6 +338,13 @@ class _Run:
             hits.append(Hit(chunk=chunk, score=round(total, 6), strategy=layer,
                             signals=tuple(sorted(signals.items())), weight=weight,
                             note=f"{chunk.type} · {layer}"))
+        if o.doc_weight and hits:
+            best: dict[str, float] = {}
+            for h in hits:
+                best[h.chunk.doc_id] = max(best.get(h.chunk.doc_id, 0.0), h.score)
+            hits = [replace(h, score=round(h.score + o.doc_weight * best[h.chunk.doc_id], 6),
+                            signals=h.signals + (("document", Signal(best[h.chunk.doc_id], 0)),))
+                    for h in hits]
         hits.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
         return hits
 

@@ -1,0 +1,45 @@
+"""研报问答 (research report Q&A): the Streamlit entry point.
+
+Sets up the page, the user's session defaults and the shared Library, imports the sample report
+into the 示例 knowledge base on first start, and hands over to the page the user picked. Run
+with ``streamlit run app.py`` (``make run``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state
+from ui.i18n import LANGUAGES, t
+from ui.render import inject_css
+
+st.set_page_config(page_title="研报问答", page_icon="📊", layout="wide",
+                   initial_sidebar_state="expanded")
+state.init_session()
+inject_css()
+
+library = state.library()
+if not st.session_state.get("_sample_checked"):
+    try:
+        if state.sample_needed(library):
+            with st.spinner(t("seeding", kb=state.SAMPLE_KB), show_time=True):
+                state.seed_sample(library)
+        st.session_state["_sample_checked"] = True
+    except Exception as exc:  # noqa: BLE001 - the app still works without the sample
+        st.error(t("seed_failed", error=exc), icon="⚠️")
+
+pages = [
+    st.Page("pages/ask.py", title=t("nav_ask"), icon="💬", default=True),
+    st.Page("pages/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
+    st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
+    st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
+]
+page = st.navigation(pages)
+
+page.run()
+
+with st.sidebar:
+    st.divider()
+    state.bound(st.segmented_control, t("language"), "lang", where="sidebar",
+                options=list(LANGUAGES), format_func=LANGUAGES.get, required=True,
+                label_visibility="collapsed")

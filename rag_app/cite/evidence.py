@@ -1,0 +1,238 @@
+"""What a sentence claims and what a source says, reduced to comparable features.
+
+A source becomes units (its sentences and its table rows, each row linearised with its column
+headers) plus the union of their content words, Chinese character bigrams and numbers. A
+sentence becomes the same features. Numbers are compared as values: ``1,234.5`` equals
+``1234.5``, ``20.0%`` equals ``20%``, and a number written with fewer decimals than the source
+matches the source's value rounded (``63`` for ``63.2``). Units (亿 / 万 / billion) are not
+converted: ``63.2亿美元`` and ``US$6.32 billion`` do not match.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from rag_app.cite.sentences import split_sentences
+from rag_app.index.keywords import tokenize
+from rag_app.models import Chunk
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
+# "1,234.5" (ASCII thousands separators), or a plain "1234.5". A full-width comma is a list
+# separator in Chinese ("80，35"), never a thousands separator.
+_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?!\d)")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAS_DIGIT = re.compile(r"\d")
+_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
+_TAG = re.compile(r"<[^>]+>")
+_SOURCE_LABEL = re.compile(r"^\s*\[Source \d+\][^\n]*\n?")
+# Lines of a prompt block that are paths, not content.
+_PATH_LINE = re.compile(r"^\s*(?:图片路径|Image path)\s*[:：].*$", re.M)
+# Characters that make a Chinese bigram uninformative ("的产", "为8").
+_STOP_CHARS = frozenset("的了和与及或是在有对为之等也都这那其吗呢吧啊被将把从到由以于个")
+# Words an answer uses to talk about its sources rather than about the subject; they are not
+# expected in the source, so they do not count against a sentence.
+FRAMING_WORDS = frozenset(
+    "根据 资料 参考 参考资料 来源 显示 表明 指出 提到 提及 所示 可见 综上 综上所述 此外 另外 "
+    "同时 总体 总体而言 总的来说 分别 其中 数据 信息 "
+    "according source sources show shows shown state states stated mention mentions mentioned "
+    "also overall respectively data information".split()
+)
+MAX_UNIT_CHARS = 300  # units are cut to this for embedding (e5 reads ~512 tokens; rows are short)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as written (``raw``) and as a value; ``year`` for 1900-2100 integers, which
+    often come from the question rather than the source and so weigh less when missing."""
+
+    raw: str
+    value: Decimal
+    decimals: int
+    year: bool
+
+
+@dataclass(frozen=True)
+class Features:
+    text: str
+    words: frozenset[str]
+    bigrams: frozenset[str]
+    numbers: tuple[Number, ...]
+
+    @property
+    def values(self) -> frozenset[Decimal]:
+        return frozenset(n.value for n in self.numbers)
+
+
+@dataclass(frozen=True)
+class SourceEvidence:
+    """One source as the checker sees it: its units and the union of their features.
+    ``rounded`` holds every value rounded to fewer decimals than written."""
+
+    number: int
+    units: tuple[Features, ...]
+    words: frozenset[str]
+    bigrams: frozenset[str]
+    values: frozenset[Decimal]
+    rounded: frozenset[Decimal]
+
+    def has_number(self, number: Number) -> bool:
+        return number.value in self.values or number.value in self.rounded
+
+
+def _stem(word: str) -> str:
+    # Enough English normalisation for "revenues" ~ "revenue", "margins" ~ "margin".
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def extract_numbers(text: str) -> tuple[Number, ...]:
+    out = []
+    for match in _NUMBER.finditer(text.translate(_FULL_WIDTH)):
+        raw = match.group(1)
+        plain = raw.replace(",", "")
+        try:
+            value = Decimal(plain)
+        except InvalidOperation:
+            continue
+        decimals = len(plain.split(".")[1]) if "." in plain else 0
+        year = decimals == 0 and "," not in raw and 1900 <= value <= 2100
+        out.append(Number(raw, value, decimals, year))
+    return tuple(out)
+
+
+def features(text: str) -> Features:
+    """Content words (jieba, lower-cased, English lightly stemmed, no numbers, no one-character
+    words, no framing words), Chinese bigrams without function characters, and numbers."""
+    words = set()
+    for token in tokenize(text):
+        if len(token) < 2 or _HAS_DIGIT.search(token):
+            continue
+        token = _stem(token) if token.isascii() else token
+        if token not in FRAMING_WORDS:
+            words.add(token)
+    bigrams = set()
+    for run in _CJK_RUN.findall(text):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair[0] not in _STOP_CHARS and pair[1] not in _STOP_CHARS:
+                bigrams.add(pair)
+    bigrams -= FRAMING_WORDS
+    return Features(text, frozenset(words), frozenset(bigrams), extract_numbers(text))
+
+
+def _rounded(numbers: Iterable[Number]) -> frozenset[Decimal]:
+    out = set()
+    for n in numbers:
+        for places in range(n.decimals):
+            out.add(n.value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+    return frozenset(out)
+
+
+def table_rows(table_html: str) -> list[str]:
+    """Each data row of an HTML table, linearised with its column headers; the header line
+    first."""
+    from rag_app.ingest.tables import column_labels, linearise_row, parse_table
+
+    grid = parse_table(table_html)
+    labels = column_labels(grid)
+    rows = []
+    header = " | ".join(label for label in labels if label)
+    if header:
+        rows.append(header)
+    rows.extend(linearise_row(row, labels) for row in grid.data_rows)
+    return [row for row in rows if row.strip()]
+
+
+def _units_of_text(text: str) -> list[str]:
+    return [s for _, _, s in split_sentences(text)]
+
+
+def source_units_from_block(block: str) -> list[str]:
+    """The units of a prompt block (``Source.text``): its label line dropped, its HTML tables
+    linearised row by row, its other lines split into sentences."""
+    body = _SOURCE_LABEL.sub("", block, count=1)
+    units: list[str] = []
+    for table in _TABLE.findall(body):
+        units.extend(table_rows(table))
+    body = _TABLE.sub("\n", body)
+    body = _PATH_LINE.sub("", body)
+    body = html.unescape(_TAG.sub(" ", body))
+    return _units_of_text(body) + units
+
+
+def source_units_from_chunk(chunk: Chunk) -> list[str]:
+    """The units of a chunk: heading path, caption, text, table rows, figure description,
+    footnote, the introducing paragraph, and named fields."""
+    units: list[str] = []
+    if chunk.heading_path:
+        units.append(" > ".join(h for h in chunk.heading_path if h.strip()))
+    for part in (chunk.caption, chunk.text, chunk.description, chunk.footnote, chunk.context):
+        if part.strip():
+            units.extend(_units_of_text(html.unescape(_TAG.sub(" ", part))))
+    if chunk.table_html:
+        units.extend(table_rows(chunk.table_html))
+    units.extend(f"{name}: {value}" for name, value in chunk.fields if value.strip())
+    return [u for u in units if u.strip()]
+
+
+def source_evidence(number: int, units: Iterable[str]) -> SourceEvidence:
+    seen: set[str] = set()
+    feats = []
+    for unit in units:
+        unit = " ".join(unit.split())
+        if unit and unit not in seen:
+            seen.add(unit)
+            feats.append(features(unit))
+    numbers = [n for f in feats for n in f.numbers]
+    return SourceEvidence(
+        number=number,
+        units=tuple(feats),
+        words=frozenset().union(*(f.words for f in feats)),
+        bigrams=frozenset().union(*(f.bigrams for f in feats)),
+        values=frozenset(n.value for n in numbers),
+        rounded=_rounded(numbers),
+    )
+
+
+def coverage(claim: Features, sources: Iterable[SourceEvidence]) -> float | None:
+    """Share of the claim's content words found in the sources; for Chinese, the better of that
+    and the share of its character bigrams (jieba may cut the two texts differently). None
+    when the claim has no content words."""
+    sources = list(sources)
+    if len(sources) == 1:
+        words, bigrams = sources[0].words, sources[0].bigrams
+    else:
+        words = frozenset().union(*(s.words for s in sources))
+        bigrams = frozenset().union(*(s.bigrams for s in sources))
+    shares = []
+    if claim.words:
+        shares.append(len(claim.words & words) / len(claim.words))
+    if claim.bigrams:
+        shares.append(len(claim.bigrams & bigrams) / len(claim.bigrams))
+    return max(shares) if shares else None
+
+
+def best_units(claim: Features, source: SourceEvidence, k: int) -> list[Features]:
+    """The ``k`` units of ``source`` sharing most with the claim (numbers count double)."""
+    values = claim.values
+
+    def overlap(unit: Features) -> float:
+        return (
+            len(claim.words & unit.words)
+            + 0.3 * len(claim.bigrams & unit.bigrams)
+            + 2.0 * len(values & unit.values)
+        )
+
+    ranked = sorted(enumerate(source.units), key=lambda pair: (-overlap(pair[1]), pair[0]))
+    return [unit for _, unit in ranked[:k]]
+
+
+def clip(text: str, limit: int = MAX_UNIT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit]

@@ -1,0 +1,239 @@
+"""Items -> chunks: merging under headings, heading paths, item indices, pages, limits.
+
+Besides hand-made documents, every real or authored content list is checked for the invariants
+that evaluation and citations rely on (pages and item indices agree with the source list; no
+page furniture; every content item lands in some chunk; text chunks stay within the limit).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_app.ingest import ChunkingOptions, chunk_document, load_path
+from rag_app.ingest.content_list import FURNITURE_TYPES
+from rag_app.models import Document, Item
+
+from .conftest import MINERU_FIXTURES, REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
+
+
+def _doc(items: list[Item], doc_id: str = "d") -> Document:
+    return Document(
+        doc_id=doc_id,
+        name=f"{doc_id}.json",
+        source_format="content_list",
+        items=tuple(items),
+        content_hash="x",
+        size_bytes=1,
+    )
+
+
+def _heading(index: int, text: str, level: int, page: int | None = 0) -> Item:
+    return Item(index=index, kind="heading", text=text, level=level, page=page)
+
+
+def _text(index: int, text: str, page: int | None = 0) -> Item:
+    return Item(index=index, kind="text", text=text, page=page)
+
+
+def test_paragraphs_merge_under_a_heading_but_never_across_one(counter) -> None:  # type: ignore[no-untyped-def]
+    items = [
+        _heading(0, "1 公司概况", 1),
+        _text(1, "第一段：公司成立于2000年。"),
+        _text(2, "第二段：总部位于上海。", page=1),
+        _heading(3, "1.1 营收", 2, page=1),
+        _text(4, "第三段：营收创新高。", page=1),
+        _heading(5, "1.2 结构", 2, page=2),
+        _text(6, "第四段：消费电子占比提升。", page=2),
+        _heading(7, "2 行业", 1, page=3),
+        _text(8, "第五段：行业复苏。", page=3),
+    ]
+    chunks = chunk_document(_doc(items), counter)
+    assert [c.text for c in chunks] == [
+        "第一段：公司成立于2000年。\n第二段：总部位于上海。",
+        "第三段：营收创新高。",
+        "第四段：消费电子占比提升。",
+        "第五段：行业复苏。",
+    ]
+    assert [c.item_indices for c in chunks] == [(0, 1, 2), (3, 4), (5, 6), (7, 8)]
+    assert [c.pages for c in chunks] == [(0, 1), (1,), (2,), (3,)]
+    assert [c.heading_path for c in chunks] == [
+        ("1 公司概况",),
+        ("1 公司概况", "1.1 营收"),
+        ("1 公司概况", "1.2 结构"),
+        ("2 行业",),
+    ]
+    for chunk in chunks:
+        assert " > ".join(chunk.heading_path) in chunk.search_text
+        assert chunk.search_text.endswith(chunk.text)
+    assert [c.chunk_id for c in chunks] == ["d:x:0000", "d:x:0001", "d:x:0002", "d:x:0003"]
+
+
+def test_chunking_is_deterministic(counter) -> None:  # type: ignore[no-untyped-def]
+    doc = load_path(SAMPLE_CONTENT_LIST, 10**9)[0].document
+    assert chunk_document(doc, counter) == chunk_document(doc, counter)
+
+
+def test_short_paragraphs_fill_chunks_up_to_the_limit(counter) -> None:  # type: ignore[no-untyped-def]
+    sentence = "公司坚持逆周期投资，产能扩张稳步推进。"
+    items = [_heading(0, "3 产能扩张", 1)] + [
+        _text(n, f"{n}号段落。{sentence}") for n in range(1, 31)
+    ]
+    limit = 60
+    chunks = chunk_document(_doc(items), counter, ChunkingOptions(text_chunk_tokens=limit))
+    assert len(chunks) > 3
+    covered = [i for c in chunks for i in c.item_indices]
+    assert covered == list(range(31))  # each item once, in order
+    for chunk in chunks:
+        assert counter.count(chunk.text) <= limit + 1  # +1: the joining newline
+        assert chunk.heading_path == ("3 产能扩张",)
+
+
+def test_long_paragraph_is_split_at_sentences_within_the_limit(counter) -> None:  # type: ignore[no-untyped-def]
+    sentences = [f"第{n}句话讨论了晶圆代工行业的产能利用率变化。" for n in range(40)]
+    long = "".join(sentences)
+    items = [_heading(0, "长段落", 1, page=3), _text(1, long, page=3)]
+    limit = 80
+    chunks = chunk_document(_doc(items), counter, ChunkingOptions(text_chunk_tokens=limit))
+    assert len(chunks) > 2
+    assert all(counter.count(c.text) <= limit for c in chunks)
+    assert all(counter.count(c.text) > limit // 2 for c in chunks[:-1])  # sentences are packed
+    assert "".join(c.text for c in chunks) == long  # nothing lost or repeated
+    assert all(1 in c.item_indices and c.pages == (3,) for c in chunks)
+    assert chunks[0].item_indices == (0, 1)  # the heading goes with the first piece
+    # pieces end at sentence ends
+    assert all(c.text.endswith("。") for c in chunks)
+
+
+def test_unbreakable_text_is_cut_hard(counter) -> None:  # type: ignore[no-untyped-def]
+    blob = "x" * 5000
+    chunks = chunk_document(_doc([_text(0, blob)]), counter, ChunkingOptions(text_chunk_tokens=100))
+    assert len(chunks) > 1
+    assert all(counter.count(c.text) <= 100 for c in chunks)
+    assert "".join(c.text for c in chunks) == blob
+
+
+def test_image_chunk_carries_caption_description_footnote(counter) -> None:  # type: ignore[no-untyped-def]
+    items = [
+        _heading(0, "4 先进制程", 1, page=4),
+        _text(1, "公司特色工艺多点开花。", page=4),
+        Item(
+            index=2,
+            kind="image",
+            page=4,
+            caption=("图3：季度营收及增速",),
+            footnote=("数据来源：Wind",),
+            description="柱状图为2023Q1至2024Q4季度营收。",
+            image_path="images/c.png",
+        ),
+    ]
+    chunks = chunk_document(_doc(items), counter)
+    image = chunks[-1]
+    assert image.type == "image" and image.item_indices == (2,) and image.pages == (4,)
+    assert image.text == "图3：季度营收及增速\n柱状图为2023Q1至2024Q4季度营收。\n数据来源：Wind"
+    assert image.caption == "图3：季度营收及增速" and image.footnote == "数据来源：Wind"
+    assert image.description == "柱状图为2023Q1至2024Q4季度营收。"
+    assert image.image_path == "images/c.png" and image.context == "公司特色工艺多点开花。"
+    assert "4 先进制程" in image.search_text and "柱状图" in image.search_text
+
+
+def test_untitled_image_is_found_by_the_paragraph_before_it(counter) -> None:  # type: ignore[no-untyped-def]
+    items = [
+        _text(0, "下图展示了公司产线分布。"),
+        Item(index=1, kind="image", image_path="images/x.png"),
+    ]
+    image = chunk_document(_doc(items), counter)[-1]
+    assert image.text == "(图片，无标题)"
+    assert "下图展示了公司产线分布。" in image.search_text
+
+
+def test_qa_chunk(counter) -> None:  # type: ignore[no-untyped-def]
+    item = Item(
+        index=0,
+        kind="qa",
+        text="血压多少算高？",
+        description="收缩压≥140即偏高。",
+        fields=(
+            ("category", "qa_examples"),
+            ("tags", "健康咨询,高血压"),
+            ("quality_grade", "优秀"),
+            ("row", "2"),
+        ),
+    )
+    (chunk,) = chunk_document(_doc([item]), counter)
+    assert chunk.type == "qa" and chunk.item_indices == (0,)
+    assert chunk.text == "问：血压多少算高？\n答：收缩压≥140即偏高。"
+    assert "血压多少算高？" in chunk.search_text and "收缩压≥140即偏高。" in chunk.search_text
+    assert "健康咨询,高血压" in chunk.search_text
+    assert chunk.field("quality_grade") == "优秀" and chunk.heading_path == ("qa_examples",)
+
+
+def test_tatqa_like_fixture(counter) -> None:  # type: ignore[no-untyped-def]
+    path = TEST_DATA / "tatqa_like_content_list.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    loaded = load_path(path, 10**9)[0]
+    assert loaded.document.doc_id == "tatqa_like"
+    chunks = chunk_document(loaded.document, counter)
+    by_type = {t: [c for c in chunks if c.type == t] for t in ("text", "table", "image")}
+    assert [c.item_indices for c in by_type["text"]] == [(1, 2), (4,), (7, 8)]
+    assert [c.item_indices for c in by_type["table"]] == [(3,)]
+    assert [c.item_indices for c in by_type["image"]] == [(11,)]
+    cash = by_type["text"][2]
+    assert cash.heading_path == ("Item 7. Management's Discussion and Analysis", "Liquidity")
+    assert cash.pages == (1,)
+    image = by_type["image"][0]
+    assert image.caption == "Figure 2: Revenue mix 2019"
+    assert image.description == raw[11]["content"]
+    assert image.footnote == "Source: internal management accounts"
+    furniture = {i for i, e in enumerate(raw) if e["type"] in FURNITURE_TYPES}
+    assert furniture == {0, 5, 6, 9, 10, 12}
+    for chunk in chunks:
+        assert not furniture & set(chunk.item_indices)
+        for i in furniture - {5}:  # "12", the page number, is also part of a table value
+            assert raw[i]["text"] not in chunk.search_text
+    assert 13 not in {i for c in chunks for i in c.item_indices}  # empty text item
+
+
+# -- invariants over every document we have -----------------------------------------------------
+
+_DOCS = [
+    ("sample", SAMPLE_CONTENT_LIST),
+    ("tatqa_like", TEST_DATA / "tatqa_like_content_list.json"),
+    ("demo1", MINERU_FIXTURES / "demo1_hydrology_paper_v0.10" / "demo1_content_list.json"),
+    ("svolt", MINERU_FIXTURES / "svolt_battery_datasheet_zh_en" / "svolt_content_list.json"),
+    ("aaai26", MINERU_FIXTURES / "aaai26_paper_en" / "aaai26_content_list.json"),
+] + [(p.stem, p) for p in sorted((REPO_ROOT / "assets" / "broker_eval" / "docs").glob("*.json"))]
+
+
+@pytest.mark.parametrize("path", [p for _, p in _DOCS], ids=[n for n, _ in _DOCS])
+def test_chunk_invariants(path: Path, counter) -> None:  # type: ignore[no-untyped-def]
+    if not path.exists():
+        pytest.skip(f"{path} not found (shared eval fixtures absent)")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    doc = load_path(path, 10**9)[0].document
+    options = ChunkingOptions()
+    chunks = chunk_document(doc, counter, options)
+    assert chunks
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
+    covered: set[int] = set()
+    for chunk in chunks:
+        assert chunk.doc_id == doc.doc_id and chunk.chunk_id.startswith(doc.doc_id + ":")
+        assert chunk.item_indices == tuple(sorted(set(chunk.item_indices)))
+        for i in chunk.item_indices:
+            assert raw[i]["type"] not in FURNITURE_TYPES
+        # a chunk's pages are exactly the pages of the items it was built from
+        assert chunk.pages == tuple(sorted({raw[i]["page_idx"] for i in chunk.item_indices}))
+        if chunk.type == "text":
+            assert counter.count(chunk.text) <= options.text_chunk_tokens + 8
+        assert chunk.text.strip()
+        covered.update(chunk.item_indices)
+    # every item with content reaches some chunk (headings via the chunk that follows them)
+    content = {
+        i
+        for i, e in enumerate(raw)
+        if e["type"] not in FURNITURE_TYPES
+        and not (e["type"] == "text" and not str(e.get("text", "")).strip())
+    }
+    assert content - covered == set()

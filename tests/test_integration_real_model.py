@@ -1,0 +1,109 @@
+"""End to end with the real multilingual-e5-small and a real Chroma store on disk (slow).
+
+Skipped with a message when the model has not been built (`rag-app setup`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rag_app.config import Settings
+from rag_app.index.library import Library
+from rag_app.models import SearchFilter
+from rag_app.retrieve import make_retriever
+
+from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, SAMPLE_DIR
+
+pytestmark = pytest.mark.slow
+KB = "default"
+FAB_TABLE = "表6：中芯国际产线一览"
+
+
+@pytest.fixture(scope="module")
+def real_library(tmp_path_factory: pytest.TempPathFactory, real_embedder, counter):  # type: ignore[no-untyped-def]
+    settings = Settings(data_dir=tmp_path_factory.mktemp("real") / "data", cache_dir=REAL_CACHE_DIR)
+    library = Library(settings, embedder=real_embedder, counter=counter)
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST])
+    assert report.status == "ingested", report.message
+    return library
+
+
+@pytest.fixture(scope="module")
+def questions() -> dict[str, dict]:
+    return {q["id"]: q for q in json.loads((SAMPLE_DIR / "questions.json").read_text("utf-8"))}
+
+
+def _rank_of(hits, gold: set[int]) -> int | None:  # type: ignore[no-untyped-def]
+    return next((h.rank for h in hits if gold & set(h.chunk.item_indices)), None)
+
+
+def test_real_embedder_vectors(real_embedder) -> None:  # type: ignore[no-untyped-def]
+    passages = real_embedder.embed_passages(
+        ["中芯国际的产能利用率在2024年回升至85%", "高血压患者应减少盐的摄入"]
+    )
+    queries = real_embedder.embed_queries(
+        ["中芯国际产能利用率是多少", "高血压饮食注意什么", "SMIC capacity utilization in 2024"]
+    )
+    assert passages.shape == (2, real_embedder.dimension) and passages.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-4)
+    scores = queries @ passages.T
+    # each query prefers its own passage, across languages too
+    assert list(scores.argmax(axis=1)) == [0, 1, 0], scores
+
+
+def test_chinese_table_question_finds_the_fab_table(real_library: Library) -> None:
+    hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
+        "中芯南方的工艺节点是什么", 10
+    )
+    top3 = [h.chunk.caption for h in hits[:3]]
+    assert FAB_TABLE in top3, top3
+    fab = next(h for h in hits[:3] if h.chunk.caption == FAB_TABLE)
+    assert 55 in fab.chunk.item_indices and fab.signal("dense") is not None
+
+
+@pytest.mark.parametrize("qid", ["q2", "q7"])
+def test_fab_table_questions_zh_and_en(real_library: Library, questions, qid: str) -> None:  # type: ignore[no-untyped-def]
+    question = questions[qid]
+    gold = {e["item_index"] for e in question["evidence"]}
+    hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
+        question["question"], 10
+    )
+    rank = _rank_of(hits, gold)
+    assert rank is not None and rank <= 3, (question["question"], rank)
+
+
+def test_english_question_dense_alone(real_library: Library, questions) -> None:  # type: ignore[no-untyped-def]
+    question = questions["q7"]  # English question about a Chinese table
+    hits = make_retriever("dense", real_library, KB).retrieve(question["question"], 5)
+    assert _rank_of(hits, {55}) is not None
+
+
+def test_sample_questions_recall(real_library: Library, questions) -> None:  # type: ignore[no-untyped-def]
+    retriever = make_retriever("hybrid", real_library, KB, real_library.settings)
+    ranks = {}
+    for qid, question in questions.items():
+        hits = retriever.retrieve(question["question"], 10)
+        ranks[qid] = _rank_of(hits, {e["item_index"] for e in question["evidence"]})
+    found = [r for r in ranks.values() if r is not None and r <= 10]
+    assert len(found) >= 6, ranks
+
+
+def test_filters_with_the_real_store(real_library: Library) -> None:
+    hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
+        "中芯国际季度营收及增速", 5, SearchFilter(types=("image",))
+    )
+    assert hits and all(h.chunk.type == "image" for h in hits)
+    assert hits[0].chunk.caption == "图3：中芯国际季度营收及增速"
+
+
+def test_on_disk_store_survives_a_new_library(
+    real_library: Library, real_embedder, counter
+) -> None:  # type: ignore[no-untyped-def]
+    again = Library(real_library.settings, embedder=real_embedder, counter=counter)
+    assert again.store.count(KB) == len(again.chunks(KB)) > 0
+    hits = make_retriever("dense", again, KB).retrieve("中芯南方的工艺节点是什么", 10)
+    assert any(h.chunk.caption == FAB_TABLE for h in hits)

@@ -1,0 +1,586 @@
+"""Rendering the pipeline's results: the streamed answer, the answer with clickable citations,
+source cards, the retrieval trace, the prompt inspector and timings.
+
+Everything shown comes from the ``Answer`` the pipeline returned (the UI computes nothing about
+retrieval or support). Document content is escaped or sanitised before it reaches
+``unsafe_allow_html``; answers are rendered as Markdown with HTML escaped.
+
+Citations: ``[Source N]`` becomes the Markdown link ``[\\[Source N\\]](#source-N)`` and each source
+card holds ``<span id="source-N">`` (RECIPES: clicking opens the card and scrolls to it). Several
+answers on one page use a prefix (``t2-source-N``) so anchors stay unique.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag_app.cite import normalize_markers
+from rag_app.index.library import Library
+from rag_app.models import Chunk, Hit, RetrievalTrace
+from rag_app.pipeline import Answer, AskOptions, Pipeline
+from rag_app.prompt import Turn
+from ui.i18n import ms, t, type_label
+from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
+
+TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
+HIT_TABS = ("text", "table", "image", "qa")
+_CANONICAL = re.compile(r"\[Source (\d+)\]")
+
+CSS = """
+<style>
+.rag-src {line-height: 1.75; font-size: 0.95rem; white-space: normal; word-break: break-word;}
+.rag-src mark, .rag-table td.rag-hit, .rag-table th.rag-hit {background: #fff1b8; padding: 0 2px; border-radius: 3px;}
+.rag-table {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
+.rag-table table {border-collapse: collapse; font-size: 0.85rem; min-width: 60%;}
+.rag-table td, .rag-table th {border: 1px solid rgba(49, 51, 63, 0.18); padding: 4px 8px; text-align: center; white-space: nowrap;}
+.rag-table tr:first-child td, .rag-table th {background: rgba(49, 51, 63, 0.05); font-weight: 600;}
+.rag-meta {color: rgba(49, 51, 63, 0.6); font-size: 0.82rem; margin-bottom: 0.35rem;}
+.rag-quote {border-left: 3px solid #d9d9d9; padding-left: 0.6rem; margin: 0.2rem 0; font-size: 0.88rem;}
+.rag-bad {border-left-color: #f5a623;}
+</style>
+"""
+
+
+def inject_css() -> None:
+    st.markdown(CSS, unsafe_allow_html=True)
+
+
+# small formatting helpers ------------------------------------------------------------------
+def anchor_id(prefix: str, number: int) -> str:
+    return f"{prefix}-source-{number}" if prefix else f"source-{number}"
+
+
+def page_label(chunk: Chunk) -> str:
+    """1-based pages for display (``page_idx`` 0 is page 1)."""
+    if not chunk.pages:
+        return ""
+    first, last = min(chunk.pages) + 1, max(chunk.pages) + 1
+    return t("page", page=first if first == last else f"{first}–{last}")
+
+
+def chunk_title(chunk: Chunk, limit: int = 36) -> str:
+    title = chunk.caption or (chunk.heading_path[-1] if chunk.heading_path else "") or chunk.text
+    title = " ".join(title.split())
+    return title if len(title) <= limit else title[: limit - 1] + "…"
+
+
+def _sources(answer: Answer) -> tuple[Any, ...]:
+    return answer.prompt.sources if answer.prompt is not None else ()
+
+
+# answer text ---------------------------------------------------------------------------------
+def _title_attr(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', "'").replace("\n", " ")
+
+
+def answer_markdown(text: str, report: Any, prefix: str = "", max_number: int = 0) -> str:
+    """The answer as Markdown: HTML escaped, ``$`` escaped, every canonical ``[Source N]`` that
+    exists a link to its card, and each flagged sentence followed by a ⚠️ whose tooltip (a link
+    title) gives the reason and whose link leads to the citation check."""
+    flags: dict[int, str] = {}
+    for sentence in getattr(report, "sentences", ()) or ():
+        if getattr(sentence, "flagged", False):
+            reason = t("uncited_mark") if not sentence.cited else t(
+                "unsupported_mark", reason=sentence.reason)
+            if text[: sentence.end].rstrip().endswith("|"):
+                continue  # a Markdown table row: a mark after it would break the table
+            flags[sentence.end] = reason
+
+    pieces: list[str] = []
+    position = 0
+    for end in sorted(flags):
+        pieces.append(_link_piece(text[position:end], prefix, max_number))
+        target = f"#{prefix}-check" if prefix else "#citation-check"
+        pieces.append(f' [⚠️]({target} "{_title_attr(flags[end])}")')
+        position = end
+    pieces.append(_link_piece(text[position:], prefix, max_number))
+    return "".join(pieces)
+
+
+def _link_piece(raw: str, prefix: str, max_number: int) -> str:
+    normal = escape_markdown_text(normalize_markers(raw, max_number=max_number or None))
+
+    def link(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if max_number and number > max_number:
+            return f"\\[Source {number}\\]"  # dangling: no card to open
+        return f"[\\[Source {number}\\]](#{anchor_id(prefix, number)})"
+
+    return _CANONICAL.sub(link, normal)
+
+
+def render_answer_text(answer: Answer, prefix: str = "") -> None:
+    if answer.text.strip():
+        st.markdown(answer_markdown(answer.text, answer.citations, prefix, len(_sources(answer))))
+    elif not answer.error:
+        st.caption(t("empty_answer"))
+    if answer.error:
+        st.error(t("provider_error", error=answer.error), icon="⚠️")
+
+
+@dataclass(frozen=True)
+class CheckedLine:
+    """The factual sentences of one answer line, checked: a table row quoted as ``a: 1; b: 2``
+    is checked clause by clause by the core but reads as one statement."""
+
+    text: str
+    cited: tuple[int, ...]
+    supported: bool
+    support: float
+    reasons: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+
+def checked_lines(answer: Answer) -> list[CheckedLine]:
+    by_line: dict[int, list[Any]] = {}
+    for sentence in getattr(answer.citations, "sentences", ()) or ():
+        if sentence.factual:
+            by_line.setdefault(answer.text.count("\n", 0, sentence.start), []).append(sentence)
+    out = []
+    for _, sentences in sorted(by_line.items()):
+        bad = [s for s in sentences if s.flagged]
+        cited = tuple(dict.fromkeys(n for s in sentences for n in s.cited))
+        out.append(CheckedLine(
+            text=" ".join(s.text for s in sentences),
+            cited=cited,
+            supported=not bad,
+            support=min(s.support for s in sentences),
+            reasons=tuple(dict.fromkeys(s.reason for s in bad)),
+            sentences=tuple(s.text for s in sentences),
+        ))
+    return out
+
+
+def citing_lines(answer: Answer) -> dict[int, list[CheckedLine]]:
+    """Per source number, the checked answer lines that cite it."""
+    out: dict[int, list[CheckedLine]] = {}
+    for line in checked_lines(answer):
+        for number in line.cited:
+            out.setdefault(number, []).append(line)
+    return out
+
+
+def _quote(line: CheckedLine, meta: str = "") -> str:
+    ok = line.supported
+    note = "" if ok else "; ".join(line.reasons)
+    details = " · ".join(x for x in (meta, note) if x)
+    return (f'<div class="rag-quote{"" if ok else " rag-bad"}">{"✅" if ok else "⚠️"} '
+            f"{escape_text(line.text)}"
+            + (f'<div class="rag-meta">{escape_text(details)}</div>' if details else "")
+            + "</div>")
+
+
+def render_citation_check(answer: Answer, prefix: str = "") -> None:
+    report = answer.citations
+    if report is None:
+        return
+    anchor = f"{prefix}-check" if prefix else "citation-check"
+    lines = checked_lines(answer)
+    cited = [line for line in lines if line.cited]
+    supported = sum(1 for line in cited if line.supported)
+    flagged = [line for line in lines if not line.supported]
+    summary = t("citation_summary", supported=supported, total=len(cited))
+    icon = "✅" if not flagged and not report.dangling else "⚠️"
+    with st.expander(f"{icon} {t('citation_check')} · {summary}", expanded=False):
+        st.markdown(f'<span id="{anchor}"></span>', unsafe_allow_html=True)
+        if report.dangling:
+            st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
+        quotes = [
+            _quote(line, " ".join(f"[Source {n}]" for n in line.cited) + f" · {line.support:.2f}")
+            for line in lines
+        ]
+        st.markdown("".join(quotes), unsafe_allow_html=True)
+
+
+# chunks --------------------------------------------------------------------------------------
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_BULLET = re.compile(r"^\s*(?:[-*+•]\s+|\d{1,3}[.)、]\s*)")
+
+
+def _phrases_for(sentences: Sequence[str]) -> list[str]:
+    """Exact quotes worth highlighting: the cited sentences as written, without bullets or a
+    trailing ellipsis (the offline answerer quotes sources verbatim)."""
+    out = []
+    for sentence in sentences:
+        phrase = _BULLET.sub("", sentence).strip().rstrip("…").strip()
+        if len(phrase) >= 6:
+            out.append(phrase)
+    return out
+
+
+def highlight_html(text: str, phrases: Sequence[str]) -> str:
+    """``text`` escaped for HTML, with each occurrence of ``phrases`` wrapped in ``<mark>``."""
+    spans: list[tuple[int, int]] = []
+    for phrase in phrases:
+        start = text.find(phrase)
+        if start >= 0:
+            spans.append((start, start + len(phrase)))
+    spans.sort()
+    out, position = [], 0
+    for start, end in spans:
+        if start < position:
+            continue
+        out.append(escape_text(text[position:start]))
+        out.append("<mark>" + escape_text(text[start:end]) + "</mark>")
+        position = end
+    out.append(escape_text(text[position:]))
+    return "".join(out)
+
+
+_CELL = re.compile(r"<(td|th)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def highlight_table(table_html: str, sentences: Sequence[str]) -> str:
+    """Sanitised table HTML with the cells the cited sentences quote marked: cells equal to one
+    of their numbers, or to a value they give as ``label: value`` (how the offline answerer and
+    most models quote a row)."""
+    values = {n.rstrip("%").replace(",", "") for s in sentences for n in _NUMBER.findall(s)}
+    values = {n for n in values if len(n) >= 2 and not re.fullmatch(r"(19|20)\d\d", n)}
+    for sentence in sentences:
+        for part in re.split(r"[;；]", sentence):
+            if ":" in part or "：" in part:
+                value = re.split(r"[:：]", part)[-1].strip()
+                if value:
+                    values.add(value.rstrip("%").replace(",", ""))
+    safe = sanitize_table_html(table_html)
+    if not values:
+        return safe
+
+    def mark(match: re.Match[str]) -> str:
+        tag, attrs, body = match.groups()
+        value = html.unescape(_TAG.sub("", body)).strip().rstrip("%").replace(",", "")
+        if value in values:
+            return f'<{tag}{attrs} class="rag-hit">{body}</{tag}>'
+        return match.group(0)
+
+    return _CELL.sub(mark, safe)
+
+
+def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ()) -> None:
+    """A chunk as a reader sees it: text (escaped, quotes highlighted), a table (sanitised) or
+    a figure (the stored image, or its caption when the file is missing)."""
+    if chunk.heading_path and chunk.type in ("text", "qa"):
+        path = " › ".join(chunk.heading_path)
+        st.markdown(f'<div class="rag-meta">{escape_text(path)}</div>', unsafe_allow_html=True)
+    if chunk.type == "table" and chunk.table_html:
+        if chunk.caption:
+            st.markdown(f"<div><b>{escape_text(chunk.caption)}</b></div>", unsafe_allow_html=True)
+        body = highlight_table(chunk.table_html, cited)
+        st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
+        if chunk.footnote:
+            st.markdown(f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>',
+                        unsafe_allow_html=True)
+        return
+    if chunk.type == "image":
+        path = lib.asset_path(kb, chunk.doc_id, chunk.image_path)
+        if path is not None:
+            st.image(str(path), caption=chunk.caption or None, width=560)
+        else:
+            caption = chunk.caption or chunk.image_path or "—"
+            st.markdown(f'<div class="rag-src"><b>🖼️ {escape_text(caption)}</b></div>',
+                        unsafe_allow_html=True)
+            st.caption(t("image_missing"))
+        detail = chunk.description or ""
+        if detail:
+            st.markdown(f'<div class="rag-src">{highlight_html(detail, _phrases_for(cited))}</div>',
+                        unsafe_allow_html=True)
+        if chunk.footnote:
+            st.markdown(f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>',
+                        unsafe_allow_html=True)
+        return
+    st.markdown(f'<div class="rag-src">{highlight_html(chunk.text, _phrases_for(cited))}</div>',
+                unsafe_allow_html=True)
+
+
+# source cards --------------------------------------------------------------------------------
+def render_sources(answer: Answer, lib: Library, kb: str, doc_names: Mapping[str, str],
+                   prefix: str = "") -> None:
+    sources = _sources(answer)
+    if not sources:
+        st.caption(t("no_sources"))
+        return
+    citing = citing_lines(answer)
+    for source in sources:
+        chunk = source.hit.chunk
+        lines = citing.get(source.number, [])
+        flagged = any(not line.supported for line in lines)
+        parts = [
+            f"**[Source {source.number}]**",
+            f"{TYPE_ICONS.get(chunk.type, '')} {type_label(chunk.type)}",
+            escape_label(doc_names.get(chunk.doc_id, chunk.doc_id)),
+        ]
+        if page_label(chunk):
+            parts.append(page_label(chunk))
+        parts.append(escape_label(chunk_title(chunk)))
+        label = " · ".join(parts) + (" ⚠️" if flagged else "")
+        with st.expander(label, expanded=False):
+            st.markdown(f'<span id="{anchor_id(prefix, source.number)}"></span>',
+                        unsafe_allow_html=True)
+            notes = []
+            if source.status == "cut":
+                notes.append("✂️ " + t("source_cut"))
+            if len(source.parts) > 1:
+                notes.append(t("merged_parts", n=len(source.parts)))
+            elif chunk.subtable_count:
+                notes.append(t("subtable", i=chunk.subtable_index, n=chunk.subtable_count))
+            if chunk.type in ("table", "image") and chunk.heading_path:
+                notes.append(t("section_path") + "：" + " › ".join(chunk.heading_path))
+            if notes:
+                st.markdown(f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
+                            unsafe_allow_html=True)
+            if lines:
+                st.markdown(f'<div class="rag-meta">{t("cited_by")}</div>'
+                            + "".join(_quote(line) for line in lines), unsafe_allow_html=True)
+            render_chunk(chunk, lib, kb, [s for line in lines for s in line.sentences])
+
+
+# retrieval trace -----------------------------------------------------------------------------
+def _signal_cell(hit: Hit, name: str) -> str:
+    signal = hit.signal(name)
+    if signal is None:
+        return ""
+    return f"{signal.score:.3f}" + (f" (#{signal.rank})" if signal.rank else "")
+
+
+def hits_frame(hits: Sequence[Hit], doc_names: Mapping[str, str],
+               in_prompt: Mapping[str, int]) -> pd.DataFrame:
+    names = sorted({name for hit in hits for name, _ in hit.signals})
+    rows = []
+    for hit in hits:
+        chunk = hit.chunk
+        row = {
+            t("col_rank"): hit.rank,
+            t("col_score"): round(hit.score, 4),
+            t("col_in_prompt"): f"[Source {in_prompt[chunk.chunk_id]}]"
+            if chunk.chunk_id in in_prompt else "",
+            t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
+            t("col_page"): ", ".join(str(p + 1) for p in chunk.pages),
+            t("col_strategy"): hit.strategy,
+            t("col_note"): hit.note,
+        }
+        for name in names:
+            row[name] = _signal_cell(hit, name)
+        row[t("col_preview")] = chunk_title(chunk, 60)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _in_prompt(answer: Answer) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for source in _sources(answer):
+        out[source.hit.chunk.chunk_id] = source.number
+        for part in source.parts:
+            out.setdefault(part.chunk.chunk_id, source.number)
+    return out
+
+
+def render_routing(trace: RetrievalTrace) -> None:
+    routing = trace.routing
+    if trace.mode != "smart" or routing is None:
+        st.caption("🔀 " + t("routing_hybrid"))
+        return
+    scope = t("routing_single") if routing.single_type else t("routing_all")
+    st.markdown("🧭 " + t("routing_decision", type=type_label(routing.detected_type),
+                                        confidence=routing.confidence, scope=scope))
+    evidence = " ".join(f"`{escape_label(e).replace('`', '')}`" for e in routing.evidence)
+    scores = " · ".join(f"{type_label(k)} {v:.2f}" for k, v in routing.scores)
+    st.caption(f"{t('routing_evidence')}：{evidence or t('routing_none')}  \n"
+               f"{t('routing_scores')}：{scores}  \n{t('routing_reason')}：{escape_label(routing.reason)}")
+
+
+def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
+    trace = answer.retrieval
+    in_prompt = _in_prompt(answer)
+    present = [k for k in HIT_TABS if k != "qa" or trace.by_type("qa")]
+    labels = [f"{TYPE_ICONS[k]} {type_label(k)} ({len(trace.by_type(k))})" for k in present]
+    busiest = max(range(len(present)), key=lambda i: len(trace.by_type(present[i])))
+    tabs = st.tabs(labels + ["🪜 " + t("layers")], default=labels[busiest])
+    for tab, kind in zip(tabs, present):
+        with tab:
+            hits = trace.by_type(kind)
+            if not hits:
+                st.caption(t("hits_none"))
+                continue
+            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True,
+                         width="stretch")
+    with tabs[-1]:
+        if trace.layers:
+            st.dataframe(pd.DataFrame([{
+                t("col_type"): type_label(step.type), t("col_layer"): step.layer,
+                t("col_threshold"): step.threshold, t("col_found"): step.found,
+                t("col_total"): step.total, t("col_ran"): t("yes") if step.ran else t("no"),
+                t("col_reason"): step.reason,
+            } for step in trace.layers]), hide_index=True, width="stretch")
+        extra = []
+        if trace.expanded_terms:
+            extra.append(f"{t('expanded_terms')}：{'、'.join(trace.expanded_terms)}")
+        if trace.notes:
+            extra.append(f"{t('trace_notes')}：{'; '.join(trace.notes)}")
+        extra.append(f"{t('retrieve_ms')}：{ms(trace.ms)}")
+        st.caption(escape_label("  \n".join(extra)).replace("\\  \n", "  \n"))
+
+
+def render_retrieval(answer: Answer, doc_names: Mapping[str, str]) -> None:
+    with st.expander(f"🔎 {t('retrieval_details')}", expanded=False):
+        render_routing(answer.retrieval)
+        render_hits(answer, doc_names)
+
+
+# prompt inspector ----------------------------------------------------------------------------
+def render_token_totals(report: Any) -> None:
+    """The prompt's token totals as metrics: used (and the limit in the label)."""
+    cols = st.columns(5)
+    cols[0].metric(t("prompt_tokens"), f"{report.prompt_tokens:,}")
+    cols[1].metric(t("context_limit", limit=f"{report.context_limit:,}"),
+                   f"{report.context_tokens:,}")
+    cols[2].metric(t("history_limit", limit=f"{report.history_limit:,}"),
+                   f"{report.history_tokens:,}")
+    cols[3].metric(t("answer_reserve"), f"{report.answer_reserve:,}")
+    cols[4].metric(t("window_total", window=f"{report.context_window:,}"),
+                   f"{report.total_tokens:,}")
+
+
+def section_label(section: Any, chunks: Mapping[str, Chunk]) -> str:
+    """A short name for a prompt section: its source number and the chunk's title."""
+    if section.kind != "source":
+        return section.name
+    chunk = chunks.get(section.chunk_id)
+    title = chunk_title(chunk, 16) if chunk is not None else section.chunk_id
+    return (f"S{section.source} · " if section.source else "✗ ") + title
+
+
+def sections_frame(report: Any) -> pd.DataFrame:
+    status = {"kept": t("status_kept"), "cut": t("status_cut"), "dropped": t("status_dropped")}
+    return pd.DataFrame([{
+        t("col_section"): (f"[Source {s.source}] " if s.source else "") + s.name,
+        t("col_kind"): s.kind,
+        t("col_tokens"): s.tokens,
+        t("col_full"): s.full_tokens,
+        t("col_status"): status.get(s.status, s.status),
+        t("col_reason"): s.reason,
+    } for s in report.sections])
+
+
+def render_prompt(answer: Answer) -> None:
+    prompt = answer.prompt
+    with st.expander(f"🧾 {t('prompt_inspector')}", expanded=False):
+        if prompt is None:
+            st.caption(t("no_prompt"))
+            return
+        report = prompt.report
+        render_token_totals(report)
+        st.markdown(f"**{t('tokens_by_section')}**")
+        chunks = {h.chunk.chunk_id: h.chunk for h in answer.hits}
+        chunks.update({s.hit.chunk.chunk_id: s.hit.chunk for s in prompt.sources})
+        chart = pd.DataFrame([{
+            "section": f"{i + 1:02d} " + section_label(s, chunks),
+            t("tokens_sent"): s.tokens,
+            t("tokens_not_sent"): max(0, s.full_tokens - s.tokens),
+        } for i, s in enumerate(report.sections)])
+        st.bar_chart(chart, x="section", y=[t("tokens_sent"), t("tokens_not_sent")],
+                     horizontal=True, stack=True, sort=False, color=["#3b7dd8", "#e4572e"],
+                     x_label="", y_label="tokens", height=max(240, 30 * len(chart) + 60))
+        st.dataframe(sections_frame(report), hide_index=True, width="stretch",
+                     height=min(36 * (len(report.sections) + 1) + 4, 560))
+        st.caption(t("counter_note", counter=report.counter))
+
+        st.markdown(f"**{t('messages')}**")
+        tabs = st.tabs([f"{i + 1} · {m['role']}" for i, m in enumerate(prompt.messages)])
+        for tab, message in zip(tabs, prompt.messages):
+            with tab:
+                content = message["content"]
+                tall = content.count("\n") + len(content) // 90 > 18
+                st.code(content, language=None, wrap_lines=True,
+                        height=420 if tall else "content")
+
+
+def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
+    order = ("retrieve_ms", "prompt_ms", "first_token_ms", "generate_ms", "cite_ms", "total_ms")
+    values = dict(answer.timings)
+    parts = [f"{t('t_' + k)} {ms(values[k])}" for k in order if k in values]
+    line = "⏱ " + " · ".join(parts)
+    meta = [answer.answerer]
+    if options is not None:
+        meta += [t("mode_" + options.mode), t("pmode_" + options.prompt_mode)]
+    line += "  \n🤖 " + " · ".join(escape_label(m) for m in meta)
+    if answer.usage is not None:
+        line += " · " + t("usage", p=answer.usage.prompt_tokens, c=answer.usage.completion_tokens,
+                          est=t("usage_estimated") if answer.usage.estimated else "")
+    st.caption(line)
+
+
+def render_answer(answer: Answer, lib: Library, kb: str, options: AskOptions | None = None,
+                  prefix: str = "", details: bool = True) -> None:
+    """Everything about one answer, in reading order."""
+    doc_names = {d.doc_id: d.name for d in lib.documents(kb)}
+    render_answer_text(answer, prefix)
+    render_citation_check(answer, prefix)
+    sources = _sources(answer)
+    st.markdown(f"**{t('sources')}** · <span class='rag-meta'>{t('sources_caption', n=len(sources))}"
+                "</span>", unsafe_allow_html=True)
+    render_sources(answer, lib, kb, doc_names, prefix)
+    if details:
+        render_retrieval(answer, doc_names)
+        render_prompt(answer)
+    render_timings(answer, options)
+
+
+# streaming -----------------------------------------------------------------------------------
+def stream_answer(pipe: Pipeline, question: str, options: AskOptions,
+                  history: Sequence[Turn] = ()) -> tuple[Answer | None, str]:
+    """Run the pipeline, showing its stages in an ``st.status`` and the answer as it streams.
+
+    Returns (Answer, "") or (None, failure message) when the pipeline raised before answering.
+    Provider errors do not raise: the Answer keeps the streamed text and carries the error.
+    """
+    status = st.status(t("stage_retrieving"), expanded=False)
+    holder: dict[str, Any] = {}
+
+    def tokens() -> Iterator[str]:
+        for event in pipe.stream(question, options, history):
+            if event.kind == "token":
+                yield event.text
+            elif event.kind == "stage":
+                _on_stage(status, event)
+            elif event.kind == "retry":
+                status.warning(t("retrying", text=event.text))
+            elif event.kind == "error":
+                holder["error"] = event.text
+            elif event.kind == "answer":
+                holder["answer"] = event.answer
+
+    try:
+        st.write_stream(tokens())
+    except Exception as exc:  # noqa: BLE001 - shown to the user; nothing half-saved
+        status.update(label=t("stage_failed"), state="error")
+        return None, str(exc) or type(exc).__name__
+    answer: Answer | None = holder.get("answer")
+    if answer is None:
+        status.update(label=t("stage_failed"), state="error")
+        return None, holder.get("error", t("stage_failed"))
+    total = answer.timing("total_ms")
+    status.update(label=t("stage_done", ms=ms(total)),
+                  state="error" if answer.error else "complete")
+    return answer, ""
+
+
+def _on_stage(status: Any, event: Any) -> None:
+    stage, data = event.stage, event.data
+    if stage == "retrieving":
+        status.update(label=t("stage_retrieving"))
+    elif stage == "retrieved":
+        status.write("✓ " + t("stage_retrieved", n=data.get("hits", 0)))
+    elif stage == "building_prompt":
+        status.update(label=t("stage_building_prompt"))
+    elif stage == "prompt_built":
+        status.write("✓ " + t("stage_prompt_built", n=data.get("prompt_tokens", 0)))
+    elif stage == "generating":
+        status.update(label=t("stage_generating"))

@@ -1,0 +1,297 @@
+"""Shared resources (one per process) and per-user state (one per session).
+
+Shared, via ``st.cache_resource``: the Settings and the Library, both safe to use from every
+session at once (the Library serialises its writes and reads immutable snapshots); nothing here
+mutates them per user. Per user, in ``st.session_state``: the language, the chosen knowledge
+base and modes, the conversation, the provider settings and a typed API key. Settings live in
+plain (non-widget) keys, because Streamlit drops a widget's value when its page is left;
+``bound`` connects a widget to such a key.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from rag_app.config import Settings, load_settings
+from rag_app.index.library import Library
+from rag_app.llm import OpenAIChatLLM, ProviderSettings
+from rag_app.models import IngestReport, Progress
+from rag_app.pipeline import AskOptions, Pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_KB = "示例"
+SAMPLE_ZIP = ROOT / "assets" / "sample_report" / "smic_report.zip"
+SAMPLE_QUESTIONS = ROOT / "assets" / "sample_report" / "questions.json"
+
+# The environment variables load_settings reads: a change (tests switch data dirs) means a
+# different Settings and so a different Library.
+_SETTINGS_ENV = ("RAG_APP_DATA_DIR", "RAG_APP_CACHE_DIR", "RAG_APP_EMBEDDING_MODEL", "RAG_APP_KB",
+                 "XDG_DATA_HOME", "XDG_CACHE_HOME")
+API_KEY_NAMES = ("RAG_APP_API_KEY", "OPENAI_API_KEY")
+BASE_URL_NAMES = ("RAG_APP_BASE_URL", "OPENAI_BASE_URL")
+MODEL_NAMES = ("RAG_APP_MODEL",)
+
+
+# shared resources ---------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _shared_settings(env_key: tuple[str, ...]) -> Settings:
+    return load_settings()
+
+
+def settings() -> Settings:
+    return _shared_settings(tuple(os.environ.get(name, "") for name in _SETTINGS_ENV))
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_library(settings_key: str, _settings: Settings) -> Library:
+    lib = Library(_settings)
+    # Load the embedding model in the background (seconds on a busy machine), so the first
+    # question does not wait for it; a query that comes first waits on the embedder's lock.
+    threading.Thread(target=_warm_up, args=(lib,), name="embedder-warm-up", daemon=True).start()
+    return lib
+
+
+def _warm_up(lib: Library) -> None:
+    try:
+        lib.embedder.warm_up()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - the pages report a missing model when they need it
+        pass
+
+
+def library() -> Library:
+    current = settings()
+    return _shared_library(repr(current), current)
+
+
+def sample_needed(lib: Library) -> bool:
+    return SAMPLE_KB not in lib.knowledge_bases() or not lib.documents(SAMPLE_KB)
+
+
+@st.cache_resource(show_spinner=False)
+def _seed_sample(settings_key: str, _lib: Library) -> tuple[IngestReport, ...]:
+    # Once per process and library; cache_resource lets one session compute it while others
+    # wait, so two first visitors never ingest twice. Checked again inside (another process may
+    # have seeded the same data folder meanwhile).
+    if not sample_needed(_lib):
+        return ()
+    return tuple(_lib.ingest_bytes([(SAMPLE_ZIP.name, SAMPLE_ZIP.read_bytes())], SAMPLE_KB))
+
+
+def seed_sample(lib: Library) -> tuple[IngestReport, ...]:
+    """Ingest the sample report into the 示例 knowledge base if it is missing or empty."""
+    return _seed_sample(repr(lib.settings), lib)
+
+
+# per-user state ------------------------------------------------------------------------------
+def _first(names: Sequence[str]) -> str:
+    for name in names:
+        value = _secret(name) or os.environ.get(name, "")
+        if value:
+            return value
+    return ""
+
+
+def _secret(name: str) -> str:
+    try:
+        if not st.secrets.load_if_toml_exists():
+            return ""
+        value = st.secrets.get(name)
+    except Exception:  # noqa: BLE001 - a malformed secrets file means no secret, not a crash
+        return ""
+    return str(value) if value else ""
+
+
+def _defaults() -> dict[str, Any]:
+    current = settings()
+    return {
+        "lang": "zh",
+        "kb": None,
+        "mode": "smart",
+        "prompt_mode": "advanced",
+        "doc_filter": {},  # knowledge base -> selected doc ids
+        "turns": [],  # ChatTurn, oldest first
+        "compare": None,  # the last comparison: {"question", "kb", "smart", "hybrid"}
+        "provider": {
+            "base_url": _first(BASE_URL_NAMES),
+            "model": _first(MODEL_NAMES),
+            "temperature": 0.1,
+            "max_tokens": current.answer_reserve,
+            "timeout_s": 60.0,
+        },
+        "api_key_typed": "",
+        "retrieval": {
+            "top_k": current.top_k,
+            "context_budget": current.context_budget,
+            "system_prompt": "",
+        },
+        "ingest_results": [],
+    }
+
+
+def init_session() -> None:
+    for key, value in _defaults().items():
+        if key not in st.session_state:
+            st.session_state[key] = copy.deepcopy(value)
+
+
+def current_kb(lib: Library) -> str | None:
+    """The user's knowledge base, falling back to 示例 or the first one when it is gone."""
+    kbs = lib.knowledge_bases()
+    chosen = st.session_state.get("kb")
+    if chosen not in kbs:
+        chosen = SAMPLE_KB if SAMPLE_KB in kbs else (kbs[0] if kbs else None)
+        st.session_state["kb"] = chosen
+    return chosen
+
+
+def set_kb(kb: str | None) -> None:
+    st.session_state["kb"] = kb
+    for key in [k for k in st.session_state if str(k).startswith("_w_kb__")]:
+        del st.session_state[key]
+
+
+def bound(widget: Callable[..., Any], label: str, store: str, *, where: str = "main",
+          field: str | None = None, **kwargs: Any) -> Any:
+    """Render ``widget`` bound to the plain session key ``store`` (or ``store[field]``).
+
+    The widget gets its own key (``_w_<store>__<where>``), initialised from the stored value
+    whenever it is (re)created; a change is written back to the store by a callback. Other
+    widgets bound to the same value are reset, so two controls of one setting agree.
+    """
+    name = f"{store}.{field}" if field else store
+    widget_key = f"_w_{name}__{where}"
+
+    def read() -> Any:
+        value = st.session_state.get(store)
+        return value.get(field) if field else value
+
+    def write() -> None:
+        value = st.session_state[widget_key]
+        if field:
+            st.session_state[store] = {**st.session_state.get(store, {}), field: value}
+        else:
+            st.session_state[store] = value
+        for other in [k for k in st.session_state if str(k).startswith(f"_w_{name}__")]:
+            if other != widget_key:
+                del st.session_state[other]
+
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = read()
+    return widget(label, key=widget_key, on_change=write, **kwargs)
+
+
+# provider ------------------------------------------------------------------------------------
+def api_key() -> tuple[str, str]:
+    """(key, where it came from): typed in this session, st.secrets, or the environment."""
+    typed = st.session_state.get("api_key_typed", "")
+    if typed:
+        return typed, "typed"
+    for name in API_KEY_NAMES:
+        if _secret(name):
+            return _secret(name), "secrets"
+    for name in API_KEY_NAMES:
+        if os.environ.get(name):
+            return os.environ[name], f"env:{name}"
+    return "", ""
+
+
+def provider_settings(values: dict[str, Any] | None = None) -> ProviderSettings | None:
+    """The user's provider, or None when no model is set (the offline answerer is used)."""
+    values = values if values is not None else st.session_state.get("provider", {})
+    model = str(values.get("model") or "").strip()
+    if not model:
+        return None
+    return ProviderSettings(
+        base_url=str(values.get("base_url") or "").strip(),
+        model=model,
+        api_key=api_key()[0],
+        temperature=float(values.get("temperature", 0.1)),
+        max_tokens=int(values.get("max_tokens", 1024)),
+        timeout_s=float(values.get("timeout_s", 60.0)),
+    )
+
+
+def llm() -> OpenAIChatLLM | None:
+    """This user's client (kept in the session so its connection pool is reused)."""
+    provider = provider_settings()
+    if provider is None:
+        return None
+    cached = st.session_state.get("_llm")
+    if isinstance(cached, OpenAIChatLLM) and cached.settings == provider:
+        return cached
+    client = OpenAIChatLLM(provider, token_counter=library().counter)
+    st.session_state["_llm"] = client
+    return client
+
+
+def pipeline() -> Pipeline:
+    return Pipeline(settings(), library(), llm())
+
+
+def ask_options(kb: str, mode: str | None = None) -> AskOptions:
+    retrieval = st.session_state.get("retrieval", {})
+    doc_ids = tuple(st.session_state.get("doc_filter", {}).get(kb, []))
+    return AskOptions(
+        kb=kb,
+        mode=mode or st.session_state.get("mode", "smart"),  # type: ignore[arg-type]
+        doc_ids=doc_ids,
+        prompt_mode=st.session_state.get("prompt_mode", "advanced"),
+        top_k=retrieval.get("top_k") or None,
+        context_budget=retrieval.get("context_budget") or None,
+        system_prompt=(retrieval.get("system_prompt") or "").strip() or None,
+    )
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """One exchange on screen: the question, the options it was asked with, the Answer (None
+    when the pipeline failed before answering) and a failure message."""
+
+    question: str
+    options: AskOptions
+    answer: Any  # rag_app.pipeline.Answer | None
+    failure: str = ""
+
+
+# ingestion -----------------------------------------------------------------------------------
+# Share of a file's progress bar per ingestion stage (embedding dominates).
+_STAGE_SPAN = {"chunk": (0.0, 0.1), "embed": (0.1, 0.9), "index": (0.9, 1.0)}
+
+
+def progress_fraction(progress: Progress) -> float:
+    low, high = _STAGE_SPAN.get(progress.stage, (0.0, 1.0))
+    share = progress.done / progress.total if progress.total else 1.0
+    return max(0.0, min(1.0, low + (high - low) * share))
+
+
+def ingest_files(
+    lib: Library,
+    kb: str,
+    files: Sequence[tuple[str, bytes]],
+    on_progress: Callable[[int, Progress], None] | None = None,
+) -> list[tuple[str, list[IngestReport]]]:
+    """Ingest uploaded files one by one (a progress bar and a result each).
+
+    Returns ``(file name, reports)`` per file; a zip may hold several documents. A failure of
+    one file becomes a ``rejected`` report and the others still run.
+    """
+    results: list[tuple[str, list[IngestReport]]] = []
+    for position, (name, data) in enumerate(files):
+        def report(progress: Progress, position: int = position) -> None:
+            if on_progress is not None:
+                on_progress(position, progress)
+
+        try:
+            reports = lib.ingest_bytes([(name, data)], kb, progress=report)
+        except Exception as exc:  # noqa: BLE001 - shown per file; the batch goes on
+            reports = [IngestReport(name=name, status="rejected", message=str(exc))]
+        results.append((name, reports))
+    return results
