@@ -51,7 +51,7 @@ bench: setup
 	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL)
 
 lint: setup
-	$(BIN)/ruff check rag_app tests pages app.py
+	$(BIN)/ruff check rag_app tests pages ui app.py
 	$(BIN)/mypy rag_app
 
 clean:

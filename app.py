@@ -13,11 +13,21 @@ from ui import state
 from ui.i18n import LANGUAGES, t
 from ui.render import inject_css
 
-st.set_page_config(page_title="研报问答", page_icon="📊", layout="wide",
-                   initial_sidebar_state="expanded")
+st.set_page_config(
+    page_title="研报问答", page_icon="📊", layout="wide", initial_sidebar_state="expanded"
+)
 state.init_session()
 inject_css()
 
+pages = [
+    st.Page("pages/ask.py", title=t("nav_ask"), icon="💬", default=True),
+    st.Page("pages/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
+    st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
+    st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
+]
+page = st.navigation(pages)
+
+# After st.navigation, so the sidebar already shows the real page names while this runs.
 library = state.library()
 if not st.session_state.get("_sample_checked"):
     try:
@@ -28,18 +38,17 @@ if not st.session_state.get("_sample_checked"):
     except Exception as exc:  # noqa: BLE001 - the app still works without the sample
         st.error(t("seed_failed", error=exc), icon="⚠️")
 
-pages = [
-    st.Page("pages/ask.py", title=t("nav_ask"), icon="💬", default=True),
-    st.Page("pages/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
-    st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
-    st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
-]
-page = st.navigation(pages)
-
 page.run()
 
 with st.sidebar:
     st.divider()
-    state.bound(st.segmented_control, t("language"), "lang", where="sidebar",
-                options=list(LANGUAGES), format_func=LANGUAGES.get, required=True,
-                label_visibility="collapsed")
+    state.bound(
+        st.segmented_control,
+        t("language"),
+        "lang",
+        where="sidebar",
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        required=True,
+        label_visibility="collapsed",
+    )

@@ -44,15 +44,36 @@ def sidebar(lib, kb: str | None) -> None:  # type: ignore[no-untyped-def]
                 st.session_state.pop(f"_w_doc_filter.{kb}__ask", None)
             if kb not in st.session_state["doc_filter"]:
                 st.session_state["doc_filter"] = {**st.session_state["doc_filter"], kb: []}
-            state.bound(st.multiselect, t("docs_filter"), "doc_filter", field=kb, where="ask",
-                        options=list(docs), format_func=lambda d: docs.get(d, d),
-                        placeholder=t("docs_filter_placeholder"))
-        state.bound(st.segmented_control, t("query_mode"), "mode", where="ask",
-                    options=["smart", "hybrid"], format_func=lambda m: t("mode_" + m),
-                    required=True, help=t("query_mode_help"))
-        state.bound(st.segmented_control, t("prompt_mode"), "prompt_mode", where="ask",
-                    options=list(MODES), format_func=lambda m: t("pmode_" + m),
-                    required=True, help=t("prompt_mode_help"))
+            state.bound(
+                st.multiselect,
+                t("docs_filter"),
+                "doc_filter",
+                field=kb,
+                where="ask",
+                options=list(docs),
+                format_func=lambda d: docs.get(d, d),
+                placeholder=t("docs_filter_placeholder"),
+            )
+        state.bound(
+            st.segmented_control,
+            t("query_mode"),
+            "mode",
+            where="ask",
+            options=["smart", "hybrid"],
+            format_func=lambda m: t("mode_" + m),
+            required=True,
+            help=t("query_mode_help"),
+        )
+        state.bound(
+            st.segmented_control,
+            t("prompt_mode"),
+            "prompt_mode",
+            where="ask",
+            options=list(MODES),
+            format_func=lambda m: t("pmode_" + m),
+            required=True,
+            help=t("prompt_mode_help"),
+        )
         provider = state.provider_settings()
         if provider is None:
             st.info(t("answerer_offline"), icon="📴")
@@ -85,8 +106,13 @@ if kb == state.SAMPLE_KB and has_docs:
         box = st.expander(f"💡 {t('examples')}", expanded=not turns)
         columns = box.columns(2)
         for i, question in enumerate(examples):
-            columns[i % 2].button(question, key=f"example_{i}", on_click=ask_example,
-                                  args=(question,), width="stretch")
+            columns[i % 2].button(
+                question,
+                key=f"example_{i}",
+                on_click=ask_example,
+                args=(question,),
+                width="stretch",
+            )
 
 for i, turn in enumerate(turns):
     prefix = "" if i == len(turns) - 1 else f"t{i + 1}"
@@ -102,8 +128,11 @@ typed = st.chat_input(t("chat_placeholder"), key="question", disabled=not has_do
 question = typed or st.session_state.pop("pending_question", None)
 if question and kb and has_docs:
     options = state.ask_options(kb)
-    history = [Turn(x.question, x.answer.text) for x in turns
-               if x.answer is not None and x.answer.text.strip()]
+    history = [
+        Turn(x.question, x.answer.text)
+        for x in turns
+        if x.answer is not None and x.answer.text.strip()
+    ]
     with st.chat_message("user"):
         st.markdown(escape_markdown_text(question))
     with st.chat_message("assistant"):

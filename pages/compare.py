@@ -7,7 +7,6 @@ import streamlit as st
 
 from ui import state
 from ui.i18n import t, type_label
-from ui.sanitize import escape_markdown_text
 from ui.render import (
     TYPE_ICONS,
     chunk_title,
@@ -18,21 +17,27 @@ from ui.render import (
     render_timings,
     stream_answer,
 )
+from ui.sanitize import escape_markdown_text
 
 MODES = ("smart", "hybrid")
 TOP_HITS = 8
 
 
 def hits_table(answer, doc_names) -> pd.DataFrame:  # type: ignore[no-untyped-def]
-    return pd.DataFrame([{
-        t("col_rank"): hit.rank,
-        t("col_type"): f"{TYPE_ICONS.get(hit.chunk.type, '')} {type_label(hit.chunk.type)}",
-        t("col_score"): round(hit.score, 3),
-        t("col_doc"): doc_names.get(hit.chunk.doc_id, hit.chunk.doc_id),
-        t("col_page"): ", ".join(str(p + 1) for p in hit.chunk.pages),
-        t("col_strategy"): hit.strategy,
-        t("col_preview"): chunk_title(hit.chunk, 40),
-    } for hit in answer.hits[:TOP_HITS]])
+    return pd.DataFrame(
+        [
+            {
+                t("col_rank"): hit.rank,
+                t("col_type"): f"{TYPE_ICONS.get(hit.chunk.type, '')} {type_label(hit.chunk.type)}",
+                t("col_score"): round(hit.score, 3),
+                t("col_doc"): doc_names.get(hit.chunk.doc_id, hit.chunk.doc_id),
+                t("col_page"): ", ".join(str(p + 1) for p in hit.chunk.pages),
+                t("col_strategy"): hit.strategy,
+                t("col_preview"): chunk_title(hit.chunk, 40),
+            }
+            for hit in answer.hits[:TOP_HITS]
+        ]
+    )
 
 
 def render_column(mode: str, result: dict, lib, kb: str, doc_names) -> None:  # type: ignore[no-untyped-def]
@@ -47,10 +52,10 @@ def render_column(mode: str, result: dict, lib, kb: str, doc_names) -> None:  # 
         report = answer.prompt.report
         a, b, c = st.columns(3)
         a.metric(t("prompt_tokens"), f"{report.prompt_tokens:,}")
-        b.metric(t("context_limit", limit=f"{report.context_limit:,}"),
-                 f"{report.context_tokens:,}")
-        c.metric(t("window_total", window=f"{report.context_window:,}"),
-                 f"{report.total_tokens:,}")
+        b.metric(
+            t("context_limit", limit=f"{report.context_limit:,}"), f"{report.context_tokens:,}"
+        )
+        c.metric(t("window_total", window=f"{report.context_window:,}"), f"{report.total_tokens:,}")
     st.markdown(f"**{t('answer')}**")
     render_answer_text(answer, prefix=mode)
     render_citation_check(answer, prefix=mode)
@@ -66,9 +71,16 @@ with st.sidebar:
     kbs = lib.knowledge_bases()
     if kbs:
         state.bound(st.selectbox, t("kb"), "kb", where="compare", options=kbs)
-    state.bound(st.segmented_control, t("prompt_mode"), "prompt_mode", where="compare",
-                options=["simple", "advanced", "precise"], format_func=lambda m: t("pmode_" + m),
-                required=True, help=t("prompt_mode_help"))
+    state.bound(
+        st.segmented_control,
+        t("prompt_mode"),
+        "prompt_mode",
+        where="compare",
+        options=["simple", "advanced", "precise"],
+        format_func=lambda m: t("pmode_" + m),
+        required=True,
+        help=t("prompt_mode_help"),
+    )
     if state.provider_settings() is None:
         st.info(t("answerer_offline"), icon="📴")
 kb = state.current_kb(lib)
@@ -83,16 +95,18 @@ if not has_docs:
 
 with st.form("compare_form", border=False):
     left, right = st.columns([5, 1], vertical_alignment="bottom")
-    question = left.text_input(t("compare_question"), key="compare_question",
-                               placeholder=t("chat_placeholder"))
-    run = right.form_submit_button(t("compare_run"), type="primary", width="stretch",
-                                   disabled=not has_docs)
+    question = left.text_input(
+        t("compare_question"), key="compare_question", placeholder=t("chat_placeholder")
+    )
+    run = right.form_submit_button(
+        t("compare_run"), type="primary", width="stretch", disabled=not has_docs
+    )
 
 if run and question.strip() and kb and has_docs:
     pipe = state.pipeline()
     results = {}
     columns = st.columns(2, gap="large")
-    for column, mode in zip(columns, MODES):
+    for column, mode in zip(columns, MODES, strict=True):
         with column:
             st.markdown(f"#### {t('mode_' + mode)} · {mode}")
             options = state.ask_options(kb, mode=mode)
@@ -108,11 +122,12 @@ if comparison:
     st.markdown(f"**{t('compare_question')}：** {escape_markdown_text(comparison['question'])}")
     answers = [comparison[m].get("answer") for m in MODES]
     if all(a is not None for a in answers):
-        shared = ({h.chunk.chunk_id for h in answers[0].hits}
-                  & {h.chunk.chunk_id for h in answers[1].hits})
+        shared = {h.chunk.chunk_id for h in answers[0].hits} & {
+            h.chunk.chunk_id for h in answers[1].hits
+        }
         st.caption("🔗 " + t("shared_hits", n=len(shared)))
     columns = st.columns(2, gap="large", border=True)
-    for column, mode in zip(columns, MODES):
+    for column, mode in zip(columns, MODES, strict=True):
         with column:
             st.markdown(f"#### {'🧭' if mode == 'smart' else '🔀'} {t('mode_' + mode)}")
             render_column(mode, comparison[mode], lib, kb_of, doc_names)

@@ -13,7 +13,6 @@ from rag_app.models import IngestReport, Progress
 from ui import state
 from ui.i18n import t, type_label
 from ui.render import TYPE_ICONS, page_label, render_chunk
-from ui.sanitize import escape_label
 
 PREVIEW_PAGE_SIZE = 10
 UPLOAD_TYPES = [suffix.lstrip(".") for suffix in SUPPORTED]
@@ -52,7 +51,9 @@ def result_lines(name: str, reports: list[IngestReport]) -> list[tuple[str, str]
     for report in reports:
         label = report.name or name
         if report.status == "ingested":
-            message = t("ingested", name=label, n=report.n_chunks, counts=_counts(report.type_counts))
+            message = t(
+                "ingested", name=label, n=report.n_chunks, counts=_counts(report.type_counts)
+            )
             if "replaced" in report.message:
                 message += f" · {t('replaced')}"
             lines.append(("success", message))
@@ -110,8 +111,14 @@ def confirm_box(message: str, on_confirm, args: tuple) -> None:  # type: ignore[
     with st.container(border=True):
         st.warning(message, icon="🗑️")
         a, b, _ = st.columns([1, 1, 4])
-        a.button(t("confirm"), type="primary", key="confirm_yes", on_click=on_confirm, args=args,
-                 width="stretch")
+        a.button(
+            t("confirm"),
+            type="primary",
+            key="confirm_yes",
+            on_click=on_confirm,
+            args=args,
+            width="stretch",
+        )
         b.button(t("cancel"), key="confirm_no", on_click=cancel_confirm, width="stretch")
 
 
@@ -145,14 +152,20 @@ with st.container(border=True):
         if confirm == ("kb", kb):
             confirm_box(t("kb_delete_confirm", kb=kb, n=len(docs)), delete_kb, (kb,))
         else:
-            st.button(t("kb_delete"), icon="🗑️", type="tertiary", on_click=ask_confirm,
-                      args=("kb", kb))
+            st.button(
+                t("kb_delete"), icon="🗑️", type="tertiary", on_click=ask_confirm, args=("kb", kb)
+            )
 
 
 def upload_section(kb: str) -> None:
     st.markdown(f"#### ⬆️ {t('upload_section')}")
-    files = st.file_uploader(t("uploader"), type=UPLOAD_TYPES, accept_multiple_files=True,
-                             key="uploader", help=t("uploader_help"))
+    files = st.file_uploader(
+        t("uploader"),
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key="uploader",
+        help=t("uploader_help"),
+    )
     if files:
         if st.button(t("ingest_button", n=len(files), kb=kb), type="primary", icon="📥"):
             rows = []
@@ -169,8 +182,16 @@ def upload_section(kb: str) -> None:
             except Exception as exc:  # noqa: BLE001
                 st.error(t("ingest_error", error=exc))
                 results = []
-            for bar, (name, _) in zip(rows, results):
-                bar.progress(1.0, text=f"{name} · {t('ingest_stage_done')}")
+            for bar, (name, reports) in zip(rows, results, strict=True):
+                statuses = {r.status for r in reports}
+                outcome = "ingest_outcome_" + (
+                    "ingested"
+                    if "ingested" in statuses
+                    else "duplicate"
+                    if "duplicate" in statuses
+                    else "rejected"
+                )
+                bar.progress(1.0, text=f"{name} · {t(outcome)}")
             st.session_state["ingest_results"] = results
 
     results = st.session_state.get("ingest_results") or []
@@ -190,17 +211,19 @@ def documents_section(kb: str) -> None:
     rows = []
     for doc in docs:
         counts = dict(doc.type_counts)
-        rows.append({
-            t("col_name"): doc.name,
-            t("col_format"): doc.source_format,
-            f"{TYPE_ICONS['text']} {type_label('text')}": counts.get("text", 0),
-            f"{TYPE_ICONS['table']} {type_label('table')}": counts.get("table", 0),
-            f"{TYPE_ICONS['image']} {type_label('image')}": counts.get("image", 0),
-            t("col_chunks"): doc.n_chunks,
-            t("col_pages"): doc.pages,
-            t("col_size"): _size(doc.size_bytes),
-            t("col_date"): _date(doc.ingested_at),
-        })
+        rows.append(
+            {
+                t("col_name"): doc.name,
+                t("col_format"): doc.source_format,
+                f"{TYPE_ICONS['text']} {type_label('text')}": counts.get("text", 0),
+                f"{TYPE_ICONS['table']} {type_label('table')}": counts.get("table", 0),
+                f"{TYPE_ICONS['image']} {type_label('image')}": counts.get("image", 0),
+                t("col_chunks"): doc.n_chunks,
+                t("col_pages"): doc.pages,
+                t("col_size"): _size(doc.size_bytes),
+                t("col_date"): _date(doc.ingested_at),
+            }
+        )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
     st.markdown(f"#### 🔍 {t('preview_section')}")
@@ -208,34 +231,58 @@ def documents_section(kb: str) -> None:
     if st.session_state.get("preview_doc") not in names:
         st.session_state["preview_doc"] = docs[0].doc_id
     left, middle, right = st.columns([3, 3, 1.4], vertical_alignment="bottom")
-    doc_id = left.selectbox(t("preview_doc"), options=list(names), key="preview_doc",
-                            format_func=lambda d: names.get(d, d))
+    doc_id = left.selectbox(
+        t("preview_doc"),
+        options=list(names),
+        key="preview_doc",
+        format_func=lambda d: names.get(d, d),
+    )
     chunks = lib.chunks(kb, doc_id)
     present = [k for k in ("text", "table", "image", "qa") if any(c.type == k for c in chunks)]
-    types = middle.pills(t("preview_types"), options=present, selection_mode="multi",
-                         default=present, format_func=lambda k: f"{TYPE_ICONS[k]} {type_label(k)}",
-                         key=f"preview_types_{doc_id}")
-    right.button(t("doc_delete"), icon="🗑️", on_click=ask_confirm, args=("doc", doc_id),
-                 key="delete_doc", width="stretch")
+    types = middle.pills(
+        t("preview_types"),
+        options=present,
+        selection_mode="multi",
+        default=present,
+        format_func=lambda k: f"{TYPE_ICONS[k]} {type_label(k)}",
+        key=f"preview_types_{doc_id}",
+    )
+    right.button(
+        t("doc_delete"),
+        icon="🗑️",
+        on_click=ask_confirm,
+        args=("doc", doc_id),
+        key="delete_doc",
+        width="stretch",
+    )
     if confirm == ("doc", doc_id):
-        confirm_box(t("doc_delete_confirm", name=names[doc_id]), delete_doc,
-                    (kb, doc_id, names[doc_id]))
+        confirm_box(
+            t("doc_delete_confirm", name=names[doc_id]), delete_doc, (kb, doc_id, names[doc_id])
+        )
     shown = [c for c in chunks if c.type in (types or present)]
     pages = max(1, -(-len(shown) // PREVIEW_PAGE_SIZE))
     a, b = st.columns([1, 3], vertical_alignment="bottom")
-    page = a.number_input(t("preview_page", n=PREVIEW_PAGE_SIZE), min_value=1, max_value=pages,
-                          value=1, step=1, key=f"preview_page_{doc_id}")
+    page = a.number_input(
+        t("preview_page", n=PREVIEW_PAGE_SIZE),
+        min_value=1,
+        max_value=pages,
+        value=1,
+        step=1,
+        key=f"preview_page_{doc_id}",
+    )
     b.caption(t("preview_count", n=len(shown)))
     start = (int(page) - 1) * PREVIEW_PAGE_SIZE
     for offset, chunk in enumerate(shown[start : start + PREVIEW_PAGE_SIZE]):
         with st.container(border=True):
-            meta = [f"#{start + offset + 1}",
-                    f"{TYPE_ICONS.get(chunk.type, '')} {type_label(chunk.type)}"]
+            meta = [
+                f"#{start + offset + 1}",
+                f"{TYPE_ICONS.get(chunk.type, '')} {type_label(chunk.type)}",
+            ]
             if page_label(chunk):
                 meta.append(page_label(chunk))
             if chunk.subtable_count:
                 meta.append(t("subtable", i=chunk.subtable_index, n=chunk.subtable_count))
-            meta.append(f"`{escape_label(chunk.chunk_id).replace('`', '')}`")
+            meta.append(f"`{chunk.chunk_id.replace('`', '')}`")
             st.caption(" · ".join(meta))
             render_chunk(chunk, lib, kb)
 

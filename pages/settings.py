@@ -63,12 +63,16 @@ def test_connection() -> None:
             return
         models = None  # some servers have no /models: try a one-token chat instead
     if models is not None:
-        hint = (t("test_model_listed", model=provider.model) if provider.model in models
-                else t("test_model_not_listed", model=provider.model))
+        hint = (
+            t("test_model_listed", model=provider.model)
+            if provider.model in models
+            else t("test_model_not_listed", model=provider.model)
+        )
         st.session_state["test_result"] = ("success", t("test_ok_models", n=len(models), hint=hint))
         return
-    reply = collect(OpenAIChatLLM(replace(provider, max_tokens=1)).stream(
-        [ChatMessage("user", "ping")]))
+    reply = collect(
+        OpenAIChatLLM(replace(provider, max_tokens=1)).stream([ChatMessage("user", "ping")])
+    )
     if reply.ok:
         st.session_state["test_result"] = ("success", t("test_ok_chat", model=provider.model))
     else:
@@ -77,9 +81,11 @@ def test_connection() -> None:
 
 def reset_retrieval() -> None:
     current = state.settings()
-    st.session_state["retrieval"] = {"top_k": current.top_k,
-                                     "context_budget": current.context_budget,
-                                     "system_prompt": ""}
+    st.session_state["retrieval"] = {
+        "top_k": current.top_k,
+        "context_budget": current.context_budget,
+        "system_prompt": "",
+    }
     for key in [k for k in st.session_state if str(k).startswith("_w_retrieval.")]:
         del st.session_state[key]
 
@@ -99,19 +105,42 @@ with st.container(border=True):
     st.caption(t("provider_caption"))
     with st.form("provider_form", border=False):
         a, b = st.columns(2)
-        a.text_input(t("base_url"), value=provider["base_url"], key="_f_base_url",
-                     placeholder="https://api.openai.com/v1", help=t("base_url_help"))
+        a.text_input(
+            t("base_url"),
+            value=provider["base_url"],
+            key="_f_base_url",
+            placeholder="https://api.openai.com/v1",
+            help=t("base_url_help"),
+        )
         b.text_input(t("model"), value=provider["model"], key="_f_model", help=t("model_help"))
         c, d, e = st.columns(3)
-        c.slider(t("temperature"), 0.0, 2.0, value=float(provider["temperature"]), step=0.05,
-                 key="_f_temperature")
-        d.number_input(t("max_tokens"), 16, 32768, value=int(provider["max_tokens"]), step=64,
-                       key="_f_max_tokens")
-        e.number_input(t("timeout"), 1.0, 600.0, value=float(provider["timeout_s"]), step=5.0,
-                       key="_f_timeout")
-        st.text_input(t("api_key"), type="password", key="_f_api_key",
-                      placeholder=t("api_key_placeholder"), help=t("api_key_help"),
-                      autocomplete="off")
+        c.slider(
+            t("temperature"),
+            0.0,
+            2.0,
+            value=float(provider["temperature"]),
+            step=0.05,
+            key="_f_temperature",
+        )
+        d.number_input(
+            t("max_tokens"),
+            16,
+            32768,
+            value=int(provider["max_tokens"]),
+            step=64,
+            key="_f_max_tokens",
+        )
+        e.number_input(
+            t("timeout"), 1.0, 600.0, value=float(provider["timeout_s"]), step=5.0, key="_f_timeout"
+        )
+        st.text_input(
+            t("api_key"),
+            type="password",
+            key="_f_api_key",
+            placeholder=t("api_key_placeholder"),
+            help=t("api_key_help"),
+            autocomplete="off",
+        )
         st.form_submit_button(t("save"), type="primary", icon="💾", on_click=save_provider)
 
     key, source = state.api_key()
@@ -121,10 +150,10 @@ with st.container(border=True):
         st.caption("🔑 " + t("key_none"))
     active = state.provider_settings()
     if active is None:
-        st.info(t("answerer_offline"), icon="📴")
+        st.caption("📴 " + t("answerer_offline_here"))
     else:
-        st.caption("✅ " + t("provider_active", name=f"{active.model} @ "
-                                                 f"{active.base_url or 'api.openai.com'}"))
+        where = active.base_url or "https://api.openai.com/v1"
+        st.caption("✅ " + t("provider_active", name=f"`{active.model}` @ `{where}`"))
     left, right, _ = st.columns([1.2, 1.6, 3])
     testing = left.button(t("test_connection"), icon="🔌", width="stretch")
     if source == "typed":
@@ -141,14 +170,37 @@ with st.container(border=True):
     st.markdown(f"#### 🔎 {t('retrieval_section')}")
     a, b = st.columns(2)
     with a:
-        state.bound(st.slider, t("top_k"), "retrieval", field="top_k", where="settings",
-                    min_value=1, max_value=30, step=1)
+        state.bound(
+            st.slider,
+            t("top_k"),
+            "retrieval",
+            field="top_k",
+            where="settings",
+            min_value=1,
+            max_value=30,
+            step=1,
+        )
     with b:
-        state.bound(st.number_input, t("context_budget"), "retrieval", field="context_budget",
-                    where="settings", min_value=500, max_value=32000, step=250,
-                    help=t("context_budget_help"))
-    state.bound(st.text_area, t("system_prompt"), "retrieval", field="system_prompt",
-                where="settings", help=t("system_prompt_help"), height=90)
+        state.bound(
+            st.number_input,
+            t("context_budget"),
+            "retrieval",
+            field="context_budget",
+            where="settings",
+            min_value=500,
+            max_value=32000,
+            step=250,
+            help=t("context_budget_help"),
+        )
+    state.bound(
+        st.text_area,
+        t("system_prompt"),
+        "retrieval",
+        field="system_prompt",
+        where="settings",
+        help=t("system_prompt_help"),
+        height=90,
+    )
     st.button(t("reset_defaults"), icon="↩️", type="tertiary", on_click=reset_retrieval)
 
 # embedding model -----------------------------------------------------------------------------
@@ -177,5 +229,12 @@ with st.container(border=True):
 # interface -----------------------------------------------------------------------------------
 with st.container(border=True):
     st.markdown(f"#### 🌐 {t('interface_section')}")
-    state.bound(st.radio, t("language"), "lang", where="settings", options=list(LANGUAGES),
-                format_func=LANGUAGES.get, horizontal=True)
+    state.bound(
+        st.radio,
+        t("language"),
+        "lang",
+        where="settings",
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        horizontal=True,
+    )

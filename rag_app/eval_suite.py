@@ -75,7 +75,8 @@ class CachingEmbedder:
 ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -layers": {"use_layers": False},
     "hybrid -structure": {"use_structure": False},
-    "hybrid -type weights": {"use_type_weights": False},
+    "hybrid -fusion weights (equal)": {"dense_weight": 0.5, "bm25_weight": 0.5},
+    "hybrid +type weights (seed)": {"use_type_weights": True},
     "hybrid -quotas": {"use_quotas": False},
     "hybrid -rerank": {"use_rerank": False},
     "hybrid -expansion": {"use_expansion": False},
@@ -126,8 +127,8 @@ def run(sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str
                 metrics = evaluate(library, "eval", questions, name.split()[0], scope, 10,
                                    retriever=retriever)  # type: ignore[arg-type]
                 metrics.pop("per_question")
-                row = {"set": spec.name, "scope": scope, "retriever": name,
-                       "n_chunks": n_chunks, **metrics, "seconds": round(time.perf_counter() - t0, 1)}
+                row = {"set": spec.name, "scope": scope, "n_chunks": n_chunks, **metrics,
+                       "retriever": name, "seconds": round(time.perf_counter() - t0, 1)}
                 results.append(row)
                 print(_row_md(row), file=sys.stderr, flush=True)
     out.mkdir(parents=True, exist_ok=True)

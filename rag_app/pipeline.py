@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, Sequence
 
+from rag_app.cite import CitationReport
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, LLMEvent, Usage
@@ -42,7 +43,7 @@ class Answer:
     text: str
     retrieval: RetrievalTrace
     prompt: PromptResult | None
-    citations: object | None  # rag_app.cite.CitationReport
+    citations: CitationReport | None
     answerer: str
     timings: tuple[tuple[str, float], ...] = ()
     usage: Usage | None = None
@@ -207,13 +208,11 @@ class Pipeline:
                     for m in prompt.chat_messages()]
         yield from self.llm.stream(messages)
 
-    def _check(self, text: str, prompt: PromptResult):  # type: ignore[no-untyped-def]
+    def _check(self, text: str, prompt: PromptResult) -> CitationReport | None:
         if not text.strip():
             return None
-        try:
-            from rag_app.cite import check_answer
-        except ImportError:  # citations module not available
-            return None
+        from rag_app.cite import check_answer
+
         sources = {s.number: s for s in prompt.sources}
         return check_answer(text, sources, self.library.embedder)
 

@@ -170,7 +170,7 @@ def test_golden_chinese_text_table_image(counter):
     ]
     user = result.messages[-1]["content"]
     assert user.index("文本信息：") < user.index("表格数据：") < user.index("图片信息：")
-    assert "[Source 3] (文件: 中芯国际深度报告.pdf, 页: 13)" in user
+    assert "[Source 3] (文件: 中芯国际深度报告.pdf, 页: 14)" in user
     assert (
         "表格结构: 5 行 7 列（含表头 1 行）" in user
         and "图片路径: images/smic_capacity.jpg" in user
@@ -191,7 +191,7 @@ def test_golden_english_question(counter):
     assert result.language == "en"
     user = result.messages[-1]["content"]
     assert user.index("Text:") < user.index("Tables:") < user.index("Figures:")
-    assert "[Source 1] (file: 中芯国际深度报告.pdf, page: 12)" in user
+    assert "[Source 1] (file: 中芯国际深度报告.pdf, page: 13)" in user
     assert "Table structure: 5 rows × 7 columns (incl. 1 header row)" in user
     assert NOT_FOUND["en"] in user and "Answer in English" in user
     check_report_adds_up(result, counter)
@@ -386,7 +386,7 @@ def test_subtables_merge_into_one_block(counter):
     html = table.hit.chunk.table_html
     assert html == TABLE_LINES.table_html  # header once, rows back in order
     assert html.count("序号") == 1
-    assert "(文件: 中芯国际深度报告.pdf, 页: 13-14)" in table.text
+    assert "(文件: 中芯国际深度报告.pdf, 页: 14-15)" in table.text
     assert "子表信息: 由原表全部 3 个子表合并而成，是完整表格" in table.text
     assert "数据来源: 资料来源：公司公告，上海证券研究所" in table.text
     [section] = [s for s in result.report.by_kind("source") if s.chunk_id == "smic-tab13"]

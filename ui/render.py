@@ -44,6 +44,9 @@ CSS = """
 .rag-meta {color: rgba(49, 51, 63, 0.6); font-size: 0.82rem; margin-bottom: 0.35rem;}
 .rag-quote {border-left: 3px solid #d9d9d9; padding-left: 0.6rem; margin: 0.2rem 0; font-size: 0.88rem;}
 .rag-bad {border-left-color: #f5a623;}
+/* Models write Markdown headings; inside an answer they should not outshout the page title. */
+[class*="st-key-answer_"] h1, [class*="st-key-answer_"] h2 {font-size: 1.3rem !important; padding: 0.6rem 0 0.3rem 0 !important;}
+[class*="st-key-answer_"] h3, [class*="st-key-answer_"] h4 {font-size: 1.1rem !important; padding: 0.5rem 0 0.2rem 0 !important;}
 </style>
 """
 
@@ -81,14 +84,17 @@ def _title_attr(text: str) -> str:
 
 
 def answer_markdown(text: str, report: Any, prefix: str = "", max_number: int = 0) -> str:
-    """The answer as Markdown: HTML escaped, ``$`` escaped, every canonical ``[Source N]`` that
-    exists a link to its card, and each flagged sentence followed by a ⚠️ whose tooltip (a link
+    """The answer as Markdown: HTML escaped, ``$`` escaped, every ``[Source N]`` with
+    ``N <= max_number`` (the prompt's last source) a link to its card, and each flagged sentence followed by a ⚠️ whose tooltip (a link
     title) gives the reason and whose link leads to the citation check."""
     flags: dict[int, str] = {}
     for sentence in getattr(report, "sentences", ()) or ():
         if getattr(sentence, "flagged", False):
-            reason = t("uncited_mark") if not sentence.cited else t(
-                "unsupported_mark", reason=sentence.reason)
+            reason = (
+                t("uncited_mark")
+                if not sentence.cited
+                else t("unsupported_mark", reason=sentence.reason)
+            )
             if text[: sentence.end].rstrip().endswith("|"):
                 continue  # a Markdown table row: a mark after it would break the table
             flags[sentence.end] = reason
@@ -109,7 +115,7 @@ def _link_piece(raw: str, prefix: str, max_number: int) -> str:
 
     def link(match: re.Match[str]) -> str:
         number = int(match.group(1))
-        if max_number and number > max_number:
+        if not 1 <= number <= max_number:
             return f"\\[Source {number}\\]"  # dangling: no card to open
         return f"[\\[Source {number}\\]](#{anchor_id(prefix, number)})"
 
@@ -118,7 +124,10 @@ def _link_piece(raw: str, prefix: str, max_number: int) -> str:
 
 def render_answer_text(answer: Answer, prefix: str = "") -> None:
     if answer.text.strip():
-        st.markdown(answer_markdown(answer.text, answer.citations, prefix, len(_sources(answer))))
+        with st.container(key=f"answer_{prefix or 'latest'}"):
+            st.markdown(
+                answer_markdown(answer.text, answer.citations, prefix, len(_sources(answer)))
+            )
     elif not answer.error:
         st.caption(t("empty_answer"))
     if answer.error:
@@ -147,14 +156,16 @@ def checked_lines(answer: Answer) -> list[CheckedLine]:
     for _, sentences in sorted(by_line.items()):
         bad = [s for s in sentences if s.flagged]
         cited = tuple(dict.fromkeys(n for s in sentences for n in s.cited))
-        out.append(CheckedLine(
-            text=" ".join(s.text for s in sentences),
-            cited=cited,
-            supported=not bad,
-            support=min(s.support for s in sentences),
-            reasons=tuple(dict.fromkeys(s.reason for s in bad)),
-            sentences=tuple(s.text for s in sentences),
-        ))
+        out.append(
+            CheckedLine(
+                text=" ".join(s.text for s in sentences),
+                cited=cited,
+                supported=not bad,
+                support=min(s.support for s in sentences),
+                reasons=tuple(dict.fromkeys(s.reason for s in bad)),
+                sentences=tuple(s.text for s in sentences),
+            )
+        )
     return out
 
 
@@ -167,18 +178,23 @@ def citing_lines(answer: Answer) -> dict[int, list[CheckedLine]]:
     return out
 
 
-def _quote(line: CheckedLine, meta: str = "") -> str:
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+
+
+def _quote(line: CheckedLine, *meta: str) -> str:
     ok = line.supported
     note = "" if ok else "; ".join(line.reasons)
-    details = " · ".join(x for x in (meta, note) if x)
-    return (f'<div class="rag-quote{"" if ok else " rag-bad"}">{"✅" if ok else "⚠️"} '
-            f"{escape_text(line.text)}"
-            + (f'<div class="rag-meta">{escape_text(details)}</div>' if details else "")
-            + "</div>")
+    details = " · ".join(x for x in (*meta, note) if x)
+    return (
+        f'<div class="rag-quote{"" if ok else " rag-bad"}">{"✅" if ok else "⚠️"} '
+        f"{escape_text(_EMPHASIS.sub('', line.text))}"
+        + (f'<div class="rag-meta">{escape_text(details)}</div>' if details else "")
+        + "</div>"
+    )
 
 
 def render_citation_check(answer: Answer, prefix: str = "") -> None:
-    report = answer.citations
+    report: Any = answer.citations  # rag_app.cite.CitationReport (typed object in Answer)
     if report is None:
         return
     anchor = f"{prefix}-check" if prefix else "citation-check"
@@ -193,7 +209,7 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
         if report.dangling:
             st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
         quotes = [
-            _quote(line, " ".join(f"[Source {n}]" for n in line.cited) + f" · {line.support:.2f}")
+            _quote(line, " ".join(f"[Source {n}]" for n in line.cited), f"{line.support:.2f}")
             for line in lines
         ]
         st.markdown("".join(quotes), unsafe_allow_html=True)
@@ -276,33 +292,42 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
         body = highlight_table(chunk.table_html, cited)
         st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
         if chunk.footnote:
-            st.markdown(f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>', unsafe_allow_html=True
+            )
         return
     if chunk.type == "image":
-        path = lib.asset_path(kb, chunk.doc_id, chunk.image_path)
-        if path is not None:
-            st.image(str(path), caption=chunk.caption or None, width=560)
+        image = lib.asset_path(kb, chunk.doc_id, chunk.image_path)
+        if image is not None:
+            st.image(str(image), caption=chunk.caption or None, width=560)
         else:
             caption = chunk.caption or chunk.image_path or "—"
-            st.markdown(f'<div class="rag-src"><b>🖼️ {escape_text(caption)}</b></div>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<div class="rag-src"><b>🖼️ {escape_text(caption)}</b></div>',
+                unsafe_allow_html=True,
+            )
             st.caption(t("image_missing"))
         detail = chunk.description or ""
         if detail:
-            st.markdown(f'<div class="rag-src">{highlight_html(detail, _phrases_for(cited))}</div>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<div class="rag-src">{highlight_html(detail, _phrases_for(cited))}</div>',
+                unsafe_allow_html=True,
+            )
         if chunk.footnote:
-            st.markdown(f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>', unsafe_allow_html=True
+            )
         return
-    st.markdown(f'<div class="rag-src">{highlight_html(chunk.text, _phrases_for(cited))}</div>',
-                unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="rag-src">{highlight_html(chunk.text, _phrases_for(cited))}</div>',
+        unsafe_allow_html=True,
+    )
 
 
 # source cards --------------------------------------------------------------------------------
-def render_sources(answer: Answer, lib: Library, kb: str, doc_names: Mapping[str, str],
-                   prefix: str = "") -> None:
+def render_sources(
+    answer: Answer, lib: Library, kb: str, doc_names: Mapping[str, str], prefix: str = ""
+) -> None:
     sources = _sources(answer)
     if not sources:
         st.caption(t("no_sources"))
@@ -322,8 +347,9 @@ def render_sources(answer: Answer, lib: Library, kb: str, doc_names: Mapping[str
         parts.append(escape_label(chunk_title(chunk)))
         label = " · ".join(parts) + (" ⚠️" if flagged else "")
         with st.expander(label, expanded=False):
-            st.markdown(f'<span id="{anchor_id(prefix, source.number)}"></span>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<span id="{anchor_id(prefix, source.number)}"></span>', unsafe_allow_html=True
+            )
             notes = []
             if source.status == "cut":
                 notes.append("✂️ " + t("source_cut"))
@@ -334,11 +360,16 @@ def render_sources(answer: Answer, lib: Library, kb: str, doc_names: Mapping[str
             if chunk.type in ("table", "image") and chunk.heading_path:
                 notes.append(t("section_path") + "：" + " › ".join(chunk.heading_path))
             if notes:
-                st.markdown(f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
-                            unsafe_allow_html=True)
+                st.markdown(
+                    f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
+                    unsafe_allow_html=True,
+                )
             if lines:
-                st.markdown(f'<div class="rag-meta">{t("cited_by")}</div>'
-                            + "".join(_quote(line) for line in lines), unsafe_allow_html=True)
+                st.markdown(
+                    f'<div class="rag-meta">{t("cited_by")}</div>'
+                    + "".join(_quote(line) for line in lines),
+                    unsafe_allow_html=True,
+                )
             render_chunk(chunk, lib, kb, [s for line in lines for s in line.sentences])
 
 
@@ -350,8 +381,9 @@ def _signal_cell(hit: Hit, name: str) -> str:
     return f"{signal.score:.3f}" + (f" (#{signal.rank})" if signal.rank else "")
 
 
-def hits_frame(hits: Sequence[Hit], doc_names: Mapping[str, str],
-               in_prompt: Mapping[str, int]) -> pd.DataFrame:
+def hits_frame(
+    hits: Sequence[Hit], doc_names: Mapping[str, str], in_prompt: Mapping[str, int]
+) -> pd.DataFrame:
     names = sorted({name for hit in hits for name, _ in hit.signals})
     rows = []
     for hit in hits:
@@ -360,7 +392,8 @@ def hits_frame(hits: Sequence[Hit], doc_names: Mapping[str, str],
             t("col_rank"): hit.rank,
             t("col_score"): round(hit.score, 4),
             t("col_in_prompt"): f"[Source {in_prompt[chunk.chunk_id]}]"
-            if chunk.chunk_id in in_prompt else "",
+            if chunk.chunk_id in in_prompt
+            else "",
             t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
             t("col_page"): ", ".join(str(p + 1) for p in chunk.pages),
             t("col_strategy"): hit.strategy,
@@ -388,12 +421,21 @@ def render_routing(trace: RetrievalTrace) -> None:
         st.caption("🔀 " + t("routing_hybrid"))
         return
     scope = t("routing_single") if routing.single_type else t("routing_all")
-    st.markdown("🧭 " + t("routing_decision", type=type_label(routing.detected_type),
-                                        confidence=routing.confidence, scope=scope))
-    evidence = " ".join(f"`{escape_label(e).replace('`', '')}`" for e in routing.evidence)
+    st.markdown(
+        "🧭 "
+        + t(
+            "routing_decision",
+            type=type_label(routing.detected_type),
+            confidence=routing.confidence,
+            scope=scope,
+        )
+    )
+    evidence = " ".join(f"`{e.replace('`', '')}`" for e in routing.evidence)
     scores = " · ".join(f"{type_label(k)} {v:.2f}" for k, v in routing.scores)
-    st.caption(f"{t('routing_evidence')}：{evidence or t('routing_none')}  \n"
-               f"{t('routing_scores')}：{scores}  \n{t('routing_reason')}：{escape_label(routing.reason)}")
+    st.caption(
+        f"{t('routing_evidence')}：{evidence or t('routing_none')}  \n"
+        f"{t('routing_scores')}：{scores}  \n{t('routing_reason')}：{escape_label(routing.reason)}"
+    )
 
 
 def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
@@ -403,29 +445,40 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
     labels = [f"{TYPE_ICONS[k]} {type_label(k)} ({len(trace.by_type(k))})" for k in present]
     busiest = max(range(len(present)), key=lambda i: len(trace.by_type(present[i])))
     tabs = st.tabs(labels + ["🪜 " + t("layers")], default=labels[busiest])
-    for tab, kind in zip(tabs, present):
+    for tab, kind in zip(tabs, present, strict=False):
         with tab:
             hits = trace.by_type(kind)
             if not hits:
                 st.caption(t("hits_none"))
                 continue
-            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True,
-                         width="stretch")
+            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True, width="stretch")
     with tabs[-1]:
         if trace.layers:
-            st.dataframe(pd.DataFrame([{
-                t("col_type"): type_label(step.type), t("col_layer"): step.layer,
-                t("col_threshold"): step.threshold, t("col_found"): step.found,
-                t("col_total"): step.total, t("col_ran"): t("yes") if step.ran else t("no"),
-                t("col_reason"): step.reason,
-            } for step in trace.layers]), hide_index=True, width="stretch")
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            t("col_type"): type_label(step.type),
+                            t("col_layer"): step.layer,
+                            t("col_threshold"): step.threshold,
+                            t("col_found"): step.found,
+                            t("col_total"): step.total,
+                            t("col_ran"): t("yes") if step.ran else t("no"),
+                            t("col_reason"): step.reason,
+                        }
+                        for step in trace.layers
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
         extra = []
         if trace.expanded_terms:
             extra.append(f"{t('expanded_terms')}：{'、'.join(trace.expanded_terms)}")
         if trace.notes:
             extra.append(f"{t('trace_notes')}：{'; '.join(trace.notes)}")
         extra.append(f"{t('retrieve_ms')}：{ms(trace.ms)}")
-        st.caption(escape_label("  \n".join(extra)).replace("\\  \n", "  \n"))
+        st.caption("  \n".join(escape_label(line) for line in extra))
 
 
 def render_retrieval(answer: Answer, doc_names: Mapping[str, str]) -> None:
@@ -439,13 +492,16 @@ def render_token_totals(report: Any) -> None:
     """The prompt's token totals as metrics: used (and the limit in the label)."""
     cols = st.columns(5)
     cols[0].metric(t("prompt_tokens"), f"{report.prompt_tokens:,}")
-    cols[1].metric(t("context_limit", limit=f"{report.context_limit:,}"),
-                   f"{report.context_tokens:,}")
-    cols[2].metric(t("history_limit", limit=f"{report.history_limit:,}"),
-                   f"{report.history_tokens:,}")
+    cols[1].metric(
+        t("context_limit", limit=f"{report.context_limit:,}"), f"{report.context_tokens:,}"
+    )
+    cols[2].metric(
+        t("history_limit", limit=f"{report.history_limit:,}"), f"{report.history_tokens:,}"
+    )
     cols[3].metric(t("answer_reserve"), f"{report.answer_reserve:,}")
-    cols[4].metric(t("window_total", window=f"{report.context_window:,}"),
-                   f"{report.total_tokens:,}")
+    cols[4].metric(
+        t("window_total", window=f"{report.context_window:,}"), f"{report.total_tokens:,}"
+    )
 
 
 def section_label(section: Any, chunks: Mapping[str, Chunk]) -> str:
@@ -459,14 +515,19 @@ def section_label(section: Any, chunks: Mapping[str, Chunk]) -> str:
 
 def sections_frame(report: Any) -> pd.DataFrame:
     status = {"kept": t("status_kept"), "cut": t("status_cut"), "dropped": t("status_dropped")}
-    return pd.DataFrame([{
-        t("col_section"): (f"[Source {s.source}] " if s.source else "") + s.name,
-        t("col_kind"): s.kind,
-        t("col_tokens"): s.tokens,
-        t("col_full"): s.full_tokens,
-        t("col_status"): status.get(s.status, s.status),
-        t("col_reason"): s.reason,
-    } for s in report.sections])
+    return pd.DataFrame(
+        [
+            {
+                t("col_section"): (f"[Source {s.source}] " if s.source else "") + s.name,
+                t("col_kind"): s.kind,
+                t("col_tokens"): s.tokens,
+                t("col_full"): s.full_tokens,
+                t("col_status"): status.get(s.status, s.status),
+                t("col_reason"): s.reason,
+            }
+            for s in report.sections
+        ]
+    )
 
 
 def render_prompt(answer: Answer) -> None:
@@ -480,26 +541,43 @@ def render_prompt(answer: Answer) -> None:
         st.markdown(f"**{t('tokens_by_section')}**")
         chunks = {h.chunk.chunk_id: h.chunk for h in answer.hits}
         chunks.update({s.hit.chunk.chunk_id: s.hit.chunk for s in prompt.sources})
-        chart = pd.DataFrame([{
-            "section": f"{i + 1:02d} " + section_label(s, chunks),
-            t("tokens_sent"): s.tokens,
-            t("tokens_not_sent"): max(0, s.full_tokens - s.tokens),
-        } for i, s in enumerate(report.sections)])
-        st.bar_chart(chart, x="section", y=[t("tokens_sent"), t("tokens_not_sent")],
-                     horizontal=True, stack=True, sort=False, color=["#3b7dd8", "#e4572e"],
-                     x_label="", y_label="tokens", height=max(240, 30 * len(chart) + 60))
-        st.dataframe(sections_frame(report), hide_index=True, width="stretch",
-                     height=min(36 * (len(report.sections) + 1) + 4, 560))
+        chart = pd.DataFrame(
+            [
+                {
+                    "section": f"{i + 1:02d} " + section_label(s, chunks),
+                    t("tokens_sent"): s.tokens,
+                    t("tokens_not_sent"): max(0, s.full_tokens - s.tokens),
+                }
+                for i, s in enumerate(report.sections)
+            ]
+        )
+        st.bar_chart(
+            chart,
+            x="section",
+            y=[t("tokens_sent"), t("tokens_not_sent")],
+            horizontal=True,
+            stack=True,
+            sort=False,
+            color=["#3b7dd8", "#e4572e"],
+            x_label="",
+            y_label="tokens",
+            height=max(240, 30 * len(chart) + 60),
+        )
+        st.dataframe(
+            sections_frame(report),
+            hide_index=True,
+            width="stretch",
+            height=min(36 * (len(report.sections) + 1) + 4, 560),
+        )
         st.caption(t("counter_note", counter=report.counter))
 
         st.markdown(f"**{t('messages')}**")
         tabs = st.tabs([f"{i + 1} · {m['role']}" for i, m in enumerate(prompt.messages)])
-        for tab, message in zip(tabs, prompt.messages):
+        for tab, message in zip(tabs, prompt.messages, strict=True):
             with tab:
                 content = message["content"]
                 tall = content.count("\n") + len(content) // 90 > 18
-                st.code(content, language=None, wrap_lines=True,
-                        height=420 if tall else "content")
+                st.code(content, language=None, wrap_lines=True, height=420 if tall else "content")
 
 
 def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
@@ -512,20 +590,33 @@ def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
         meta += [t("mode_" + options.mode), t("pmode_" + options.prompt_mode)]
     line += "  \n🤖 " + " · ".join(escape_label(m) for m in meta)
     if answer.usage is not None:
-        line += " · " + t("usage", p=answer.usage.prompt_tokens, c=answer.usage.completion_tokens,
-                          est=t("usage_estimated") if answer.usage.estimated else "")
+        line += " · " + t(
+            "usage",
+            p=answer.usage.prompt_tokens,
+            c=answer.usage.completion_tokens,
+            est=t("usage_estimated") if answer.usage.estimated else "",
+        )
     st.caption(line)
 
 
-def render_answer(answer: Answer, lib: Library, kb: str, options: AskOptions | None = None,
-                  prefix: str = "", details: bool = True) -> None:
+def render_answer(
+    answer: Answer,
+    lib: Library,
+    kb: str,
+    options: AskOptions | None = None,
+    prefix: str = "",
+    details: bool = True,
+) -> None:
     """Everything about one answer, in reading order."""
     doc_names = {d.doc_id: d.name for d in lib.documents(kb)}
     render_answer_text(answer, prefix)
     render_citation_check(answer, prefix)
     sources = _sources(answer)
-    st.markdown(f"**{t('sources')}** · <span class='rag-meta'>{t('sources_caption', n=len(sources))}"
-                "</span>", unsafe_allow_html=True)
+    st.markdown(
+        f"**{t('sources')}** · <span class='rag-meta'>{t('sources_caption', n=len(sources))}"
+        "</span>",
+        unsafe_allow_html=True,
+    )
     render_sources(answer, lib, kb, doc_names, prefix)
     if details:
         render_retrieval(answer, doc_names)
@@ -534,8 +625,9 @@ def render_answer(answer: Answer, lib: Library, kb: str, options: AskOptions | N
 
 
 # streaming -----------------------------------------------------------------------------------
-def stream_answer(pipe: Pipeline, question: str, options: AskOptions,
-                  history: Sequence[Turn] = ()) -> tuple[Answer | None, str]:
+def stream_answer(
+    pipe: Pipeline, question: str, options: AskOptions, history: Sequence[Turn] = ()
+) -> tuple[Answer | None, str]:
     """Run the pipeline, showing its stages in an ``st.status`` and the answer as it streams.
 
     Returns (Answer, "") or (None, failure message) when the pipeline raised before answering.
@@ -567,8 +659,9 @@ def stream_answer(pipe: Pipeline, question: str, options: AskOptions,
         status.update(label=t("stage_failed"), state="error")
         return None, holder.get("error", t("stage_failed"))
     total = answer.timing("total_ms")
-    status.update(label=t("stage_done", ms=ms(total)),
-                  state="error" if answer.error else "complete")
+    status.update(
+        label=t("stage_done", ms=ms(total)), state="error" if answer.error else "complete"
+    )
     return answer, ""
 
 

@@ -16,8 +16,23 @@ import nh3
 # breaks, emphasis). No links, no images, no styles, no classes, no ids.
 TABLE_TAGS = frozenset(
     {
-        "table", "caption", "colgroup", "col", "thead", "tbody", "tfoot", "tr", "th", "td",
-        "br", "sub", "sup", "b", "strong", "i", "em",
+        "table",
+        "caption",
+        "colgroup",
+        "col",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "th",
+        "td",
+        "br",
+        "sub",
+        "sup",
+        "b",
+        "strong",
+        "i",
+        "em",
     }
 )
 TABLE_ATTRIBUTES = {"td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}}

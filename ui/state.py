@@ -33,8 +33,14 @@ SAMPLE_QUESTIONS = ROOT / "assets" / "sample_report" / "questions.json"
 
 # The environment variables load_settings reads: a change (tests switch data dirs) means a
 # different Settings and so a different Library.
-_SETTINGS_ENV = ("RAG_APP_DATA_DIR", "RAG_APP_CACHE_DIR", "RAG_APP_EMBEDDING_MODEL", "RAG_APP_KB",
-                 "XDG_DATA_HOME", "XDG_CACHE_HOME")
+_SETTINGS_ENV = (
+    "RAG_APP_DATA_DIR",
+    "RAG_APP_CACHE_DIR",
+    "RAG_APP_EMBEDDING_MODEL",
+    "RAG_APP_KB",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+)
 API_KEY_NAMES = ("RAG_APP_API_KEY", "OPENAI_API_KEY")
 BASE_URL_NAMES = ("RAG_APP_BASE_URL", "OPENAI_BASE_URL")
 MODEL_NAMES = ("RAG_APP_MODEL",)
@@ -53,16 +59,25 @@ def settings() -> Settings:
 @st.cache_resource(show_spinner=False)
 def _shared_library(settings_key: str, _settings: Settings) -> Library:
     lib = Library(_settings)
-    # Load the embedding model in the background (seconds on a busy machine), so the first
-    # question does not wait for it; a query that comes first waits on the embedder's lock.
-    threading.Thread(target=_warm_up, args=(lib,), name="embedder-warm-up", daemon=True).start()
+    # Load the embedding model in the background (seconds on a busy machine) so the first
+    # question does not wait for it; work that needs it meanwhile waits on the embedder's lock.
+    # The embedder object is made here, once, so no other thread makes a second one.
+    try:
+        embedder = lib.embedder
+    except Exception:  # noqa: BLE001 - a missing model is reported by the pages that need it
+        return lib
+    warm_up = getattr(embedder, "warm_up", None)
+    if warm_up is not None:
+        threading.Thread(
+            target=_quietly, args=(warm_up,), name="embedder-warm-up", daemon=True
+        ).start()
     return lib
 
 
-def _warm_up(lib: Library) -> None:
+def _quietly(function: Callable[[], None]) -> None:
     try:
-        lib.embedder.warm_up()  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - the pages report a missing model when they need it
+        function()
+    except Exception:  # noqa: BLE001 - the failure surfaces again, with its message, on use
         pass
 
 
@@ -158,8 +173,15 @@ def set_kb(kb: str | None) -> None:
         del st.session_state[key]
 
 
-def bound(widget: Callable[..., Any], label: str, store: str, *, where: str = "main",
-          field: str | None = None, **kwargs: Any) -> Any:
+def bound(
+    widget: Callable[..., Any],
+    label: str,
+    store: str,
+    *,
+    where: str = "main",
+    field: str | None = None,
+    **kwargs: Any,
+) -> Any:
     """Render ``widget`` bound to the plain session key ``store`` (or ``store[field]``).
 
     The widget gets its own key (``_w_<store>__<where>``), initialised from the stored value
@@ -171,7 +193,7 @@ def bound(widget: Callable[..., Any], label: str, store: str, *, where: str = "m
 
     def read() -> Any:
         value = st.session_state.get(store)
-        return value.get(field) if field else value
+        return (value or {}).get(field) if field else value
 
     def write() -> None:
         value = st.session_state[widget_key]
@@ -285,6 +307,7 @@ def ingest_files(
     """
     results: list[tuple[str, list[IngestReport]]] = []
     for position, (name, data) in enumerate(files):
+
         def report(progress: Progress, position: int = position) -> None:
             if on_progress is not None:
                 on_progress(position, progress)

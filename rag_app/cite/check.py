@@ -119,6 +119,9 @@ class SentenceCheck:
     best_source: int | None
     reason: str
     factual: bool = True
+    # The sentence or table row of ``best_source`` that shares most with the claim: what the UI
+    # highlights in the source card.
+    evidence: str = ""
 
     @property
     def uncited(self) -> bool:
@@ -525,8 +528,14 @@ class _Checker:
             support: float, supported: bool, best: int | None, reason: str
         ) -> SentenceCheck:
             seg = item.segment
+            evidence = ""
+            source = self.evidence.get(best) if best is not None else None
+            if source is not None:
+                units = best_units(claim, source, 1)
+                evidence = units[0].text if units else ""
             return SentenceCheck(
-                seg.start, seg.end, item.text, item.cited, support, supported, best, reason
+                seg.start, seg.end, item.text, item.cited, support, supported, best, reason,
+                evidence=evidence,
             )
 
         ranked = sorted(((self.support(claim, [e])[0], e.number) for e in others), key=_best_first)

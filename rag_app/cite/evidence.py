@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from rag_app.cite.sentences import split_sentences
-from rag_app.index.keywords import tokenize
+from rag_app.index.keywords import words as jieba_words
 from rag_app.models import Chunk
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
@@ -111,7 +111,7 @@ def features(text: str) -> Features:
     """Content words (jieba, lower-cased, English lightly stemmed, no numbers, no one-character
     words, no framing words), Chinese bigrams without function characters, and numbers."""
     words = set()
-    for token in tokenize(text):
+    for token in jieba_words(text, search_mode=True):
         if len(token) < 2 or _HAS_DIGIT.search(token):
             continue
         token = _stem(token) if token.isascii() else token

@@ -67,6 +67,9 @@ class SentenceTransformerEmbedder:
         if self._model is None:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # "Loading weights" bars do not belong in logs
 
             self._model = SentenceTransformer(self.model_ref, device="cpu")
             getter = getattr(self._model, "get_embedding_dimension", None) or \

@@ -53,25 +53,74 @@ def _ensure_jieba():  # type: ignore[no-untyped-def]
 
 
 # Bump when tokenize() changes: stored tokens of older versions are recomputed on next load.
-TOKENIZER_VERSION = "jieba-search-2"
+TOKENIZER_VERSION = "jieba-bigram-4"
 _PERIOD = re.compile(r"^((?:19|20)\d\d)([aefhq]\d?|年)$")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+# BM25 parameters: k1 1.2 / b 0.75 are the classic defaults (Robertson); measured on
+# crud_zh_dev with these tokens, they beat bm25s's 1.5 (r@1 0.725 vs 0.705).
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 
-def tokenize(text: str) -> list[str]:
-    """jieba search-mode tokens, lower-cased, without punctuation and stopwords.
+_CN_DIGIT = {"一": "1", "二": "2", "三": "3", "四": "4", "1": "1", "2": "2", "3": "3", "4": "4"}
+_PERIOD_PATTERNS = (
+    # 2024年第二季度, 2024年二季度, 2024年Q2 -> 2024q2
+    (re.compile(r"((?:19|20)\d\d)\s*年?\s*(?:第\s*)?([一二三四1-4])\s*季度"), "{0}q{1}"),
+    (re.compile(r"((?:19|20)\d\d)\s*年\s*q([1-4])", re.I), "{0}q{1}"),
+    # 2024年上半年 -> 2024h1
+    (re.compile(r"((?:19|20)\d\d)\s*年?\s*([上下])半年"), "{0}h{1}"),
+    # Q2 2024, Q2 FY2024 -> 2024q2
+    (re.compile(r"\bq([1-4])\s*(?:fy)?\s*((?:19|20)\d\d)\b", re.I), "{1}q{0}"),
+    # 2Q24, 2Q 2024 -> 2024q2
+    (re.compile(r"\b([1-4])q\s*'?(\d\d)\b", re.I), "20{1}q{0}"),
+)
 
-    A report's period labels (2024E, 2023A, 2024年) also yield the bare year, so "2024 revenue"
-    meets a column headed 2024E.
+
+def period_tokens(text: str) -> list[str]:
+    """Canonical period tokens (2024q2, 2024h1) for the ways reports and readers write them:
+    a question's 2024年第二季度 must meet a table row labelled 2024Q2."""
+    out = []
+    for pattern, form in _PERIOD_PATTERNS:
+        for match in pattern.finditer(text):
+            parts = [_CN_DIGIT.get(g, g) for g in match.groups()]
+            parts = ["1" if p == "上" else "2" if p == "下" else p for p in parts]
+            out.append(form.format(*parts).lower())
+    return out
+
+
+def words(text: str, search_mode: bool = False) -> list[str]:
+    """jieba words, lower-cased, without punctuation and stopwords; no bigrams.
+
+    ``search_mode`` adds the parts of long words (营业收入 -> 营业, 收入, 营业收入), which suits
+    overlap measures such as the citation check's.
     """
     jieba = _ensure_jieba()
     out = []
-    for token in jieba.cut_for_search(text.lower()):
+    lowered = text.lower()
+    for token in jieba.cut_for_search(lowered) if search_mode else jieba.cut(lowered):
         token = token.strip()
         if token and _KEEP.search(token) and token not in STOPWORDS:
             out.append(token)
             period = _PERIOD.match(token)
             if period:
                 out.append(period.group(1))
+    seen = set(out)
+    out.extend(t for t in period_tokens(lowered) if t not in seen)
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """jieba words (precise mode) plus the character bigrams of every Chinese run.
+
+    Bigrams make a query's 轻工业增加值 meet a text's 轻工业 / 增加值 however jieba segments
+    either, which word tokens alone miss (measured on crud_zh_dev: BM25 r@1 0.685 -> 0.725,
+    mrr@10 0.792 -> 0.818). Lower-cased, without punctuation and stopwords. A report's period
+    labels (2024E, 2023A, 2024年) also yield the bare year, so "2024 revenue" meets 2024E.
+    """
+    lowered = text.lower()
+    out = words(lowered)
+    for run in _CJK_RUN.findall(lowered):
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return out
 
 
@@ -83,7 +132,7 @@ class BM25Index:
 
         self.ids = list(ids)
         self._position = {chunk_id: n for n, chunk_id in enumerate(self.ids)}
-        self._bm25 = bm25s.BM25()
+        self._bm25 = bm25s.BM25(k1=BM25_K1, b=BM25_B)
         if self.ids:
             corpus = [list(t) if t else ["<empty>"] for t in tokens]
             self._bm25.index(corpus, show_progress=False)
@@ -137,7 +186,8 @@ class BM25Index:
             index.ids = list(meta["ids"])
             index._position = {chunk_id: n for n, chunk_id in enumerate(index.ids)}
             index._bm25 = (
-                bm25s.BM25.load(str(folder), show_progress=False) if index.ids else bm25s.BM25()
+                bm25s.BM25.load(str(folder), show_progress=False) if index.ids
+                else bm25s.BM25(k1=BM25_K1, b=BM25_B)
             )
             return index
         except (OSError, ValueError, KeyError) as exc:

@@ -32,7 +32,7 @@ _log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
 # Texts per encoder call during ingestion: large enough to keep batches full, small enough that
 # progress moves every few seconds on 2 cores.
-_EMBED_GROUP = 256
+_EMBED_GROUP = 64
 
 
 def _no_progress(_: Progress) -> None:
@@ -68,23 +68,26 @@ class Library:
         self._write_lock = threading.RLock()
         self._snapshots: dict[str, _Snapshot] = {}
         self._snapshot_lock = threading.Lock()
+        self._resource_lock = threading.Lock()
 
     # resources ----------------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from rag_app.index.embedder import load_embedder
+        with self._resource_lock:
+            if self._embedder is None:
+                from rag_app.index.embedder import load_embedder
 
-            self._embedder = load_embedder(self.settings)
-        return self._embedder
+                self._embedder = load_embedder(self.settings)
+            return self._embedder
 
     @property
     def counter(self) -> TokenCounter:
-        if self._counter is None:
-            from rag_app.tokens import get_token_counter
+        with self._resource_lock:
+            if self._counter is None:
+                from rag_app.tokens import get_token_counter
 
-            self._counter = get_token_counter()
-        return self._counter
+                self._counter = get_token_counter()
+            return self._counter
 
     # knowledge bases ----------------------------------------------------------------------------
     def knowledge_bases(self) -> list[str]:

@@ -118,6 +118,9 @@ def tokenize(text: str) -> tuple[set[str], set[str]]:
                 words.add(token)
         elif token not in _EN_STOP:
             words.add(_stem(token))
+    from rag_app.index.keywords import period_tokens
+
+    words.update(period_tokens(text))  # 2024年第二季度 meets a row labelled 2024Q2
     bigrams: set[str] = set()
     for run in _CJK_RUN.findall(text):
         for i in range(len(run) - 1):

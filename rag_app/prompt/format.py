@@ -141,7 +141,8 @@ class ContextLayout:
 
 
 def format_pages(pages: Sequence[int]) -> str:
-    ordered = sorted(set(pages))
+    """Pages as a reader counts them: chunks keep MinerU's 0-based ``page_idx``, shown + 1."""
+    ordered = sorted({p + 1 for p in pages})
     if not ordered:
         return ""
     if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):

@@ -1,0 +1,356 @@
+"""The Streamlit app driven by ``streamlit.testing.v1.AppTest``: every page, both languages.
+
+One data folder per module (the sample report is ingested once, by the first run, with the real
+embedding model); each test starts a fresh session. AppTest sees only the final text of a
+stream and keeps widget values across page switches where a browser does not, so it checks
+what the pages render, not how a browser shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rag_app.config import Settings
+from rag_app.index.library import Library
+from tests.conftest import REAL_CACHE_DIR, REPO_ROOT
+from tests.openai_stub_server import OpenAIStubServer, Reply
+from ui import i18n, state
+
+# Tests that run the app load the real embedding model and ingest the sample report: about half
+# a minute on two busy cores, so they are marked slow (make test runs them; make test-fast not).
+slow = pytest.mark.slow
+
+APP = str(REPO_ROOT / "app.py")
+QUESTION = "中芯国际2026年预测市盈率是多少？"
+SECRET = "sk-test-DO-NOT-SHOW-4f9a8b7c6d5e"
+PROVIDER_ENV = state.API_KEY_NAMES + state.BASE_URL_NAMES + state.MODEL_NAMES
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from rag_app.index.embedder import ModelMissingError, resolve_model
+
+    try:
+        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
+    except ModelMissingError as exc:
+        pytest.skip(f"real embedding model not available: {exc}")
+    return tmp_path_factory.mktemp("ui-data")
+
+
+@pytest.fixture
+def env(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RAG_APP_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("RAG_APP_CACHE_DIR", str(REAL_CACHE_DIR))
+    for name in PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return data_dir
+
+
+def start(page: str | None = None, timeout: float = 240) -> AppTest:
+    """A new session; the first one in the module loads the model and ingests the sample."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def nodes(node: Any) -> Iterator[Any]:
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from nodes(child)
+
+
+def everything(at: AppTest) -> str:
+    """Every element's protobuf as text: what the browser would receive."""
+    return "\n".join(str(getattr(n, "proto", "")) for n in nodes(at._tree))
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(str(m.value) for m in at.markdown)
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input(key="question").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@slow
+def test_first_start_ingests_the_sample(env: Path) -> None:
+    at = start()
+    library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
+    docs = library.documents(state.SAMPLE_KB)
+    assert [d.name for d in docs] == ["smic_report.zip"]
+    assert dict(docs[0].type_counts).get("table", 0) > 0
+    # the Ask page offers the sample's example questions
+    questions = json.loads(state.SAMPLE_QUESTIONS.read_text(encoding="utf-8"))
+    labels = [b.label for b in at.button]
+    assert questions[0]["question"] in labels
+    # idempotent: a second session does not ingest again
+    before = docs[0].ingested_at
+    start()
+    assert library.documents(state.SAMPLE_KB)[0].ingested_at == before
+
+
+@slow
+@pytest.mark.parametrize("mode", ["smart", "hybrid"])
+def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> None:
+    at = start()
+    at.get_by_key("_w_mode__ask").set_value(mode).run()
+    ask(at, QUESTION)
+    text = markdown(at)
+    links = re.findall(r"\[\\\[Source (\d+)\\\]\]\(#source-(\d+)\)", text)
+    assert links and all(a == b for a, b in links), text[:3000]  # each links to its own card
+    for number in {a for a, _ in links}:
+        assert f'<span id="source-{number}"></span>' in text  # ... which holds the anchor
+    assert "106.2" in text  # the forecast P/E, quoted from 表1
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith(f"**[Source {links[0][0]}]**") for label in labels)
+    assert any("检索详情" in label for label in labels)
+    assert any("提示词检查" in label for label in labels)
+    # tabs per content type, the routing decision, timings
+    tab_labels = [tab.label for tab in at.tabs]
+    assert any(label.startswith("📊 表格") for label in tab_labels)
+    if mode == "smart":
+        assert "判定为" in text
+    else:
+        assert any("混合模式" in c.value for c in at.caption)
+    assert any("检索" in c.value and "总计" in c.value for c in at.caption)
+    # the offline answerer is announced
+    assert any("离线抽取式回答" in i.value for i in at.sidebar.info)
+
+
+@slow
+def test_example_button_and_follow_up_keep_the_conversation(env: Path) -> None:
+    at = start()
+    at.button(key="example_0").click().run()
+    assert not at.exception
+    ask(at, "2024年第二季度中芯国际的产能利用率是多少？")
+    assert len(at.chat_message) == 4  # two questions, two answers
+    text = markdown(at)
+    assert '<span id="t1-source-1"></span>' in text  # the earlier turn keeps its own anchors
+    assert '<span id="source-1"></span>' in text
+    turns = at.session_state["turns"]
+    assert [turn.question for turn in turns][0].startswith("中芯国际2026年")
+    # the second question was asked with the first as history
+    second = turns[1].answer
+    assert second.prompt.report.history_tokens > 0
+
+
+@slow
+def test_provider_error_keeps_the_streamed_text(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with OpenAIStubServer() as server:
+        server.set_default(
+            Reply(text="市盈率为106.2倍 [Source 1]，另外还有更多内容。", break_after=4)
+        )
+        monkeypatch.setenv("RAG_APP_BASE_URL", server.base_url)
+        monkeypatch.setenv("RAG_APP_MODEL", "stub-model")
+        monkeypatch.setenv("RAG_APP_API_KEY", SECRET)
+        at = start()
+        ask(at, QUESTION)
+        assert server.chat_requests and server.chat_requests[0].authorization.endswith(SECRET)
+    answer = at.session_state["turns"][0].answer
+    assert answer.error and answer.text  # partial text kept, error recorded
+    assert at.error and "大模型调用出错" in at.error[0].value
+    assert answer.text.replace(" ", "")[:3] in markdown(at).replace(" ", "")
+    assert SECRET not in everything(at)
+
+
+@slow
+def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
+    at = start("pages/compare.py")
+    at.text_input(key="compare_question").set_value(QUESTION)
+    at.button[0].click().run()  # the form's submit button
+    assert not at.exception, at.exception
+    text = markdown(at)
+    for mode in ("smart", "hybrid"):  # each column links to its own cards
+        cited = re.findall(rf"\]\]\(#{mode}-source-(\d+)\)", text)
+        assert cited, mode
+        assert all(f'<span id="{mode}-source-{n}"></span>' in text for n in cited)
+    assert "判定为" in text  # smart's routing
+    assert any("两种模式共同命中" in c.value for c in at.caption)
+    assert len(at.metric) >= 6  # prompt totals per column
+
+
+def _content_list() -> bytes:
+    items = [
+        {"type": "text", "text": "测试报告：华虹半导体", "text_level": 1, "page_idx": 0},
+        {
+            "type": "text",
+            "text": "华虹半导体2024年营业收入为20.04亿美元，同比下降12.3%。"
+            "<script>alert('x')</script>",
+            "page_idx": 0,
+        },
+        {
+            "type": "table",
+            "table_caption": ["表1：华虹季度营收"],
+            "page_idx": 1,
+            "table_body": '<table><tr><td colspan="2" onclick="steal()">季度</td></tr>'
+            "<tr><td>2024Q1</td><td>4.6<script>alert(1)</script></td></tr>"
+            '<tr><td><a href="javascript:alert(1)">2024Q2</a></td><td>4.8</td></tr>'
+            "</table>",
+        },
+    ]
+    return json.dumps(items, ensure_ascii=False).encode("utf-8")
+
+
+@slow
+def test_library_upload_preview_and_delete(env: Path) -> None:
+    at = start("pages/library.py")
+    at.text_input(key="new_kb_name").set_value("测试库")
+    [create] = [b for b in at.button if b.label == "创建"]
+    create.click().run()
+    assert at.session_state["kb"] == "测试库"
+
+    data = _content_list()
+    at.file_uploader(key="uploader").set_value(
+        [
+            ("huahong_content_list.json", data, "application/json"),
+            ("copy_content_list.json", data, "application/json"),
+            ("broken_content_list.json", b"{not json", "application/json"),
+        ]
+    ).run()
+    [ingest] = [b for b in at.button if b.label.startswith("导入 3 个文件")]
+    ingest.click().run()
+    assert not at.exception, at.exception
+    assert any("huahong_content_list.json：已导入" in s.value for s in at.success)
+    assert any("copy_content_list.json" in i.value and "相同" in i.value for i in at.info)
+    assert any("broken_content_list.json：未导入" in e.value for e in at.error)
+    assert len(at.progress) == 3
+
+    # the table and the preview render the document; its HTML is sanitised
+    assert at.dataframe
+    text = markdown(at)
+    assert 'colspan="2"' in text
+    for bad in ("<script", "onclick", "javascript:", "steal()"):
+        assert bad not in text
+    assert "&lt;script&gt;" in text  # the text chunk's markup is shown, escaped
+
+    library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
+    assert [d.doc_id for d in library.documents("测试库")] == ["huahong"]
+    at.button(key="delete_doc").click().run()
+    at.button(key="confirm_yes").click().run()
+    assert not at.exception, at.exception
+    assert library.documents("测试库") == []
+    assert any("已删除文档" in s.value for s in at.success)
+
+    # the empty knowledge base can be deleted too
+    [delete_kb] = [b for b in at.button if b.label == "删除知识库"]
+    delete_kb.click().run()
+    at.button(key="confirm_yes").click().run()
+    assert "测试库" not in library.knowledge_bases()
+    assert at.session_state["kb"] == state.SAMPLE_KB
+
+
+@slow
+def test_ingest_files_reports_progress_per_file(env: Path) -> None:
+    library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
+    seen: list[tuple[int, float]] = []
+    results = state.ingest_files(
+        library,
+        "进度测试",
+        [("a_content_list.json", _content_list()), ("b.md", b"")],
+        on_progress=lambda i, p: seen.append((i, state.progress_fraction(p))),
+    )
+    assert [name for name, _ in results] == ["a_content_list.json", "b.md"]
+    assert results[0][1][0].status == "ingested"
+    assert results[1][1][0].status == "rejected" and "empty" in results[1][1][0].message
+    assert {i for i, _ in seen} == {0, 1}
+    assert max(f for i, f in seen if i == 0) == 1.0
+    library.delete_kb("进度测试")
+
+
+@slow
+def test_english_labels_on_every_page(env: Path) -> None:
+    at = start()
+    at.get_by_key("_w_lang__sidebar").set_value("en").run()
+    assert not at.exception
+    assert "## 💬 Ask the reports" in markdown(at)
+    assert at.chat_input(key="question").proto.placeholder.startswith("Ask a question")
+    assert [s.label for s in at.sidebar.selectbox] == ["Knowledge base"]
+    for page, title in [
+        ("pages/compare.py", "## ⚖️ Smart vs hybrid"),
+        ("pages/library.py", "## 📚 Library"),
+        ("pages/settings.py", "## ⚙️ Settings"),
+    ]:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        assert title in [m.value for m in at.markdown], page
+    at.switch_page("pages/library.py").run()
+    labels = [b.label for b in at.button]
+    assert "Create" in labels and "Delete knowledge base" in labels
+    assert at.file_uploader(key="uploader").proto.label == "Choose files (several at once)"
+    # back to Chinese from the settings page's own control
+    at.switch_page("pages/settings.py").run()
+    at.get_by_key("_w_lang__settings").set_value("zh").run()
+    assert "## ⚙️ 设置" in markdown(at)
+
+
+@slow
+def test_settings_never_show_the_key(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAG_APP_API_KEY", SECRET)
+    at = start("pages/settings.py")
+    rendered = everything(at)
+    assert SECRET not in rendered
+    assert "sk-…6d5e" in rendered  # masked: prefix and last four only
+    assert "RAG_APP_API_KEY" in rendered  # where it came from
+    assert any("离线" in c.value for c in at.caption)  # no model: the offline answerer
+
+    typed = "sk-typed-ALSO-SECRET-0011223344"
+    at.text_input(key="_f_model").set_value("gpt-4o-mini")
+    at.text_input(key="_f_api_key").set_value(typed)
+    [save] = [b for b in at.button if b.label == "保存"]
+    save.click().run()
+    assert not at.exception, at.exception
+    rendered = everything(at)
+    assert typed not in rendered and SECRET not in rendered
+    assert "sk-…3344" in rendered
+    assert at.text_input(key="_f_api_key").value == ""
+    assert at.session_state["provider"]["model"] == "gpt-4o-mini"
+
+
+@slow
+def test_connection_test_reports_success_and_failure(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with OpenAIStubServer() as server:
+        monkeypatch.setenv("RAG_APP_BASE_URL", server.base_url)
+        monkeypatch.setenv("RAG_APP_MODEL", "stub-model")
+        at = start("pages/settings.py")
+        [test] = [b for b in at.button if b.label == "测试连接"]
+        test.click().run()
+        assert any("连接成功" in s.value and "stub-model" in s.value for s in at.success)
+    at.session_state["provider"] = {
+        **at.session_state["provider"],
+        "base_url": "http://127.0.0.1:9/v1",
+        "timeout_s": 2.0,
+    }
+    started = time.monotonic()
+    [test] = [b for b in at.button if b.label == "测试连接"]
+    test.click().run()
+    assert any("连接失败" in e.value for e in at.error)
+    assert time.monotonic() - started < 30
+
+
+def test_every_label_has_both_languages() -> None:
+    for key, pair in i18n.TEXTS.items():
+        assert len(pair) == 2 and all(pair), key
+        zh, en = pair
+        assert set(_fields(zh)) == set(_fields(en)), key
+
+
+def _fields(text: str) -> list[str]:
+    import string
+
+    return [name for _, name, _, _ in string.Formatter().parse(text) if name]
