@@ -14,9 +14,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from rag_app.config import load_settings
 from rag_app.evaluation import _percentile, find_documents, load_questions
@@ -31,11 +31,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _texts(files: Sequence[Path]) -> list[str]:
     counter = get_token_counter()
-    out = []
+    out: list[str] = []
     for path in files:
         for loaded in load_path(path, 10**9):
-            out.extend(c.search_text for c in chunk_document(loaded.document, counter,
-                                                             ChunkingOptions()))
+            out.extend(
+                c.search_text for c in chunk_document(loaded.document, counter, ChunkingOptions())
+            )
     return out
 
 
@@ -69,9 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         pipeline_rate = len(texts) / (time.perf_counter() - start)
         encoder_after = bare()
         encoder = (encoder_before + encoder_after) / 2
-        print(f"ingest: pipeline {pipeline_rate:.1f} chunks/s; bare encoder "
-              f"{encoder_before:.1f} / {encoder_after:.1f} chunks/s (before / after); "
-              f"ratio {pipeline_rate / encoder:.2f}x (goal >= 0.85x)", flush=True)
+        print(
+            f"ingest: pipeline {pipeline_rate:.1f} chunks/s; bare encoder "
+            f"{encoder_before:.1f} / {encoder_after:.1f} chunks/s (before / after); "
+            f"ratio {pipeline_rate / encoder:.2f}x (goal >= 0.85x)",
+            flush=True,
+        )
 
         questions = load_questions(base / "questions.jsonl")[: args.queries]
         floor = []
@@ -80,8 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             embedder.embed_queries([q.question])
             floor.append((time.perf_counter() - t0) * 1000)
         f50, f95 = _percentile(floor, 0.5), _percentile(floor, 0.95)
-        print(f"queries ({len(questions)}, pooled): floor = query embedding alone "
-              f"p50 {f50:.1f} ms, p95 {f95:.1f} ms")
+        print(
+            f"queries ({len(questions)}, pooled): floor = query embedding alone "
+            f"p50 {f50:.1f} ms, p95 {f95:.1f} ms"
+        )
         print(f"{'retriever':10} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10}")
         for name in ("dense", "bm25", "rrf", "hybrid", "smart"):
             retriever = make_retriever(name, library, "bench", s)

@@ -12,8 +12,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rag_app.config import Settings, load_settings
 from rag_app.models import Progress, SearchFilter
@@ -47,8 +47,9 @@ class _ProgressPrinter:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(data_dir=getattr(args, "data_dir", None),
-                         knowledge_base=getattr(args, "kb", None))
+    return load_settings(
+        data_dir=getattr(args, "data_dir", None), knowledge_base=getattr(args, "kb", None)
+    )
 
 
 def _library(settings: Settings):  # type: ignore[no-untyped-def]
@@ -82,9 +83,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for raw in args.paths:
         path = Path(raw)
         if path.is_dir():
-            paths.extend(p for p in sorted(path.rglob("*"))
-                         if p.is_file() and p.suffix.lower() in
-                         (".json", ".md", ".zip", ".xlsx", ".xls", ".csv"))
+            paths.extend(
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file()
+                and p.suffix.lower() in (".json", ".md", ".zip", ".xlsx", ".xls", ".csv")
+            )
         else:
             paths.append(path)
     if not paths:
@@ -120,8 +124,10 @@ def cmd_docs(args: argparse.Namespace) -> int:
     print(f"{'doc_id':40} {'chunks':>6} {'pages':>5} {'size':>9}  types / ingested")
     for d in docs:
         counts = " ".join(f"{k}:{v}" for k, v in d.type_counts)
-        print(f"{d.doc_id[:40]:40} {d.n_chunks:6} {d.pages:5} {d.size_bytes / 1024:8.1f}K  "
-              f"{counts}  {d.ingested_at}")
+        print(
+            f"{d.doc_id[:40]:40} {d.n_chunks:6} {d.pages:5} {d.size_bytes / 1024:8.1f}K  "
+            f"{counts}  {d.ingested_at}"
+        )
     return 0
 
 
@@ -161,9 +167,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def _hit_json(h) -> dict:  # type: ignore[no-untyped-def,type-arg]
     return {
-        "rank": h.rank, "score": h.score, "strategy": h.strategy, "note": h.note,
-        "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id, "type": h.chunk.type,
-        "pages": list(h.chunk.pages), "item_indices": list(h.chunk.item_indices),
+        "rank": h.rank,
+        "score": h.score,
+        "strategy": h.strategy,
+        "note": h.note,
+        "chunk_id": h.chunk.chunk_id,
+        "doc_id": h.chunk.doc_id,
+        "type": h.chunk.type,
+        "pages": list(h.chunk.pages),
+        "item_indices": list(h.chunk.item_indices),
         "signals": {n: {"score": s.score, "rank": s.rank} for n, s in h.signals},
         "text": h.chunk.text,
     }
@@ -195,8 +207,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _err(f"rejected {r.name}: {r.message}")
     n_chunks = sum(d.n_chunks for d in library.documents(kb))
     _err(f"{len(questions)} questions, retriever {args.retriever}, scope {args.scope}")
-    result = evaluate(library, kb, questions, args.retriever, args.scope, args.k,
-                      progress=_ProgressPrinter())
+    result = evaluate(
+        library, kb, questions, args.retriever, args.scope, args.k, progress=_ProgressPrinter()
+    )
     per_question = result.pop("per_question")
     summary = {
         **result,
@@ -211,8 +224,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({**summary, "per_question": per_question}, ensure_ascii=False,
-                                  indent=1))
+        out.write_text(
+            json.dumps({**summary, "per_question": per_question}, ensure_ascii=False, indent=1)
+        )
     print(text)
     if temp is not None:
         temp.cleanup()
@@ -221,18 +235,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", help="where the library lives (default: $RAG_APP_DATA_DIR "
-                        "or ~/.local/share/rag_app)")
+    common.add_argument(
+        "--data-dir",
+        help="where the library lives (default: $RAG_APP_DATA_DIR or ~/.local/share/rag_app)",
+    )
     common.add_argument("--kb", help="knowledge base name (default: default)")
-    parser = argparse.ArgumentParser(prog="rag-app", description="研报问答: ask parsed research "
-                                     "reports, from the shell.")
+    parser = argparse.ArgumentParser(
+        prog="rag-app", description="研报问答: ask parsed research reports, from the shell."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("setup", parents=[common], help="build the offline embedding model")
     p.set_defaults(func=cmd_setup)
 
-    p = sub.add_parser("ingest", parents=[common], help="add files (content lists, .md, .zip, "
-                       "sheets) or folders of them")
+    p = sub.add_parser(
+        "ingest",
+        parents=[common],
+        help="add files (content lists, .md, .zip, sheets) or folders of them",
+    )
     p.add_argument("paths", nargs="+")
     p.set_defaults(func=cmd_ingest)
 

@@ -7,9 +7,9 @@ the environment after ``load_settings``; tests build ``Settings(...)`` directly.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
 
 # The default embedding model is rebuilt at set-up (``rag-app setup``) from two PyPI packages
 # into this folder name under the cache directory (see RECIPES: multilingual-e5-small).
@@ -73,13 +73,11 @@ class Settings:
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)
 
-    def with_(self, **changes: object) -> "Settings":
+    def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-def load_settings(
-    env: Mapping[str, str] | None = None, **overrides: object
-) -> Settings:
+def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
     """Build Settings from the environment (``RAG_APP_*``) and explicit overrides.
 
     Overrides whose value is None are ignored, so CLI options can be passed straight through.

@@ -13,9 +13,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -39,13 +39,24 @@ class EvalSet:
 
 def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
     return {
-        "tatqa": EvalSet("tatqa_dev", (eval_dir / "tatqa_dev" / "docs",),
-                         eval_dir / "tatqa_dev" / "questions.jsonl", ("pooled", "doc")),
-        "crud": EvalSet("crud_zh_dev", (eval_dir / "crud_zh_dev" / "docs",
-                                        eval_dir / "crud_zh_dev" / "distractors"),
-                        eval_dir / "crud_zh_dev" / "questions.jsonl", ("pooled",)),
-        "broker": EvalSet("broker_zh (ours)", (REPO / "assets" / "broker_eval" / "docs",),
-                          REPO / "assets" / "broker_eval" / "questions.jsonl", ("pooled", "doc")),
+        "tatqa": EvalSet(
+            "tatqa_dev",
+            (eval_dir / "tatqa_dev" / "docs",),
+            eval_dir / "tatqa_dev" / "questions.jsonl",
+            ("pooled", "doc"),
+        ),
+        "crud": EvalSet(
+            "crud_zh_dev",
+            (eval_dir / "crud_zh_dev" / "docs", eval_dir / "crud_zh_dev" / "distractors"),
+            eval_dir / "crud_zh_dev" / "questions.jsonl",
+            ("pooled",),
+        ),
+        "broker": EvalSet(
+            "broker_zh (ours)",
+            (REPO / "assets" / "broker_eval" / "docs",),
+            REPO / "assets" / "broker_eval" / "questions.jsonl",
+            ("pooled", "doc"),
+        ),
     }
 
 
@@ -87,8 +98,9 @@ def _quiet(_: Progress) -> None:
     pass
 
 
-def run(sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str],
-        ablations: bool) -> list[dict[str, object]]:
+def run(
+    sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str], ablations: bool
+) -> list[dict[str, object]]:
     from rag_app.index.embedder import load_embedder
 
     base_settings = load_settings()
@@ -108,27 +120,40 @@ def run(sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str
         ingest_s = time.perf_counter() - start
         n_new = sum(r.status == "ingested" for r in reports)
         n_chunks = sum(d.n_chunks for d in library.documents("eval"))
-        print(f"{spec.name}: {len(files)} docs ({n_new} newly ingested in {ingest_s:.1f} s), "
-              f"{n_chunks} chunks", file=sys.stderr)
+        print(
+            f"{spec.name}: {len(files)} docs ({n_new} newly ingested in {ingest_s:.1f} s), "
+            f"{n_chunks} chunks",
+            file=sys.stderr,
+        )
         questions = load_questions(spec.questions)
         runs: list[tuple[str, object]] = [(r, None) for r in retrievers]
         if ablations:
-            runs += [(name, replace(options_from(settings), **changes))  # type: ignore[arg-type]
-                     for name, changes in ABLATIONS.items()]
+            runs += [
+                (name, replace(options_from(settings), **changes))  # type: ignore[arg-type]
+                for name, changes in ABLATIONS.items()
+            ]
         for scope in spec.scopes:
             for name, options in runs:
                 if options is None:
                     retriever = make_retriever(name, library, "eval", settings)
                 else:
                     assert isinstance(options, StrategyOptions)
-                    retriever = StrategyRetriever(library, "eval", "hybrid", settings, options,
-                                                  name=name)
+                    retriever = StrategyRetriever(
+                        library, "eval", "hybrid", settings, options, name=name
+                    )
                 t0 = time.perf_counter()
-                metrics = evaluate(library, "eval", questions, name.split()[0], scope, 10,
-                                   retriever=retriever)  # type: ignore[arg-type]
+                metrics = evaluate(
+                    library, "eval", questions, name.split()[0], scope, 10, retriever=retriever
+                )  # type: ignore[arg-type]
                 metrics.pop("per_question")
-                row = {"set": spec.name, "scope": scope, "n_chunks": n_chunks, **metrics,
-                       "retriever": name, "seconds": round(time.perf_counter() - t0, 1)}
+                row = {
+                    "set": spec.name,
+                    "scope": scope,
+                    "n_chunks": n_chunks,
+                    **metrics,
+                    "retriever": name,
+                    "seconds": round(time.perf_counter() - t0, 1),
+                }
                 results.append(row)
                 print(_row_md(row), file=sys.stderr, flush=True)
     out.mkdir(parents=True, exist_ok=True)
@@ -139,8 +164,15 @@ def run(sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str
     return results
 
 
-COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "answer_in_context", "query_ms_p50",
-           "retrieval_context_ms_p95")
+COLUMNS = (
+    "recall@1",
+    "recall@5",
+    "recall@10",
+    "mrr@10",
+    "answer_in_context",
+    "query_ms_p50",
+    "retrieval_context_ms_p95",
+)
 
 
 def _fmt(value: object) -> str:
@@ -171,8 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     args = parser.parse_args(argv)
-    run([s.strip() for s in args.sets.split(",") if s.strip()], Path(args.eval_dir),
-        Path(args.out), [r.strip() for r in args.retrievers.split(",")], not args.no_ablations)
+    run(
+        [s.strip() for s in args.sets.split(",") if s.strip()],
+        Path(args.eval_dir),
+        Path(args.out),
+        [r.strip() for r in args.retrievers.split(",")],
+        not args.no_ablations,
+    )
     return 0
 
 

@@ -11,9 +11,9 @@ import html
 import json
 import re
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from rag_app.index.library import Library
 from rag_app.models import Hit, Progress, SearchFilter
@@ -136,17 +136,27 @@ def evaluate(
     prompt_settings = PromptSettings(context_budget=context_budget or 3000)
     names = {d.doc_id: d.name for d in library.documents(kb)}
     for n, question in enumerate(questions):
-        search_filter = SearchFilter(doc_ids=(question.doc_id,)) if scope == "doc" else SearchFilter()
+        search_filter = (
+            SearchFilter(doc_ids=(question.doc_id,)) if scope == "doc" else SearchFilter()
+        )
         start = time.perf_counter()
         hits = retriever.retrieve(question.question, depth, search_filter)
         latencies.append((time.perf_counter() - start) * 1000)
         rank = first_hit_rank(hits, question)
         ranks.append(rank)
-        row: dict[str, object] = {"id": question.id, "rank": rank,
-                                  "top": [h.chunk.chunk_id for h in hits[:3]]}
+        row: dict[str, object] = {
+            "id": question.id,
+            "rank": rank,
+            "top": [h.chunk.chunk_id for h in hits[:3]],
+        }
         if context_budget:
-            prompt = build_prompt(question.question, hits[:k], settings=prompt_settings,
-                                  counter=library.counter, doc_names=names)
+            prompt = build_prompt(
+                question.question,
+                hits[:k],
+                settings=prompt_settings,
+                counter=library.counter,
+                doc_names=names,
+            )
             context_latencies.append((time.perf_counter() - start) * 1000)
             found = answer_in_context(question, prompt.context)
             if found is not None:
@@ -165,8 +175,11 @@ def evaluate(
     if context_budget:
         extra = {
             f"answer_in_context@{context_budget}": round(sum(in_context) / len(in_context), 4)
-            if in_context else None,
-            "answer_in_context": round(sum(in_context) / len(in_context), 4) if in_context else None,
+            if in_context
+            else None,
+            "answer_in_context": round(sum(in_context) / len(in_context), 4)
+            if in_context
+            else None,
             "n_span_questions": len(in_context),
             "retrieval_context_ms_p50": round(_percentile(context_latencies, 0.5), 2),
             "retrieval_context_ms_p95": round(_percentile(context_latencies, 0.95), 2),

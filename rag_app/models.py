@@ -213,6 +213,7 @@ class RetrievalTrace:
     def by_type(self, chunk_type: str) -> tuple[Hit, ...]:
         return tuple(h for h in self.hits if h.chunk.type == chunk_type)
 
+
 __all__ = [
     "CHUNK_TYPES",
     "Chunk",

@@ -9,8 +9,9 @@ returns only the Answer. The UI and the CLI render what this returns and compute
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Literal, Sequence
+from typing import Literal
 
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
@@ -109,7 +110,11 @@ class Pipeline:
         )
 
     def build(
-        self, question: str, trace: RetrievalTrace, options: AskOptions, history: Sequence[Turn] = ()
+        self,
+        question: str,
+        trace: RetrievalTrace,
+        options: AskOptions,
+        history: Sequence[Turn] = (),
     ) -> PromptResult:
         names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
         return build_prompt(
@@ -144,8 +149,9 @@ class Pipeline:
         t0 = time.perf_counter()
         prompt = self.build(question, trace, options, history)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
-        yield PipelineEvent("stage", stage="prompt_built",
-                            data={"prompt_tokens": prompt.report.prompt_tokens})
+        yield PipelineEvent(
+            "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
+        )
 
         yield PipelineEvent("stage", stage="generating")
         t0 = time.perf_counter()
@@ -164,8 +170,11 @@ class Pipeline:
             elif event.kind == "usage":
                 usage = event.usage
             elif event.kind == "retry":
-                yield PipelineEvent("retry", text=event.error, data={"attempt": event.attempt,
-                                                                     "delay_s": event.delay_s})
+                yield PipelineEvent(
+                    "retry",
+                    text=event.error,
+                    data={"attempt": event.attempt, "delay_s": event.delay_s},
+                )
             elif event.kind == "error":
                 error, error_kind = event.error, event.error_kind
                 yield PipelineEvent("error", text=event.error, data={"kind": event.error_kind})
@@ -183,9 +192,16 @@ class Pipeline:
         yield PipelineEvent(
             "answer",
             answer=Answer(
-                question=question, text=text, retrieval=trace, prompt=prompt,
-                citations=citations, answerer=self.answerer_name, timings=tuple(timings),
-                usage=usage, error=error, error_kind=error_kind,
+                question=question,
+                text=text,
+                retrieval=trace,
+                prompt=prompt,
+                citations=citations,
+                answerer=self.answerer_name,
+                timings=tuple(timings),
+                usage=usage,
+                error=error,
+                error_kind=error_kind,
             ),
         )
 
@@ -204,8 +220,10 @@ class Pipeline:
             lang = "en" if detect_language(question) == "en" else "zh"
             yield from self.offline.stream(question, sources, lang=lang)
             return
-        messages = [ChatMessage(role=m["role"], content=m["content"])
-                    for m in prompt.chat_messages()]
+        messages = [
+            ChatMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
+            for m in prompt.chat_messages()
+        ]
         yield from self.llm.stream(messages)
 
     def _check(self, text: str, prompt: PromptResult) -> CitationReport | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -15,7 +16,9 @@ class Embedder(Protocol):
     """
 
     name: str
-    dimension: int
+
+    @property
+    def dimension(self) -> int: ...
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 

@@ -534,7 +534,14 @@ class _Checker:
                 units = best_units(claim, source, 1)
                 evidence = units[0].text if units else ""
             return SentenceCheck(
-                seg.start, seg.end, item.text, item.cited, support, supported, best, reason,
+                seg.start,
+                seg.end,
+                item.text,
+                item.cited,
+                support,
+                supported,
+                best,
+                reason,
                 evidence=evidence,
             )
 

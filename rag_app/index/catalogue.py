@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from rag_app.models import Chunk, DocumentInfo
 
@@ -112,14 +112,34 @@ class Catalogue:
             self._delete_doc(kb, info.doc_id)
             self._db.execute(
                 "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (kb, info.doc_id, info.name, info.source_format, info.n_items, info.n_chunks,
-                 json.dumps(dict(info.type_counts)), info.pages, info.size_bytes,
-                 info.content_hash, info.ingested_at, info.assets_dir),
+                (
+                    kb,
+                    info.doc_id,
+                    info.name,
+                    info.source_format,
+                    info.n_items,
+                    info.n_chunks,
+                    json.dumps(dict(info.type_counts)),
+                    info.pages,
+                    info.size_bytes,
+                    info.content_hash,
+                    info.ingested_at,
+                    info.assets_dir,
+                ),
             )
             self._db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                [(kb, c.chunk_id, c.doc_id, n, chunk_to_json(c), json.dumps(t, ensure_ascii=False))
-                 for n, (c, t) in enumerate(zip(chunks, tokens))],
+                [
+                    (
+                        kb,
+                        c.chunk_id,
+                        c.doc_id,
+                        n,
+                        chunk_to_json(c),
+                        json.dumps(t, ensure_ascii=False),
+                    )
+                    for n, (c, t) in enumerate(zip(chunks, tokens))
+                ],
             )
             self._bump(kb)
 
@@ -178,11 +198,12 @@ class Catalogue:
 
     def chunk_ids(self, kb: str) -> set[str]:
         with self._lock:
-            return {r[0] for r in self._db.execute("SELECT chunk_id FROM chunks WHERE kb = ?",
-                                                   (kb,))}
+            return {
+                r[0] for r in self._db.execute("SELECT chunk_id FROM chunks WHERE kb = ?", (kb,))
+            }
 
     # plumbing -----------------------------------------------------------------------------------
-    def _tx(self) -> "_Transaction":
+    def _tx(self) -> _Transaction:
         return _Transaction(self._db)
 
 
@@ -200,14 +221,22 @@ class _Transaction:
 def _info(row: tuple) -> DocumentInfo:  # type: ignore[type-arg]
     counts = json.loads(row[5])
     return DocumentInfo(
-        doc_id=row[0], name=row[1], source_format=row[2], n_items=row[3], n_chunks=row[4],
-        type_counts=tuple(sorted(counts.items())), pages=row[6], size_bytes=row[7],
-        content_hash=row[8], ingested_at=row[9], assets_dir=row[10],
+        doc_id=row[0],
+        name=row[1],
+        source_format=row[2],
+        n_items=row[3],
+        n_chunks=row[4],
+        type_counts=tuple(sorted(counts.items())),
+        pages=row[6],
+        size_bytes=row[7],
+        content_hash=row[8],
+        ingested_at=row[9],
+        assets_dir=row[10],
     )
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def iter_batches(values: Sequence, size: int) -> Iterator[Sequence]:  # type: ignore[type-arg]

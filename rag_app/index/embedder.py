@@ -11,8 +11,8 @@ import hashlib
 import os
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -52,8 +52,9 @@ def resolve_model(settings: Settings) -> str:
 class SentenceTransformerEmbedder:
     """sentence-transformers model, loaded lazily once; e5-style prompts applied when present."""
 
-    def __init__(self, model: str, *, batch_size: int = 32, query_threads: int = 1,
-                 ingest_threads: int = 2) -> None:
+    def __init__(
+        self, model: str, *, batch_size: int = 32, query_threads: int = 1, ingest_threads: int = 2
+    ) -> None:
         self.model_ref = model
         self.name = Path(model).name if Path(model).exists() else model
         self.batch_size = batch_size
@@ -72,8 +73,10 @@ class SentenceTransformerEmbedder:
             hf_logging.disable_progress_bar()  # "Loading weights" bars do not belong in logs
 
             self._model = SentenceTransformer(self.model_ref, device="cpu")
-            getter = getattr(self._model, "get_embedding_dimension", None) or \
-                self._model.get_sentence_embedding_dimension
+            getter = (
+                getattr(self._model, "get_embedding_dimension", None)
+                or self._model.get_sentence_embedding_dimension
+            )
             self._dimension = int(getter() or 0)
         return self._model
 

@@ -13,8 +13,8 @@ import logging
 import re
 import shutil
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -174,7 +174,7 @@ class BM25Index:
         tmp.rename(folder)
 
     @classmethod
-    def load(cls, folder: Path, generation: int) -> "BM25Index | None":
+    def load(cls, folder: Path, generation: int) -> BM25Index | None:
         """The saved index when it is of ``generation``; None when absent, stale or unreadable."""
         import bm25s
 
@@ -186,7 +186,8 @@ class BM25Index:
             index.ids = list(meta["ids"])
             index._position = {chunk_id: n for n, chunk_id in enumerate(index.ids)}
             index._bm25 = (
-                bm25s.BM25.load(str(folder), show_progress=False) if index.ids
+                bm25s.BM25.load(str(folder), show_progress=False)
+                if index.ids
                 else bm25s.BM25(k1=BM25_K1, b=BM25_B)
             )
             return index

@@ -12,10 +12,10 @@ import logging
 import shutil
 import threading
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from rag_app.index.keywords import TOKENIZER_VERSION, BM25Index, tokenize
 from rag_app.index.store import ChromaStore, collection_name
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
-from rag_app.models import Chunk, DocumentInfo, IngestReport, Progress, SearchFilter
+from rag_app.models import NO_FILTER, Chunk, DocumentInfo, IngestReport, Progress, SearchFilter
 from rag_app.protocols import Embedder, TokenCounter
 
 _log = logging.getLogger(__name__)
@@ -78,7 +78,8 @@ class Library:
                 from rag_app.index.embedder import load_embedder
 
                 self._embedder = load_embedder(self.settings)
-            return self._embedder
+            embedder: Embedder = self._embedder
+            return embedder
 
     @property
     def counter(self) -> TokenCounter:
@@ -140,12 +141,14 @@ class Library:
         loaded: list[LoadedDocument | IngestReport] = []
         for path in paths:
             try:
-                for doc in load_path(Path(path), self.settings.max_file_bytes,
-                                     self.settings.max_zip_bytes):
+                for doc in load_path(
+                    Path(path), self.settings.max_file_bytes, self.settings.max_zip_bytes
+                ):
                     loaded.append(_with_disk_assets(doc, Path(path).parent))
             except IngestError as exc:
-                loaded.append(IngestReport(name=Path(path).name, status="rejected",
-                                           message=str(exc)))
+                loaded.append(
+                    IngestReport(name=Path(path).name, status="rejected", message=str(exc))
+                )
         return self._ingest(loaded, kb, progress)
 
     def ingest_bytes(
@@ -158,8 +161,11 @@ class Library:
         loaded: list[LoadedDocument | IngestReport] = []
         for name, data in files:
             try:
-                loaded.extend(load_bytes(data, name, self.settings.max_file_bytes,
-                                         self.settings.max_zip_bytes))
+                loaded.extend(
+                    load_bytes(
+                        data, name, self.settings.max_file_bytes, self.settings.max_zip_bytes
+                    )
+                )
             except IngestError as exc:
                 loaded.append(IngestReport(name=name, status="rejected", message=str(exc)))
         return self._ingest(loaded, kb, progress)
@@ -188,22 +194,39 @@ class Library:
             doc = entry.document
             same = self.catalogue.find_hash(kb, doc.content_hash)
             if same is not None:
-                reports.append(IngestReport(
-                    name=doc.name, status="duplicate", doc_id=same.doc_id,
-                    message=f"identical content is already in the library as {same.doc_id}",
-                    n_chunks=same.n_chunks, type_counts=same.type_counts))
+                reports.append(
+                    IngestReport(
+                        name=doc.name,
+                        status="duplicate",
+                        doc_id=same.doc_id,
+                        message=f"identical content is already in the library as {same.doc_id}",
+                        n_chunks=same.n_chunks,
+                        type_counts=same.type_counts,
+                    )
+                )
                 continue
             if doc.doc_id in seen_ids:
-                reports.append(IngestReport(
-                    name=doc.name, status="rejected", doc_id=doc.doc_id,
-                    message=f"another file in this batch ({seen_ids[doc.doc_id]}) has the same "
-                    f"document id {doc.doc_id}"))
+                reports.append(
+                    IngestReport(
+                        name=doc.name,
+                        status="rejected",
+                        doc_id=doc.doc_id,
+                        message=f"another file in this batch ({seen_ids[doc.doc_id]}) has the same "
+                        f"document id {doc.doc_id}",
+                    )
+                )
                 continue
             seen_ids[doc.doc_id] = doc.name
             chunks = chunk_document(doc, self.counter, options)
             if not chunks:
-                reports.append(IngestReport(name=doc.name, status="rejected", doc_id=doc.doc_id,
-                                            message="no searchable content after parsing"))
+                reports.append(
+                    IngestReport(
+                        name=doc.name,
+                        status="rejected",
+                        doc_id=doc.doc_id,
+                        message="no searchable content after parsing",
+                    )
+                )
                 continue
             reports.append(None)
             todo.append((len(reports) - 1, entry, chunks))
@@ -257,19 +280,23 @@ class Library:
                 pages=(max(pages) + 1) if pages else 0,
                 size_bytes=doc.size_bytes,
                 content_hash=doc.content_hash,
-                ingested_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 assets_dir=assets_dir,
             )
             try:
                 self.store.upsert(kb, chunks, vectors)
-                self.catalogue.add_document(kb, info, chunks, [tokenize(c.search_text)
-                                                                for c in chunks])
+                self.catalogue.add_document(
+                    kb, info, chunks, [tokenize(c.search_text) for c in chunks]
+                )
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)
-                self.store.delete_ids(kb, [c.chunk_id for c in chunks
-                                           if c.chunk_id not in old_ids])
-                return IngestReport(name=doc.name, status="rejected", doc_id=doc.doc_id,
-                                    message=f"could not be indexed: {exc}")
+                self.store.delete_ids(kb, [c.chunk_id for c in chunks if c.chunk_id not in old_ids])
+                return IngestReport(
+                    name=doc.name,
+                    status="rejected",
+                    doc_id=doc.doc_id,
+                    message=f"could not be indexed: {exc}",
+                )
             stale = old_ids - {c.chunk_id for c in chunks}
             self.store.delete_ids(kb, sorted(stale))
         replaced = " (replaced the earlier version)" if old_ids else ""
@@ -303,11 +330,15 @@ class Library:
     # searching ----------------------------------------------------------------------------------
     def snapshot(self, kb: str) -> _Snapshot:
         """Chunks and keyword index of a knowledge base as of its current generation."""
-        if self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION and kb in self.knowledge_bases():
+        if (
+            self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION
+            and kb in self.knowledge_bases()
+        ):
             with self._write_lock:  # tokens from an older tokenizer: recompute them once
                 chunks = self.catalogue.chunks(kb)
                 self.catalogue.replace_tokens(
-                    kb, {c.chunk_id: tokenize(c.search_text) for c in chunks}, TOKENIZER_VERSION)
+                    kb, {c.chunk_id: tokenize(c.search_text) for c in chunks}, TOKENIZER_VERSION
+                )
         generation = self.catalogue.generation(kb)
         with self._snapshot_lock:
             current = self._snapshots.get(kb)
@@ -315,7 +346,7 @@ class Library:
                 return current
             folder = self._keyword_dir(kb)
             keywords = BM25Index.load(folder, generation)
-            chunks = {c.chunk_id: c for c in self.catalogue.chunks(kb)}
+            by_id = {c.chunk_id: c for c in self.catalogue.chunks(kb)}
             if keywords is None:
                 ids, tokens = self.catalogue.chunk_tokens(kb)
                 keywords = BM25Index(ids, tokens)
@@ -323,31 +354,38 @@ class Library:
                     keywords.save(folder, generation)
                 except OSError as exc:
                     _log.warning("could not save the keyword index: %s", exc)
-            snap = _Snapshot(generation, chunks, keywords)
+            snap = _Snapshot(generation, by_id, keywords)
             self._snapshots[kb] = snap
             return snap
 
     def dense_search(
-        self, kb: str, query: str, k: int, search_filter: SearchFilter = SearchFilter(),
+        self,
+        kb: str,
+        query: str,
+        k: int,
+        search_filter: SearchFilter = NO_FILTER,
         query_vector: np.ndarray | None = None,
     ) -> list[tuple[Chunk, float]]:
         """Top ``k`` chunks by cosine similarity of their embedding to the query's."""
         snap = self.snapshot(kb)
         if not snap.chunks:
             return []
-        vector = query_vector if query_vector is not None else self.embedder.embed_queries([query])[0]
+        vector = (
+            query_vector if query_vector is not None else self.embedder.embed_queries([query])[0]
+        )
         found = self.store.query(kb, vector, k, search_filter)
         return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
 
     def keyword_search(
-        self, kb: str, query: str, k: int, search_filter: SearchFilter = SearchFilter()
+        self, kb: str, query: str, k: int, search_filter: SearchFilter = NO_FILTER
     ) -> list[tuple[Chunk, float]]:
         """Top ``k`` chunks by BM25 over jieba tokens."""
         snap = self.snapshot(kb)
         allowed = None
         if search_filter.types or search_filter.doc_ids:
             allowed = {
-                i for i, c in snap.chunks.items()
+                i
+                for i, c in snap.chunks.items()
                 if (not search_filter.types or c.type in search_filter.types)
                 and (not search_filter.doc_ids or c.doc_id in search_filter.doc_ids)
             }

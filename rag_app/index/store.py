@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +76,11 @@ class ChromaStore:
                 ids=[c.chunk_id for c in part],
                 embeddings=vectors[start : start + len(part)],
                 metadatas=[
-                    {"doc_id": c.doc_id, "type": c.type, "page": c.page if c.page is not None else -1}
+                    {
+                        "doc_id": c.doc_id,
+                        "type": c.type,
+                        "page": c.page if c.page is not None else -1,
+                    }
                     for c in part
                 ],
             )

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from rag_app.ingest.tables import grid_to_html, linearise, linearise_row, column_labels, parse_table
+from rag_app.ingest.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
 
@@ -152,7 +153,7 @@ class _Builder:
         grid = parse_table(item.table_body)
         pages = _pages(heading_pages + ((item.page,) if item.page is not None else ()))
         indices = tuple(sorted(set(heading_indices + (item.index,))))
-        base = dict(
+        base: dict[str, Any] = dict(
             doc_id=self.doc.doc_id,
             type="table",
             item_indices=indices,
@@ -171,15 +172,27 @@ class _Builder:
         if grid.n_rows == 0:
             # No body (table recognition off, or an image of a table): caption and footnote only.
             text = "\n".join(p for p in (caption, item.text, footnote) if p) or "(表格内容未识别)"
-            self.chunks.append(Chunk(chunk_id=self._next_id(), text=text,
-                                     search_text=prefix + text, table_html="", **base))
+            self.chunks.append(
+                Chunk(
+                    chunk_id=self._next_id(),
+                    text=text,
+                    search_text=prefix + text,
+                    table_html="",
+                    **base,
+                )
+            )
             return
         linear = linearise(grid)
         groups = _row_groups(grid, self.counter, self.options.table_chunk_tokens)
         if len(groups) == 1:
             self.chunks.append(
-                Chunk(chunk_id=self._next_id(), text=linear, search_text=prefix + linear + suffix,
-                      table_html=item.table_body, **base)
+                Chunk(
+                    chunk_id=self._next_id(),
+                    text=linear,
+                    search_text=prefix + linear + suffix,
+                    table_html=item.table_body,
+                    **base,
+                )
             )
             return
         parent = f"{self.doc.doc_id}#table{item.index}"
@@ -289,7 +302,7 @@ def _split_long(text: str, counter: TokenCounter, limit: int) -> list[str]:
                 pieces.append(current)
                 current = ""
             pieces.append(head)
-            sentence = sentence[len(head):]
+            sentence = sentence[len(head) :]
         if current and counter.count(current + sentence) > limit:
             pieces.append(current)
             current = ""

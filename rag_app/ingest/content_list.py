@@ -28,8 +28,20 @@ FURNITURE_TYPES = frozenset(
         "aside_text",
     }
 )
-_TEXT_TYPES = frozenset({"text", "title", "paragraph", "list", "equation", "interline_equation",
-                         "code", "algorithm", "ref_text", "phonetic"})
+_TEXT_TYPES = frozenset(
+    {
+        "text",
+        "title",
+        "paragraph",
+        "list",
+        "equation",
+        "interline_equation",
+        "code",
+        "algorithm",
+        "ref_text",
+        "phonetic",
+    }
+)
 _VISUAL_TYPES = frozenset({"image", "chart", "figure"})
 
 
@@ -164,8 +176,12 @@ def _to_item(index: int, entry: Any) -> Item | None:
             return None
         if kind in ("text", "title") and (level or kind == "title"):
             return Item(index=index, kind="heading", text=text, page=page, level=int(level or 1))
-        return Item(index=index, kind="text" if kind in ("title", "paragraph") else kind,
-                    text=text, page=page)
+        return Item(
+            index=index,
+            kind="text" if kind in ("title", "paragraph") else kind,
+            text=text,
+            page=page,
+        )
     if kind == "table":
         body = _str(entry, "table_body") or _str(entry, "html")
         return Item(

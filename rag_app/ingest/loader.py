@@ -81,9 +81,7 @@ def load_bytes(
     _check_size(name, len(data), _limit(name, max_bytes, max_zip_bytes))
     lower = name.lower()
     if not lower.endswith(SUPPORTED):
-        raise IngestError(
-            f"{name}: unsupported file type; expected one of {', '.join(SUPPORTED)}"
-        )
+        raise IngestError(f"{name}: unsupported file type; expected one of {', '.join(SUPPORTED)}")
     if not data.strip():
         raise IngestError(f"{name}: the file is empty")
     digest = hashlib.sha256(data).hexdigest()
@@ -151,7 +149,9 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
         if len(infos) > MAX_ZIP_ENTRIES:
             raise IngestError(f"{name}: {len(infos)} files in the archive, over {MAX_ZIP_ENTRIES}")
         if sum(i.file_size for i in infos) > MAX_ZIP_EXPANDED_BYTES:
-            raise IngestError(f"{name}: the archive expands past {MAX_ZIP_EXPANDED_BYTES // 10**6} MB")
+            raise IngestError(
+                f"{name}: the archive expands past {MAX_ZIP_EXPANDED_BYTES // 10**6} MB"
+            )
         members: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             try:
@@ -165,8 +165,12 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
             members[path] = info
         lists = sorted(p for p in members if p.lower().endswith("_content_list.json"))
         if not lists:
-            lists = sorted(p for p in members if p.lower().endswith(".json") and
-                           not p.lower().endswith(("_middle.json", "_model.json", "layout.json")))
+            lists = sorted(
+                p
+                for p in members
+                if p.lower().endswith(".json")
+                and not p.lower().endswith(("_middle.json", "_model.json", "layout.json"))
+            )
         markdowns = sorted(p for p in members if p.lower().endswith((".md", ".markdown")))
         sources = lists or markdowns[:1]
         if not sources:
@@ -174,15 +178,23 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
         out = []
         encrypted = [p for p, i in members.items() if i.flag_bits & 0x1]
         if encrypted:
-            raise IngestError(f"{name}: the archive is encrypted ({encrypted[0]}); "
-                              "upload an unencrypted zip")
+            raise IngestError(
+                f"{name}: the archive is encrypted ({encrypted[0]}); upload an unencrypted zip"
+            )
 
         def read(path: str) -> bytes:
             try:
                 return archive.read(members[path])
-            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError,
-                    zlib.error) as exc:
-                raise IngestError(f"{name}: cannot read {path!r} from the archive ({exc})") from None
+            except (
+                zipfile.BadZipFile,
+                RuntimeError,
+                NotImplementedError,
+                EOFError,
+                zlib.error,
+            ) as exc:
+                raise IngestError(
+                    f"{name}: cannot read {path!r} from the archive ({exc})"
+                ) from None
 
         for source in sources:
             raw = read(source)
@@ -193,7 +205,7 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
             else:
                 items, warnings = parse_markdown(decode_text(raw, source)), []
             assets = {}
-            for path, info in members.items():
+            for path in members:
                 if path.lower().endswith(_IMAGE_SUFFIXES) and (
                     not folder or path.startswith(folder + "/")
                 ):
@@ -206,7 +218,15 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
                 warnings.append(f"{len(missing)} image(s) referenced but not in the archive")
             digest = hashlib.sha256(raw + b"".join(assets[k] for k in sorted(assets))).hexdigest()
             out.append(
-                _loaded(name, "zip", items, warnings, digest, len(data), assets,
-                        doc_name=posixpath.basename(source))
+                _loaded(
+                    name,
+                    "zip",
+                    items,
+                    warnings,
+                    digest,
+                    len(data),
+                    assets,
+                    doc_name=posixpath.basename(source),
+                )
             )
         return out

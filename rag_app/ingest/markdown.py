@@ -64,15 +64,28 @@ def parse_markdown(text: str) -> list[Item]:
         heading = _HEADING.match(block)
         image = _IMAGE.match(block)
         if heading:
-            items.append(Item(index=len(items), kind="heading", text=heading.group(2),
-                              level=len(heading.group(1))))
+            items.append(
+                Item(
+                    index=len(items),
+                    kind="heading",
+                    text=heading.group(2),
+                    level=len(heading.group(1)),
+                )
+            )
         elif block.lower().startswith("<table"):
             caption: tuple[str, ...] = ()
             if items and items[-1].kind == "text" and _TABLE_CAPTION.match(items[-1].text):
                 caption = (items.pop().text,)
             footnote = _take_note(blocks, i + 1, used)
-            items.append(Item(index=len(items), kind="table", table_body=block,
-                              caption=caption, footnote=footnote))
+            items.append(
+                Item(
+                    index=len(items),
+                    kind="table",
+                    table_body=block,
+                    caption=caption,
+                    footnote=footnote,
+                )
+            )
         elif image:
             caption = ()
             notes: list[str] = []
@@ -88,9 +101,17 @@ def parse_markdown(text: str) -> list[Item]:
                 caption = (items.pop().text,)
             alt = image.group(1).strip()
             footnote = tuple(notes) or _take_note(
-                blocks, i + 2 if caption and (i + 1) in used else i + 1, used)
-            items.append(Item(index=len(items), kind="image", image_path=image.group(2),
-                              caption=caption or ((alt,) if alt else ()), footnote=footnote))
+                blocks, i + 2 if caption and (i + 1) in used else i + 1, used
+            )
+            items.append(
+                Item(
+                    index=len(items),
+                    kind="image",
+                    image_path=image.group(2),
+                    caption=caption or ((alt,) if alt else ()),
+                    footnote=footnote,
+                )
+            )
             if rest:
                 items.append(Item(index=len(items), kind="text", text="\n".join(rest)))
         else:

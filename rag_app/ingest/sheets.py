@@ -9,8 +9,8 @@ reported with their sheet and row number (as a spreadsheet shows it); valid rows
 from __future__ import annotations
 
 import io
-import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rag_app.ingest.errors import IngestError
 from rag_app.models import Item
@@ -22,9 +22,13 @@ GRADES = ("优秀", "良好", "一般")
 def is_sheet_json(raw: Any) -> bool:
     """True for JSON shaped like an example sheet rather than a content list."""
     if isinstance(raw, dict):
-        return any(isinstance(v, list) and v and isinstance(v[0], dict) and "user_input" in v[0]
-                   for v in raw.values())
-    return bool(raw) and isinstance(raw, list) and isinstance(raw[0], dict) and "user_input" in raw[0]
+        return any(
+            isinstance(v, list) and v and isinstance(v[0], dict) and "user_input" in v[0]
+            for v in raw.values()
+        )
+    return (
+        bool(raw) and isinstance(raw, list) and isinstance(raw[0], dict) and "user_input" in raw[0]
+    )
 
 
 def parse_sheet_json(raw: Any, name: str) -> tuple[list[Item], list[str]]:
@@ -32,8 +36,11 @@ def parse_sheet_json(raw: Any, name: str) -> tuple[list[Item], list[str]]:
         groups = {"examples": raw}
     else:
         groups = {k: v for k, v in raw.items() if isinstance(v, list)}
-    rows = ((category, n + 1, row) for category, values in groups.items()
-            for n, row in enumerate(values))
+    rows = (
+        (category, n + 1, row)
+        for category, values in groups.items()
+        for n, row in enumerate(values)
+    )
     return _rows_to_items(rows, name, row_label="item")
 
 
@@ -54,8 +61,11 @@ def parse_sheet_table(data: bytes, name: str) -> tuple[list[Item], list[str]]:
                     continue
             if text is None:
                 raise IngestError(f"{name}: not a CSV file in UTF-8 or GB18030")
-            frames = {"csv": pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                                           skip_blank_lines=False)}
+            frames = {
+                "csv": pd.read_csv(
+                    io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False
+                )
+            }
         else:
             frames = pd.read_excel(io.BytesIO(data), sheet_name=None, dtype=str)
     except IngestError:
@@ -108,8 +118,12 @@ def _rows_to_items(
                 kind="qa",
                 text=question,
                 description=answer,
-                fields=(("category", category), ("tags", tags), ("quality_grade", grade),
-                        ("row", str(number))),
+                fields=(
+                    ("category", category),
+                    ("tags", tags),
+                    ("quality_grade", grade),
+                    ("row", str(number)),
+                ),
             )
         )
     if not items:

@@ -114,7 +114,7 @@ def parse_table(html: str) -> Grid:
             grid.append([])
         out = grid[r]
         col = 0
-        for text, header, colspan, rowspan in row:
+        for text, _header, colspan, rowspan in row:
             while col < len(out) and out[col] is not None:
                 col += 1
             for dr in range(rowspan):

@@ -20,8 +20,9 @@ def make_retriever(name: str, library, kb: str, settings=None) -> Retriever:  # 
     if name == "bm25":
         return BM25Retriever(library, kb)
     if name == "rrf":
-        return RRFRetriever(library, kb, candidates=candidates,
-                            rrf_k=settings.rrf_k if settings is not None else 60)
+        return RRFRetriever(
+            library, kb, candidates=candidates, rrf_k=settings.rrf_k if settings is not None else 60
+        )
     if name == "fused":
         return ScoreFusionRetriever(library, kb, candidates=candidates, name="fused")
     if name in ("hybrid", "smart"):

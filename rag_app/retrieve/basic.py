@@ -6,26 +6,34 @@ the evaluation can show why a chunk was found.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
 from rag_app.index.library import Library
-from rag_app.models import Chunk, Hit, SearchFilter, Signal
+from rag_app.models import NO_FILTER, Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve.fusion import fuse_rrf, fuse_scores
 
 
 class Retriever(Protocol):
     name: str
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]: ...
+    def retrieve(
+        self, query: str, k: int, search_filter: SearchFilter = NO_FILTER
+    ) -> list[Hit]: ...
 
 
 def to_hits(found: Sequence[tuple[Chunk, float]], signal: str) -> list[Hit]:
     return [
-        Hit(chunk=chunk, score=score, rank=rank, strategy=signal,
-            signals=((signal, Signal(score=score, rank=rank)),))
+        Hit(
+            chunk=chunk,
+            score=score,
+            rank=rank,
+            strategy=signal,
+            signals=((signal, Signal(score=score, rank=rank)),),
+        )
         for rank, (chunk, score) in enumerate(found, start=1)
     ]
 
@@ -36,10 +44,16 @@ class DenseRetriever:
     kb: str
     name: str = "dense"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter(),
-                 query_vector: np.ndarray | None = None) -> list[Hit]:
-        return to_hits(self.library.dense_search(self.kb, query, k, search_filter, query_vector),
-                       "dense")
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        search_filter: SearchFilter = NO_FILTER,
+        query_vector: np.ndarray | None = None,
+    ) -> list[Hit]:
+        return to_hits(
+            self.library.dense_search(self.kb, query, k, search_filter, query_vector), "dense"
+        )
 
 
 @dataclass
@@ -48,7 +62,7 @@ class BM25Retriever:
     kb: str
     name: str = "bm25"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]:
+    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
         return to_hits(self.library.keyword_search(self.kb, query, k, search_filter), "bm25")
 
 
@@ -62,10 +76,14 @@ class RRFRetriever:
     rrf_k: int = 60
     name: str = "rrf"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]:
+    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
         lists = {
-            "dense": DenseRetriever(self.library, self.kb).retrieve(query, self.candidates, search_filter),
-            "bm25": BM25Retriever(self.library, self.kb).retrieve(query, self.candidates, search_filter),
+            "dense": DenseRetriever(self.library, self.kb).retrieve(
+                query, self.candidates, search_filter
+            ),
+            "bm25": BM25Retriever(self.library, self.kb).retrieve(
+                query, self.candidates, search_filter
+            ),
         }
         return fuse_rrf(lists, k=self.rrf_k, strategy="rrf")[:k]
 
@@ -81,10 +99,14 @@ class ScoreFusionRetriever:
     bm25_weight: float = 0.5
     name: str = "hybrid"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]:
+    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
         lists = {
-            "dense": DenseRetriever(self.library, self.kb).retrieve(query, self.candidates, search_filter),
-            "bm25": BM25Retriever(self.library, self.kb).retrieve(query, self.candidates, search_filter),
+            "dense": DenseRetriever(self.library, self.kb).retrieve(
+                query, self.candidates, search_filter
+            ),
+            "bm25": BM25Retriever(self.library, self.kb).retrieve(
+                query, self.candidates, search_filter
+            ),
         }
         weights = {"dense": self.dense_weight, "bm25": self.bm25_weight}
         return fuse_scores(lists, weights, strategy=self.name)[:k]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Mapping, Sequence
 
 from rag_app.models import Hit, Signal
 
@@ -16,8 +16,12 @@ def _merge_signals(hits: Sequence[Hit]) -> tuple[tuple[str, Signal], ...]:
     return tuple(sorted(merged.items()))
 
 
-def _finish(scored: dict[str, float], members: dict[str, list[tuple[str, Hit]]], strategy: str,
-            weights: Mapping[str, float]) -> list[Hit]:
+def _finish(
+    scored: dict[str, float],
+    members: dict[str, list[tuple[str, Hit]]],
+    strategy: str,
+    weights: Mapping[str, float],
+) -> list[Hit]:
     ordered = sorted(scored, key=lambda cid: (-scored[cid], cid))
     out = []
     for rank, chunk_id in enumerate(ordered, start=1):

@@ -17,23 +17,114 @@ from rag_app.models import Routing
 
 EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
     "table": ("表格", "一览表", "明细表", "统计表", "列表", "一览", "table", "tabular"),
-    "image": ("图片", "图像", "图表", "照片", "截图", "示意图", "柱状图", "折线图", "饼图",
-              "趋势图", "走势图", "曲线图", "figure", "chart", "graph", "diagram", "picture",
-              "image", "plot"),
+    "image": (
+        "图片",
+        "图像",
+        "图表",
+        "照片",
+        "截图",
+        "示意图",
+        "柱状图",
+        "折线图",
+        "饼图",
+        "趋势图",
+        "走势图",
+        "曲线图",
+        "figure",
+        "chart",
+        "graph",
+        "diagram",
+        "picture",
+        "image",
+        "plot",
+    ),
     "text": ("原文", "段落", "文中", "正文", "paragraph", "passage"),
 }
 IMPLICIT_CUES: dict[str, tuple[str, ...]] = {
     # Seed 000's table keywords, less the ones any question uses (报告, 分析), plus English.
-    "table": ("数据", "统计", "数字", "金额", "数量", "比例", "百分比", "占比", "排名", "对比",
-              "营收", "收入", "利润", "财务", "业绩", "年报", "季度", "预测", "指标", "比率",
-              "多少", "产能", "毛利率", "净利率", "同比", "环比", "每股收益", "市盈率",
-              "how much", "how many", "total", "amount", "percentage", "ratio", "value of",
-              "change in", "revenue", "forecast", "margin", "in 20", "eps"),
-    "image": ("趋势", "走势", "变化趋势", "显示", "展示", "示意", "trend", "shown", "illustrat",
-              "visual"),
-    "text": ("为什么", "原因", "如何", "怎么", "怎样", "观点", "认为", "风险", "逻辑", "策略",
-             "介绍", "描述", "解释", "意义", "影响", "why", "how does", "how do", "explain",
-             "describe", "reason", "risk", "strategy", "what does", "policy", "mean"),
+    "table": (
+        "数据",
+        "统计",
+        "数字",
+        "金额",
+        "数量",
+        "比例",
+        "百分比",
+        "占比",
+        "排名",
+        "对比",
+        "营收",
+        "收入",
+        "利润",
+        "财务",
+        "业绩",
+        "年报",
+        "季度",
+        "预测",
+        "指标",
+        "比率",
+        "多少",
+        "产能",
+        "毛利率",
+        "净利率",
+        "同比",
+        "环比",
+        "每股收益",
+        "市盈率",
+        "how much",
+        "how many",
+        "total",
+        "amount",
+        "percentage",
+        "ratio",
+        "value of",
+        "change in",
+        "revenue",
+        "forecast",
+        "margin",
+        "in 20",
+        "eps",
+    ),
+    "image": (
+        "趋势",
+        "走势",
+        "变化趋势",
+        "显示",
+        "展示",
+        "示意",
+        "trend",
+        "shown",
+        "illustrat",
+        "visual",
+    ),
+    "text": (
+        "为什么",
+        "原因",
+        "如何",
+        "怎么",
+        "怎样",
+        "观点",
+        "认为",
+        "风险",
+        "逻辑",
+        "策略",
+        "介绍",
+        "描述",
+        "解释",
+        "意义",
+        "影响",
+        "why",
+        "how does",
+        "how do",
+        "explain",
+        "describe",
+        "reason",
+        "risk",
+        "strategy",
+        "what does",
+        "policy",
+        "mean",
+    ),
 }
 _REF = {
     "table": re.compile(r"表\s*[0-9一二三四五六七八九十]+|\btable\s*\d+", re.I),
@@ -48,10 +139,17 @@ class RoutingCues:
     explicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(EXPLICIT_CUES))
     implicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(IMPLICIT_CUES))
 
-    def extended(self, extra_explicit: dict[str, tuple[str, ...]] | None = None,
-                 extra_implicit: dict[str, tuple[str, ...]] | None = None) -> "RoutingCues":
-        explicit = {k: v + tuple((extra_explicit or {}).get(k, ())) for k, v in self.explicit.items()}
-        implicit = {k: v + tuple((extra_implicit or {}).get(k, ())) for k, v in self.implicit.items()}
+    def extended(
+        self,
+        extra_explicit: dict[str, tuple[str, ...]] | None = None,
+        extra_implicit: dict[str, tuple[str, ...]] | None = None,
+    ) -> RoutingCues:
+        explicit = {
+            k: v + tuple((extra_explicit or {}).get(k, ())) for k, v in self.explicit.items()
+        }
+        implicit = {
+            k: v + tuple((extra_implicit or {}).get(k, ())) for k, v in self.implicit.items()
+        }
         return RoutingCues(explicit, implicit)
 
 

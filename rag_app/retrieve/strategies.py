@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -35,7 +35,16 @@ from rag_app.config import Settings
 from rag_app.index.keywords import tokenize
 from rag_app.index.library import Library
 from rag_app.ingest.tables import column_labels, parse_table
-from rag_app.models import Chunk, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
+from rag_app.models import (
+    NO_FILTER,
+    Chunk,
+    Hit,
+    LayerStep,
+    RetrievalTrace,
+    Routing,
+    SearchFilter,
+    Signal,
+)
 from rag_app.retrieve.expansion import SynonymDictionary
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
 
@@ -54,7 +63,11 @@ class StrategyOptions:
 
     candidates: int = 50
     type_weights: tuple[tuple[str, float], ...] = (
-        ("text", 0.4), ("table", 0.3), ("image", 0.3), ("qa", 0.3))
+        ("text", 0.4),
+        ("table", 0.3),
+        ("image", 0.3),
+        ("qa", 0.3),
+    )
     # Signal weights, measured with `make eval` (dev sets; see README "Retrieval quality"):
     # keywords carry more than e5-small similarity on both Chinese news and English reports
     # (dense alone: r@5 0.84 / 0.69; bm25 alone 0.93 / 0.74), yet dense still adds what
@@ -109,8 +122,9 @@ class StrategyOptions:
 def options_from(settings: Settings | None, **overrides: object) -> StrategyOptions:
     base = StrategyOptions()
     if settings is not None:
-        base = replace(base, candidates=settings.candidate_k,
-                       smart_threshold=settings.smart_threshold)
+        base = replace(
+            base, candidates=settings.candidate_k, smart_threshold=settings.smart_threshold
+        )
     return replace(base, **overrides) if overrides else base  # type: ignore[arg-type]
 
 
@@ -195,8 +209,15 @@ def _norm(value: float, low: float, high: float) -> float:
 class _Run:
     """One query's retrieval over one knowledge base."""
 
-    def __init__(self, library: Library, kb: str, query: str, search_filter: SearchFilter,
-                 options: StrategyOptions, types: Sequence[str]) -> None:
+    def __init__(
+        self,
+        library: Library,
+        kb: str,
+        query: str,
+        search_filter: SearchFilter,
+        options: StrategyOptions,
+        types: Sequence[str],
+    ) -> None:
         self.library = library
         self.kb = kb
         self.query = query
@@ -223,8 +244,12 @@ class _Run:
         expanded = self.synonyms.expand(self.query) if self.options.use_expansion else []
         top = max(bm25.values(), default=0.0)
         signals = _Signals(
-            query=self.query, query_tokens=tokens, vector=None, bm25=bm25,
-            bm25_top=top, expanded_terms=expanded,
+            query=self.query,
+            query_tokens=tokens,
+            vector=None,
+            bm25=bm25,
+            bm25_top=top,
+            expanded_terms=expanded,
         )
         signals.dense_floor_quantile = self.options.dense_floor_quantile
         if expanded:
@@ -260,8 +285,11 @@ class _Run:
         if self.signals.vector is None:
             return []
         found = self.library.store.query(
-            self.kb, self.signals.vector, self.options.candidates,
-            SearchFilter(types=(chunk_type,), doc_ids=self.filter.doc_ids))
+            self.kb,
+            self.signals.vector,
+            self.options.candidates,
+            SearchFilter(types=(chunk_type,), doc_ids=self.filter.doc_ids),
+        )
         return [(i, s) for i, s in found if i in self.snap.chunks]
 
     # layered recall -----------------------------------------------------------------------------
@@ -272,13 +300,29 @@ class _Run:
             low, high = s.dense_range()
             ranked = [(i, _norm(v, low, high)) for i, v in s.dense_lists.get(chunk_type, [])]
         elif layer == "keyword":
-            ranked = [(i, v / s.bm25_top) for i, v in s.bm25.items()
-                      if self.snap.chunks[i].type == chunk_type] if s.bm25_top else []
+            ranked = (
+                [
+                    (i, v / s.bm25_top)
+                    for i, v in s.bm25.items()
+                    if self.snap.chunks[i].type == chunk_type
+                ]
+                if s.bm25_top
+                else []
+            )
         elif layer == "expansion":
-            ranked = [(i, v / s.expansion_top) for i, v in s.expansion.items()
-                      if self.snap.chunks[i].type == chunk_type] if s.expansion_top else []
+            ranked = (
+                [
+                    (i, v / s.expansion_top)
+                    for i, v in s.expansion.items()
+                    if self.snap.chunks[i].type == chunk_type
+                ]
+                if s.expansion_top
+                else []
+            )
         elif layer == "structure":
-            ranked = [(i, v) for i, v in s.structure.items() if self.snap.chunks[i].type == chunk_type]
+            ranked = [
+                (i, v) for i, v in s.structure.items() if self.snap.chunks[i].type == chunk_type
+            ]
         else:
             ranked = []
         ranked.sort(key=lambda p: -p[1])
@@ -286,9 +330,12 @@ class _Run:
 
     def recall(self, chunk_type: str, target: int) -> dict[str, str]:
         """Admitted candidate ids of a type, each with the layer that first found it."""
-        layers = [layer for layer in LAYERS.get(chunk_type, ("semantic", "keyword"))
-                  if (layer != "structure" or self.options.use_structure)
-                  and (layer != "expansion" or self.signals.expanded_terms)]
+        layers = [
+            layer
+            for layer in LAYERS.get(chunk_type, ("semantic", "keyword"))
+            if (layer != "structure" or self.options.use_structure)
+            and (layer != "expansion" or self.signals.expanded_terms)
+        ]
         admitted: dict[str, str] = {}
         lists = {layer: self.layer_list(chunk_type, layer) for layer in layers}
         if not self.options.use_layers:
@@ -301,15 +348,27 @@ class _Run:
             for n, layer in enumerate(layers):
                 goal = target * targets[min(n, len(targets) - 1)] if n else target
                 if n and len(admitted) >= goal:
-                    self.steps.append(LayerStep(chunk_type, layer, threshold, 0, len(admitted),
-                                                False, f"enough candidates ({len(admitted)})"))
+                    self.steps.append(
+                        LayerStep(
+                            chunk_type,
+                            layer,
+                            threshold,
+                            0,
+                            len(admitted),
+                            False,
+                            f"enough candidates ({len(admitted)})",
+                        )
+                    )
                     continue
                 before = len(admitted)
                 for chunk_id, score in lists[layer]:
                     if score >= threshold:
                         admitted.setdefault(chunk_id, layer)
-                self.steps.append(LayerStep(chunk_type, layer, threshold,
-                                            len(admitted) - before, len(admitted), True))
+                self.steps.append(
+                    LayerStep(
+                        chunk_type, layer, threshold, len(admitted) - before, len(admitted), True
+                    )
+                )
             if len(admitted) >= target:
                 break
         if len(admitted) < target:
@@ -321,8 +380,17 @@ class _Run:
                     if len(admitted) >= target:
                         break
                     admitted.setdefault(chunk_id, f"{layer} (fill)")
-            self.steps.append(LayerStep(chunk_type, "fill", 0.0, len(admitted) - before,
-                                        len(admitted), True, "below the lowest threshold"))
+            self.steps.append(
+                LayerStep(
+                    chunk_type,
+                    "fill",
+                    0.0,
+                    len(admitted) - before,
+                    len(admitted),
+                    True,
+                    "below the lowest threshold",
+                )
+            )
         return admitted
 
     # scoring ------------------------------------------------------------------------------------
@@ -376,16 +444,28 @@ class _Run:
             weight = o.weight_of(chunk.type)
             if o.use_type_weights:
                 total *= 1.0 - o.type_weight_strength * (1.0 - weight / max_weight)
-            hits.append(Hit(chunk=chunk, score=round(total, 6), strategy=layer,
-                            signals=tuple(sorted(signals.items())), weight=weight,
-                            note=f"{chunk.type} · {layer}"))
+            hits.append(
+                Hit(
+                    chunk=chunk,
+                    score=round(total, 6),
+                    strategy=layer,
+                    signals=tuple(sorted(signals.items())),
+                    weight=weight,
+                    note=f"{chunk.type} · {layer}",
+                )
+            )
         if o.doc_weight and hits:
             best: dict[str, float] = {}
             for h in hits:
                 best[h.chunk.doc_id] = max(best.get(h.chunk.doc_id, 0.0), h.score)
-            hits = [replace(h, score=round(h.score + o.doc_weight * best[h.chunk.doc_id], 6),
-                            signals=h.signals + (("document", Signal(best[h.chunk.doc_id], 0)),))
-                    for h in hits]
+            hits = [
+                replace(
+                    h,
+                    score=round(h.score + o.doc_weight * best[h.chunk.doc_id], 6),
+                    signals=h.signals + (("document", Signal(best[h.chunk.doc_id], 0)),),
+                )
+                for h in hits
+            ]
         hits.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
         return hits
 
@@ -410,8 +490,11 @@ def _dedupe(hits: Sequence[Hit]) -> list[Hit]:
     seen: set[tuple[str, tuple[int, ...], str]] = set()
     out = []
     for hit in hits:
-        key = (hit.chunk.doc_id, hit.chunk.item_indices, hit.chunk.parent_table_id and
-               str(hit.chunk.subtable_index))
+        key = (
+            hit.chunk.doc_id,
+            hit.chunk.item_indices,
+            hit.chunk.parent_table_id and str(hit.chunk.subtable_index),
+        )
         if key in seen:
             continue
         seen.add(key)
@@ -456,7 +539,7 @@ def hybrid_hits(run: _Run, k: int, types: Sequence[str]) -> list[Hit]:
     with ThreadPoolExecutor(max_workers=min(4, len(types)) or 1) as pool:
         dense_lists = dict(zip(types, pool.map(run.dense_for, types)))
     run.signals.dense_lists = dense_lists
-    for chunk_type, lst in dense_lists.items():
+    for lst in dense_lists.values():
         run.signals.dense.update(lst)
     admitted: dict[str, str] = {}
     for chunk_type in types:
@@ -491,7 +574,7 @@ def retrieve(
     query: str,
     mode: str = "hybrid",
     k: int = 10,
-    search_filter: SearchFilter = SearchFilter(),
+    search_filter: SearchFilter = NO_FILTER,
     settings: Settings | None = None,
     options: StrategyOptions | None = None,
 ) -> RetrievalTrace:
@@ -509,15 +592,17 @@ def retrieve(
     if search_filter.types:
         types = tuple(t for t in types if t in search_filter.types)
     if not types:
-        return RetrievalTrace(query=query, mode=mode, hits=(),
-                              notes=("the knowledge base has no documents",))
+        return RetrievalTrace(
+            query=query, mode=mode, hits=(), notes=("the knowledge base has no documents",)
+        )
     run = _Run(library, kb, query, search_filter, options, types)
     routing: Routing | None = None
     notes: list[str] = []
     hits: list[Hit]
     if mode == "smart":
-        routing = detect_query_type(query, options.smart_threshold, RoutingCues(),
-                                    caption_matches(run), available=types)
+        routing = detect_query_type(
+            query, options.smart_threshold, RoutingCues(), caption_matches(run), available=types
+        )
         if routing.single_type:
             single = hybrid_hits(run, k, (routing.detected_type,))
             strong = [h for h in single if h.score >= 0.3]
@@ -525,8 +610,10 @@ def retrieve(
                 hits = single
                 notes.append(f"smart: {routing.detected_type} only")
             else:
-                notes.append(f"smart: {routing.detected_type} found {len(strong)} strong hits; "
-                             "fell back to hybrid")
+                notes.append(
+                    f"smart: {routing.detected_type} found {len(strong)} strong hits; "
+                    "fell back to hybrid"
+                )
                 run.steps.clear()
                 hits = hybrid_hits(run, k, types)
         else:
@@ -556,7 +643,8 @@ class StrategyRetriever:
     options: StrategyOptions | None = None
     name: str = ""
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = SearchFilter()) -> list[Hit]:
-        trace = retrieve(self.library, self.kb, query, self.mode, k, search_filter,
-                         self.settings, self.options)
+    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
+        trace = retrieve(
+            self.library, self.kb, query, self.mode, k, search_filter, self.settings, self.options
+        )
         return list(trace.hits)
