@@ -91,17 +91,26 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 _TAG = re.compile(r"<[^>]+>")
+_CURRENCY_GAP = re.compile(r"([$€£¥￥]) (?=[\d(-])")
 
 
 def answer_in_context(question: Question, context: str) -> bool | None:
-    """For span answers: is every gold answer string inside the context (None otherwise)?"""
+    """For span answers: is every gold answer string inside the context (None otherwise)?
+
+    Compared without case and with white space folded (TAT-QA answers often capitalise the
+    first word of a span: "By comparison ..." for "... was determined by comparison ..."),
+    against the context as sent and with table tags stripped (a cell's text stands alone).
+    """
     if question.answer_type not in ("span", "multi-span") or not question.answers:
         return None
-    plain = " ".join(html.unescape(_TAG.sub(" ", context)).split())
-    flat = " ".join(context.split())
-    return all(
-        " ".join(a.split()) in flat or " ".join(a.split()) in plain for a in question.answers
-    )
+    def fold(text: str) -> str:
+        # "$ 8,455" in a table (symbol and number in one cell or two) is the answer "$8,455"
+        return _CURRENCY_GAP.sub(r"\1", " ".join(text.split()).casefold())
+
+    plain = fold(html.unescape(_TAG.sub(" ", context)))
+    flat = fold(context)
+    answers = [fold(a) for a in question.answers]
+    return all(a in flat or a in plain for a in answers)
 
 
 def evaluate(
@@ -114,6 +123,7 @@ def evaluate(
     progress: Callable[[Progress], None] = lambda p: None,
     context_budget: int | None = 3000,
     retriever: Retriever | None = None,
+    context_k: int = 20,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
@@ -124,7 +134,9 @@ def evaluate(
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
     retriever = retriever or make_retriever(retriever_name, library, kb, library.settings)
-    depth = max(k, 10)
+    # Retrieval depth: the metrics need 10; the context takes as many hits as its token budget
+    # holds (the budget, not k, is what limits a prompt), so retrieve a few more.
+    depth = max(k, 10, context_k if context_budget else 0)
     ranks: list[int | None] = []
     latencies: list[float] = []
     context_latencies: list[float] = []
@@ -152,7 +164,7 @@ def evaluate(
         if context_budget:
             prompt = build_prompt(
                 question.question,
-                hits[:k],
+                hits[:context_k],
                 settings=prompt_settings,
                 counter=library.counter,
                 doc_names=names,

@@ -244,16 +244,40 @@ def test_one_huge_table_is_cut_by_rows(counter):
     assert result.report.context_tokens > 2800  # the table uses the budget, not a sliver of it
     [source] = [s for s in result.sources if s.hit.chunk.chunk_id == "huge-table"]
     assert source.status == "cut"
-    # Still a well-formed table that starts with its header, and the model is told it is cut.
-    html = source.text[source.text.index("<table>") : source.text.index("</table>") + 8]
-    rows, cols = table_shape(html)
-    assert cols == 7 and 20 < rows < 401
-    assert split_rows(html).rows[0].startswith("<tr><td>序号</td>")
+    # Still a well-formed (pipe) table that starts with its header, and the model is told it
+    # is cut.
+    pipe = [line for line in source.text.splitlines() if line.startswith("|")]
+    assert pipe[0].startswith("| 序号 |") and pipe[1].startswith("|---|")
+    assert all(line.count("|") == 8 for line in pipe)  # 7 columns in every row
+    rows = len(pipe) - 1  # header + data rows, as the note counts them
+    assert 20 < rows < 401
     assert f"仅列出前 {rows} 行，共 401 行" in source.text
     # Nothing fits after it.
     [after] = [s for s in result.report.by_kind("source") if s.chunk_id == "after"]
     assert after.status == "dropped" and after.tokens == 0
     check_report_adds_up(result, counter)
+
+
+def test_huge_table_cut_by_rows_in_html_form(counter):
+    settings = PromptSettings(table_format="html")
+    result = build_prompt("全部产线明细有哪些？", [Hit(big_table(), 0.9)], counter=counter,
+                          doc_names=DOC_NAMES, settings=settings)
+    [source] = result.sources
+    html = source.text[source.text.index("<table>") : source.text.index("</table>") + 8]
+    rows, cols = table_shape(html)
+    assert cols == 7 and 20 < rows < 401
+    assert split_rows(html).rows[0].startswith("<tr><td>序号</td>")
+    assert f"仅列出前 {rows} 行，共 401 行" in source.text
+
+
+def test_markdown_table_takes_fewer_tokens_than_html(counter):
+    hits = [Hit(big_table(), 0.9)]
+    sizes = {}
+    for form in ("markdown", "html"):
+        settings = PromptSettings(table_format=form, context_budget=100_000, context_window=200_000)
+        result = build_prompt("产线？", hits, counter=counter, settings=settings)
+        sizes[form] = result.report.context_tokens
+    assert sizes["markdown"] < 0.8 * sizes["html"]
 
 
 def test_long_first_text_is_cut_not_dropped(counter):

@@ -150,6 +150,40 @@ def table_rows(table_html: str) -> list[str]:
     return [row for row in rows if row.strip()]
 
 
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    inner = line.strip()[1:-1]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def pipe_table_rows(body: str) -> tuple[list[str], str]:
+    """Markdown pipe tables of a block linearised like HTML ones (each value beside its column
+    header), and the block with those tables removed."""
+    from rag_app.ingest.tables import linearise_row
+
+    units: list[str] = []
+    kept: list[str] = []
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines):
+        if (i + 1 < len(lines) and _PIPE_ROW.match(lines[i]) and _PIPE_RULE.match(lines[i + 1])):
+            labels = _pipe_cells(lines[i])
+            header = " | ".join(label for label in labels if label)
+            if header:
+                units.append(header)
+            i += 2
+            while i < len(lines) and _PIPE_ROW.match(lines[i]):
+                units.append(linearise_row(tuple(_pipe_cells(lines[i])), labels))
+                i += 1
+            continue
+        kept.append(lines[i])
+        i += 1
+    return [u for u in units if u.strip()], "\n".join(kept)
+
+
 def _units_of_text(text: str) -> list[str]:
     return [s for _, _, s in split_sentences(text)]
 
@@ -162,6 +196,8 @@ def source_units_from_block(block: str) -> list[str]:
     for table in _TABLE.findall(body):
         units.extend(table_rows(table))
     body = _TABLE.sub("\n", body)
+    piped, body = pipe_table_rows(body)
+    units.extend(piped)
     body = _PATH_LINE.sub("", body)
     body = html.unescape(_TAG.sub(" ", body))
     return _units_of_text(body) + units

@@ -151,9 +151,10 @@ def _describe(candidate: Candidate) -> str:
 
 
 class _Fitter:
-    def __init__(self, counter: TokenCounter, lang: Language) -> None:
+    def __init__(self, counter: TokenCounter, lang: Language, table_format: str) -> None:
         self.counter = counter
         self.lang = lang
+        self.table_format = table_format
 
     def context_tokens(self, entries: Sequence[ContextEntry]) -> int:
         return self.counter.count(layout_context(entries, self.lang).text)
@@ -180,7 +181,10 @@ class _Fitter:
             while lo <= hi:
                 mid = (lo + hi) // 2
                 entry = ContextEntry(
-                    candidate, format_table_body(candidate, self.lang, max_rows=mid), doc_name
+                    candidate,
+                    format_table_body(candidate, self.lang, max_rows=mid,
+                                      table_format=self.table_format),
+                    doc_name,
                 )
                 if self.context_tokens([entry]) <= limit:
                     best, lo = entry, mid + 1
@@ -189,7 +193,7 @@ class _Fitter:
             if best is not None:
                 return best, f"first {lo - 1} of {len(parsed.segments)} table rows kept"
         marker = LABELS[self.lang].text_cut
-        body = format_body(candidate, self.lang)
+        body = format_body(candidate, self.lang, self.table_format)
         room = limit - self.context_tokens([ContextEntry(candidate, marker, doc_name)])
         while room > 0:
             entry = ContextEntry(
@@ -231,7 +235,7 @@ def fit_to_budget(
     system message, the instructions and the reserve.
     """
     names = doc_names or {}
-    fitter = _Fitter(counter, language)
+    fitter = _Fitter(counter, language, settings.table_format)
     sections: list[Section] = []
 
     system_tokens = counter.count(system)
@@ -287,7 +291,9 @@ def fit_to_budget(
     used = 0
     for index, candidate in enumerate(candidates):
         doc_name = names.get(candidate.chunk.doc_id, candidate.chunk.doc_id)
-        entry = ContextEntry(candidate, format_body(candidate, language), doc_name)
+        entry = ContextEntry(
+            candidate, format_body(candidate, language, settings.table_format), doc_name
+        )
         full = counter.count(layout_context([entry], language).blocks[0])
         total = fitter.context_tokens([*chosen, entry])
         if total <= context_limit:

@@ -190,8 +190,39 @@ def _heading_line(chunk: Chunk, labels: Labels) -> list[str]:
     return [f"{labels.section}: {' > '.join(path)}"] if path else []
 
 
-def format_table_body(candidate: Candidate, lang: Language, max_rows: int | None = None) -> str:
-    """Seed 000's enhanced table block; with ``max_rows``, only the first rows and a note."""
+def html_table_to_markdown(table_html: str) -> str:
+    """A pipe table of an HTML table: spans expanded, multi-row headers joined per column.
+
+    About 40% fewer tokens than the HTML for the same cells, so more evidence fits the budget
+    (measured on tatqa_dev: answer_in_context@3000 rises with it; see README).
+    """
+    from rag_app.ingest.tables import column_labels, parse_table
+
+    grid = parse_table(table_html)
+    if not grid.rows:
+        return ""
+
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    labels = column_labels(grid) if grid.header_rows else [""] * grid.n_cols
+    lines = ["| " + " | ".join(cell(label) for label in labels) + " |",
+             "|" + "---|" * grid.n_cols]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in grid.data_rows]
+    return "\n".join(lines)
+
+
+def format_table_body(
+    candidate: Candidate,
+    lang: Language,
+    max_rows: int | None = None,
+    table_format: str = "markdown",
+) -> str:
+    """Seed 000's enhanced table block; with ``max_rows``, only the first rows and a note.
+
+    ``table_format`` "markdown" renders the body as a pipe table, "html" as the parser's HTML
+    (the seed's form).
+    """
     labels = LABELS[lang]
     chunk = candidate.chunk
     lines = _heading_line(chunk, labels)
@@ -213,6 +244,8 @@ def format_table_body(candidate: Candidate, lang: Language, max_rows: int | None
         if parsed is not None and max_rows < len(parsed.segments):
             content = parsed.html(max_rows).strip()
             cut_note = labels.table_cut.format(shown=max_rows, total=len(parsed.segments))
+    if table_format == "markdown" and chunk.table_html:
+        content = html_table_to_markdown(content) or content
     lines.append(f"{labels.table_content}:\n{content}")
     if cut_note:
         lines.append(cut_note)
@@ -241,11 +274,11 @@ def format_image_body(chunk: Chunk, lang: Language) -> str:
     return "\n".join(lines)
 
 
-def format_body(candidate: Candidate, lang: Language) -> str:
+def format_body(candidate: Candidate, lang: Language, table_format: str = "markdown") -> str:
     """The block's body, without its ``[Source N]`` label line."""
     chunk = candidate.chunk
     if chunk.type == "table":
-        return format_table_body(candidate, lang)
+        return format_table_body(candidate, lang, table_format=table_format)
     if chunk.type == "image":
         return format_image_body(chunk, lang)
     lines = _heading_line(chunk, LABELS[lang]) if chunk.type == "text" else []

@@ -2,7 +2,7 @@
 plus what the library itself says (a table caption or figure caption the query names).
 
 Cues are graded. Explicit ones name the content type ("表格", "图3", "chart", "table 2") and
-count 3; implicit ones only lean ("多少", "同比", "why", "风险") and count 1, at most 3 per type;
+count 3; implicit ones only lean ("多少", "同比", "why", "风险") and count 1, at most 2 per type;
 a caption in the library that the query matches counts 2. Confidence is the winning type's share
 of all evidence plus one (the "plus one" is the prior that any query may need any type), so an
 implicit lean alone never reaches the 0.7 threshold, and one explicit cue alone does (3/4).
@@ -153,6 +153,13 @@ class RoutingCues:
         return RoutingCues(explicit, implicit)
 
 
+def _has(text: str, cue: str) -> bool:
+    """Chinese cues as substrings; Latin ones as whole words ("ratio" is not in "operations")."""
+    if cue.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", text) is not None
+    return cue in text
+
+
 def detect_query_type(
     query: str,
     threshold: float = 0.7,
@@ -174,15 +181,16 @@ def detect_query_type(
             points[kind] += 3
             evidence.append(f"{kind}:{match.group(0)}")
     for kind, words in cues.explicit.items():
-        hits = [w for w in words if w in lowered]
+        hits = [w for w in words if _has(lowered, w)]
         # "图表" also contains "图"; one explicit cue per type is enough.
         if hits and not any(e.startswith(f"{kind}:") for e in evidence):
             points[kind] += 3
             evidence.append(f"{kind}:{hits[0]}")
     for kind, words in cues.implicit.items():
-        hits = [w for w in words if w in lowered]
+        hits = [w for w in words if _has(lowered, w)]
         if hits:
-            points[kind] += min(3, len(hits))
+            # At most 2: leanings alone stay below the threshold (2 / (2 + 1) < 0.7).
+            points[kind] += min(2, len(hits))
             evidence.extend(f"{kind}~{w}" for w in hits[:3])
     for kind, captions in (caption_matches or {}).items():
         if captions:

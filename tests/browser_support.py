@@ -1,0 +1,301 @@
+"""Driving the real app in headless Chromium: a Streamlit server on a free loopback port, the
+browser, and waits keyed to Streamlit's own script state.
+
+Used by ``tests/test_browser.py`` and ``tests/browser_timing.py``. Chromium is Debian's package
+(``make browser-deps``), launched through playwright's ``executable_path``; playwright never
+downloads a browser here.
+
+Waiting: ``stApp`` carries ``data-test-script-state`` (``initial``, ``running``,
+``notRunning``...). An init script records every change of it with ``performance.now()``, so a
+wait can ask "has a run started since my click, and has the app been idle for a moment since"
+(a question ends with ``st.rerun()``: the state is ``notRunning`` for a few milliseconds between
+the two runs, so idleness must last a little before it counts). The same script records the
+text length of the newest assistant message and the label of its status box whenever they
+change, with timestamps: how the tests see an answer stream and how the timing script measures.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+APP = REPO_ROOT / "app.py"
+CHROMIUM = Path(os.environ.get("RAG_APP_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# Provider variables the server must not inherit (the tests choose the answerer themselves).
+PROVIDER_ENV = (
+    "RAG_APP_API_KEY",
+    "OPENAI_API_KEY",
+    "RAG_APP_BASE_URL",
+    "OPENAI_BASE_URL",
+    "RAG_APP_MODEL",
+)
+
+# Installed before any page script runs. window.__st = {log: [[t, state]...], answer: [[t, len]
+# ...], status: [[t, label]...], question: t of the last Enter in the chat input}.
+RECORDER_JS = r"""
+(() => {
+  const st = (window.__st = {log: [], answer: [], status: [], question: null});
+  const assistant = () => {
+    const all = document.querySelectorAll('[data-testid="stChatMessage"]');
+    for (let i = all.length - 1; i >= 0; i--) {
+      if (all[i].querySelector('[data-testid="stChatMessageAvatarAssistant"]')) return all[i];
+    }
+    return null;
+  };
+  const answerLength = (message) => {
+    let n = 0;
+    for (const e of message.querySelectorAll('[data-testid="stMarkdownContainer"]')) {
+      if (!e.closest('[data-testid="stExpander"]')) n += e.textContent.length;
+    }
+    return n;
+  };
+  const sample = () => {
+    const now = performance.now();
+    const message = assistant();
+    const length = message ? answerLength(message) : 0;
+    const last = st.answer[st.answer.length - 1];
+    if (!last || last[1] !== length) st.answer.push([now, length]);
+    const summary = message && message.querySelector('[data-testid="stExpander"] summary');
+    const label = summary ? summary.textContent.trim() : '';
+    const lastLabel = st.status[st.status.length - 1];
+    if (label && (!lastLabel || lastLabel[1] !== label)) st.status.push([now, label]);
+  };
+  const watch = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) { requestAnimationFrame(watch); return; }
+    const state = () => st.log.push([performance.now(), app.getAttribute('data-test-script-state')]);
+    state();
+    new MutationObserver(state).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    new MutationObserver(sample).observe(app, {subtree: true, childList: true, characterData: true});
+  };
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && event.target && event.target.closest &&
+        event.target.closest('[data-testid="stChatInput"]')) st.question = performance.now();
+  }, true);
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch);
+  else watch();
+})();
+"""
+
+# True once a run has started after log index `mark` (or `grace` ms passed without one: some
+# runs are too quick to be drawn) and the app has been idle for `settle` ms.
+_IDLE_SINCE_JS = """
+([mark, since, grace, settle]) => {
+  const st = window.__st;
+  if (!st || !st.log.length) return false;
+  const now = performance.now();
+  const last = st.log[st.log.length - 1];
+  if (last[1] !== 'notRunning' || now - last[0] < settle) return false;
+  return st.log.slice(mark).some((e) => e[1] === 'running') || now - since > grace;
+}
+"""
+
+
+# -- the server ---------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class StreamlitServer:
+    """``streamlit run app.py`` on a free loopback port with its own data folder.
+
+    Started in its own process group so stopping it also stops anything it spawned; only this
+    process (by its id) is ever signalled.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        cache_dir: Path | None = None,
+        log_path: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.cache_dir = cache_dir
+        self.log_path = log_path or self.data_dir.parent / f"{self.data_dir.name}-streamlit.log"
+        self.extra_env = dict(extra_env or {})
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0  # time.monotonic() when the process was launched
+        self.healthy_at = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> StreamlitServer:
+        env = {k: v for k, v in os.environ.items() if k not in PROVIDER_ENV}
+        env["RAG_APP_DATA_DIR"] = str(self.data_dir)
+        if self.cache_dir is not None:
+            env["RAG_APP_CACHE_DIR"] = str(self.cache_dir)
+        env.update(self.extra_env)
+        self.port = free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(APP),
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("wb")
+        self.started_at = time.monotonic()
+        self.process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        self.wait_healthy(timeout)
+        return self
+
+    def wait_healthy(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited ({self.process.returncode}):\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        self.healthy_at = time.monotonic()
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            time.sleep(0.1)
+        raise TimeoutError(f"streamlit not healthy after {timeout:.0f} s:\n{self.log()}")
+
+    def log(self, tail: int = 60) -> str:
+        try:
+            lines = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-tail:])
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+    def __enter__(self) -> StreamlitServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# -- the browser ---------------------------------------------------------------------------------
+def launch_browser(playwright: Any) -> Any:
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+def new_page(browser: Any, viewport: Mapping[str, int] | None = None) -> Any:
+    """A page in its own context (a fresh Streamlit session) with the recorder installed."""
+    context = browser.new_context(viewport=dict(viewport or VIEWPORT), locale="zh-CN")
+    context.add_init_script(RECORDER_JS)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    return page
+
+
+def mark(page: Any) -> tuple[int, float]:
+    """Where the state log is now: pass it to ``wait_idle`` to wait for a run after it."""
+    return page.evaluate("[window.__st.log.length, performance.now()]")
+
+
+def wait_idle(
+    page: Any,
+    since: tuple[int, float] | None = None,
+    *,
+    timeout: float = 60_000,
+    grace: float = 2_000,
+    settle: float = 250,
+) -> None:
+    """Wait until the app is idle (``notRunning`` for ``settle`` ms); with ``since`` (a
+    ``mark``), also until a script run has started after that mark (or ``grace`` ms passed)."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+    index, started = since if since is not None else (0, 0.0)
+    page.wait_for_function(
+        _IDLE_SINCE_JS, arg=[index, started, grace if since else 0, settle], timeout=timeout
+    )
+
+
+def act(page: Any, action: Callable[[], Any], *, timeout: float = 60_000) -> None:
+    """Do ``action`` (a click, a key press...) and wait for the script run it causes to end."""
+    before = mark(page)
+    action()
+    wait_idle(page, before, timeout=timeout)
+
+
+def open_app(page: Any, url: str, *, timeout: float = 240_000) -> None:
+    """Load the app and wait for its first script run to finish (the title is drawn)."""
+    page.goto(url, timeout=timeout)
+    page.wait_for_selector('[data-testid="stHeading"], h2', timeout=timeout)
+    wait_idle(page, timeout=timeout)
+
+
+def recorder(page: Any) -> dict[str, Any]:
+    return page.evaluate("window.__st")
+
+
+def goto_page(page: Any, label: str) -> None:
+    """Switch pages the way a user does (the sidebar's navigation), keeping the session."""
+    link = page.get_by_test_id("stSidebarNav").get_by_role("link", name=label)
+    act(page, link.click)
+
+
+def expander(scope: Any, label: str) -> Any:
+    """The ``st.expander`` (or ``st.status``) whose header contains ``label``."""
+    page = getattr(scope, "page", scope)  # a Locator knows its page; a Page is its own
+    return scope.get_by_test_id("stExpander").filter(
+        has=page.locator("summary", has_text=label)
+    )
+
+
+def in_viewport(page: Any, box: Mapping[str, float] | None) -> bool:
+    """Whether a bounding box lies (its top edge at least) inside the visible window."""
+    if box is None:
+        return False
+    height = page.viewport_size["height"]
+    return 0 <= box["y"] < height and box["y"] + min(box["height"], 1) <= height
