@@ -181,6 +181,68 @@ def _hit_json(h) -> dict:  # type: ignore[no-untyped-def,type-arg]
     }
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    from rag_app.llm import OpenAIChatLLM, provider_from_env
+    from rag_app.pipeline import AskOptions, Pipeline
+
+    settings = _settings(args)
+    if not args.question.strip():
+        _err("the question is empty")
+        return 2
+    library = _library(settings)
+    if settings.knowledge_base not in library.knowledge_bases():
+        _err(f"no knowledge base '{settings.knowledge_base}'; ingest documents first "
+             f"(rag-app ingest FILE --kb {settings.knowledge_base})")
+        return 2
+    provider = provider_from_env()
+    pipeline = Pipeline(settings, library, OpenAIChatLLM(provider) if provider else None)
+    _err(f"answering with {pipeline.answerer_name} ({args.mode} retrieval)")
+    options = AskOptions(kb=settings.knowledge_base, mode=args.mode,
+                         doc_ids=tuple(args.doc or ()), prompt_mode=args.prompt_mode)
+    answer = None
+    for event in pipeline.stream(args.question, options):
+        if event.kind == "token":
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif event.kind == "stage" and event.stage in ("retrieved", "prompt_built"):
+            _err(f"[{event.stage}] {event.data}")
+        elif event.kind == "retry":
+            _err(f"[retry] {event.text}")
+        elif event.kind == "error":
+            _err(f"\nerror: {event.text}")
+        elif event.kind == "answer":
+            answer = event.answer
+    print()
+    if answer is None or answer.prompt is None:
+        return 1
+    if args.show_prompt:
+        print("\n=== prompt ===")
+        for message in answer.prompt.messages:
+            print(f"--- {message['role']} ---\n{message['content']}")
+        print("\n=== token budget ===")
+        print(answer.prompt.report.render())
+    routing = answer.retrieval.routing
+    if routing is not None:
+        print(f"\nrouting: {routing.reason}")
+    print("\nsources:")
+    cited = set(answer.citations.cited_sources) if answer.citations else set()
+    for source in answer.prompt.sources:
+        chunk = source.hit.chunk
+        page = f"p{chunk.pages[0] + 1}" if chunk.pages else "-"
+        mark = "*" if source.number in cited else " "
+        label = chunk.caption or " ".join(chunk.text.split())[:80]
+        print(f"{mark}[Source {source.number}] {chunk.doc_id} {page} {chunk.type}: {label}")
+    if answer.citations is not None:
+        flagged = [s for s in answer.citations.sentences if s.flagged]
+        for s in flagged:
+            print(f"  ! unsupported: {s.text[:80]} ({s.reason})")
+        if answer.citations.dangling:
+            print(f"  ! citations pointing nowhere: {list(answer.citations.dangling)}")
+    timings = ", ".join(f"{name} {ms:.0f}" for name, ms in answer.timings)
+    _err(f"timings (ms): {timings}")
+    return 1 if answer.error else 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from rag_app.evaluation import evaluate, find_documents, load_questions
 
@@ -274,6 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ask", parents=[common], help="answer a question with cited sources")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["smart", "hybrid"], default="smart")
+    p.add_argument("--prompt-mode", choices=["simple", "advanced", "precise"], default="advanced")
+    p.add_argument("--doc", action="append", help="restrict to a document id (repeatable)")
+    p.add_argument("--show-prompt", action="store_true", help="print the exact prompt and budget")
+    p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval on a question set")
     p.add_argument("--docs", action="append", required=True, help="folder of *.json documents")

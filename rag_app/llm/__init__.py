@@ -14,12 +14,14 @@ from rag_app.llm.base import (
     Usage,
     collect,
     mask_key,
+    provider_from_env,
 )
 from rag_app.llm.offline import ExtractiveAnswerer
 from rag_app.llm.openai_client import OpenAIChatLLM
 from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 
 __all__ = [
+    "provider_from_env",
     "LLM",
     "ChatMessage",
     "Completion",

@@ -9,7 +9,7 @@ already shown half an answer keeps it and can show the error under it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -280,3 +280,18 @@ def split_stream_pieces(text: str, max_chars: int = 1) -> list[str]:
             pieces.append(piece)
             mergeable = not is_marker
     return pieces
+
+
+def provider_from_env(env: Mapping[str, str] | None = None) -> ProviderSettings | None:
+    """Provider settings from ``RAG_APP_BASE_URL``/``OPENAI_BASE_URL``, ``RAG_APP_MODEL`` and
+    ``RAG_APP_API_KEY``/``OPENAI_API_KEY``; None (the offline answerer) without a model."""
+    import os
+
+    env = os.environ if env is None else env
+    model = env.get("RAG_APP_MODEL", "").strip()
+    if not model:
+        return None
+    base_url = (env.get("RAG_APP_BASE_URL") or env.get("OPENAI_BASE_URL") or
+                "https://api.openai.com/v1").strip()
+    key = (env.get("RAG_APP_API_KEY") or env.get("OPENAI_API_KEY") or "").strip()
+    return ProviderSettings(base_url=base_url, model=model, api_key=key)

@@ -354,12 +354,11 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
     context = frozenset(tokenize(context_text)[0]) if context_text.strip() else frozenset()
     units: list[tuple[str, str]] = []  # (text, row label)
     if chunk.type == "table" and chunk.table_html:
+        # Rows only: a caption alone answers nothing; it still counts as context for its rows.
         units = [
             (_clip(text), label)
             for label, text in parse_table(chunk.table_html, chunk.header_rows).body_rows()
         ]
-        if chunk.caption:
-            units.insert(0, (_clip(chunk.caption), ""))
     elif chunk.type == "image":
         description = split_sentences(chunk.description)
         caption = _clip(chunk.caption.strip())
