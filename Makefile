@@ -37,7 +37,7 @@ $(STAMP): pyproject.toml
 # downloading a browser of its own).
 .PHONY: browser-deps
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+	@command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver fonts-noto-cjk fonts-noto-color-emoji >/dev/null; }
 
 # Retrieval evaluation on the shared development sets (slow: about 10 minutes the first time,
 # mostly embedding; the indexes are cached under $(EVALOUT)/index).

@@ -191,14 +191,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 2
     library = _library(settings)
     if settings.knowledge_base not in library.knowledge_bases():
-        _err(f"no knowledge base '{settings.knowledge_base}'; ingest documents first "
-             f"(rag-app ingest FILE --kb {settings.knowledge_base})")
+        _err(
+            f"no knowledge base '{settings.knowledge_base}'; ingest documents first "
+            f"(rag-app ingest FILE --kb {settings.knowledge_base})"
+        )
         return 2
     provider = provider_from_env()
     pipeline = Pipeline(settings, library, OpenAIChatLLM(provider) if provider else None)
     _err(f"answering with {pipeline.answerer_name} ({args.mode} retrieval)")
-    options = AskOptions(kb=settings.knowledge_base, mode=args.mode,
-                         doc_ids=tuple(args.doc or ()), prompt_mode=args.prompt_mode)
+    options = AskOptions(
+        kb=settings.knowledge_base,
+        mode=args.mode,
+        doc_ids=tuple(args.doc or ()),
+        prompt_mode=args.prompt_mode,
+    )
     answer = None
     for event in pipeline.stream(args.question, options):
         if event.kind == "token":

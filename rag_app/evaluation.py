@@ -103,6 +103,7 @@ def answer_in_context(question: Question, context: str) -> bool | None:
     """
     if question.answer_type not in ("span", "multi-span") or not question.answers:
         return None
+
     def fold(text: str) -> str:
         # "$ 8,455" in a table (symbol and number in one cell or two) is the answer "$8,455"
         return _CURRENCY_GAP.sub(r"\1", " ".join(text.split()).casefold())

@@ -51,18 +51,14 @@ PROVIDER_ENV = (
     "RAG_APP_MODEL",
 )
 
-# Installed before any page script runs. window.__st = {log: [[t, state]...], answer: [[t, len]
-# ...], status: [[t, label]...], question: t of the last Enter in the chat input}.
+# Installed before any page script runs. window.__st = {log: [[t, state]...], answer: [[t,
+# assistant messages, text length of the newest]...], status: [[t, label of the newest
+# message's first expander]...], question: t of the last Enter in the chat input, measure()}.
 RECORDER_JS = r"""
 (() => {
   const st = (window.__st = {log: [], answer: [], status: [], question: null});
-  const assistant = () => {
-    const all = document.querySelectorAll('[data-testid="stChatMessage"]');
-    for (let i = all.length - 1; i >= 0; i--) {
-      if (all[i].querySelector('[data-testid="stChatMessageAvatarAssistant"]')) return all[i];
-    }
-    return null;
-  };
+  const assistants = () => [...document.querySelectorAll('[data-testid="stChatMessage"]')]
+      .filter((m) => m.querySelector('[data-testid="stChatMessageAvatarAssistant"]'));
   const answerLength = (message) => {
     let n = 0;
     for (const e of message.querySelectorAll('[data-testid="stMarkdownContainer"]')) {
@@ -70,12 +66,18 @@ RECORDER_JS = r"""
     }
     return n;
   };
+  st.measure = () => {  // [assistant messages, text length of the newest one]
+    const all = assistants();
+    const message = all[all.length - 1];
+    return [all.length, message ? answerLength(message) : 0];
+  };
   const sample = () => {
     const now = performance.now();
-    const message = assistant();
-    const length = message ? answerLength(message) : 0;
+    const [count, length] = st.measure();
     const last = st.answer[st.answer.length - 1];
-    if (!last || last[1] !== length) st.answer.push([now, length]);
+    if (!last || last[1] !== count || last[2] !== length) st.answer.push([now, count, length]);
+    const all = assistants();
+    const message = all[all.length - 1];
     const summary = message && message.querySelector('[data-testid="stExpander"] summary');
     const label = summary ? summary.textContent.trim() : '';
     const lastLabel = st.status[st.status.length - 1];
@@ -141,6 +143,7 @@ class StreamlitServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0  # time.monotonic() when the process was launched
+        self.started_epoch = 0.0  # and time.time(), to compare with the browser's clock
         self.healthy_at = 0.0
 
     @property
@@ -171,7 +174,7 @@ class StreamlitServer:
         ]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
-        self.started_at = time.monotonic()
+        self.started_at, self.started_epoch = time.monotonic(), time.time()
         self.process = subprocess.Popen(
             command,
             cwd=REPO_ROOT,
@@ -288,14 +291,12 @@ def goto_page(page: Any, label: str) -> None:
 def expander(scope: Any, label: str) -> Any:
     """The ``st.expander`` (or ``st.status``) whose header contains ``label``."""
     page = getattr(scope, "page", scope)  # a Locator knows its page; a Page is its own
-    return scope.get_by_test_id("stExpander").filter(
-        has=page.locator("summary", has_text=label)
-    )
+    return scope.get_by_test_id("stExpander").filter(has=page.locator("summary", has_text=label))
 
 
 def in_viewport(page: Any, box: Mapping[str, float] | None) -> bool:
-    """Whether a bounding box lies (its top edge at least) inside the visible window."""
+    """Whether a box's top edge is inside the visible window (2 px of sub-pixel slack: a jump
+    to an anchor leaves it at y = -0.3)."""
     if box is None:
         return False
-    height = page.viewport_size["height"]
-    return 0 <= box["y"] < height and box["y"] + min(box["height"], 1) <= height
+    return -2 <= box["y"] < page.viewport_size["height"]

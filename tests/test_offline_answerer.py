@@ -239,3 +239,16 @@ def test_tokenize_drops_question_words():
     assert "多少" not in words and "的" not in words
     assert "芯南" in bigrams and "的产" not in bigrams
     assert tokenize("What were the revenues?")[0] == {"revenue"}
+
+
+def test_script_in_a_table_cell_is_not_quoted():
+    from rag_app.llm.offline import parse_table
+
+    grid = parse_table(
+        "<table><tr><td>项目</td><td>2024</td></tr>"
+        "<tr><td>营业收入<script>window.__pwned=1</script></td><td>4.2</td></tr>"
+        "</table>",
+        1,
+    )
+    text = " ".join(t for _, t in grid.body_rows())
+    assert "营业收入" in text and "pwned" not in text

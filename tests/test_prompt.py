@@ -260,8 +260,13 @@ def test_one_huge_table_is_cut_by_rows(counter):
 
 def test_huge_table_cut_by_rows_in_html_form(counter):
     settings = PromptSettings(table_format="html")
-    result = build_prompt("全部产线明细有哪些？", [Hit(big_table(), 0.9)], counter=counter,
-                          doc_names=DOC_NAMES, settings=settings)
+    result = build_prompt(
+        "全部产线明细有哪些？",
+        [Hit(big_table(), 0.9)],
+        counter=counter,
+        doc_names=DOC_NAMES,
+        settings=settings,
+    )
     [source] = result.sources
     html = source.text[source.text.index("<table>") : source.text.index("</table>") + 8]
     rows, cols = table_shape(html)

@@ -35,6 +35,8 @@ _CANONICAL = re.compile(r"\[Source (\d+)\]")
 
 CSS = """
 <style>
+/* A citation jump lands the card's title in view, not just above the window. */
+.rag-anchor {scroll-margin-top: 4rem;}
 .rag-src {line-height: 1.75; font-size: 0.95rem; white-space: normal; word-break: break-word;}
 .rag-src mark, .rag-table td.rag-hit, .rag-table th.rag-hit {background: #fff1b8; padding: 0 2px; border-radius: 3px;}
 .rag-table {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
@@ -205,7 +207,7 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
     summary = t("citation_summary", supported=supported, total=len(cited))
     icon = "✅" if not flagged and not report.dangling else "⚠️"
     with st.expander(f"{icon} {t('citation_check')} · {summary}", expanded=False):
-        st.markdown(f'<span id="{anchor}"></span>', unsafe_allow_html=True)
+        st.markdown(f'<span class="rag-anchor" id="{anchor}"></span>', unsafe_allow_html=True)
         if report.dangling:
             st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
         quotes = [
@@ -348,7 +350,8 @@ def render_sources(
         label = " · ".join(parts) + (" ⚠️" if flagged else "")
         with st.expander(label, expanded=False):
             st.markdown(
-                f'<span id="{anchor_id(prefix, source.number)}"></span>', unsafe_allow_html=True
+                f'<span class="rag-anchor" id="{anchor_id(prefix, source.number)}"></span>',
+                unsafe_allow_html=True,
             )
             notes = []
             if source.status == "cut":

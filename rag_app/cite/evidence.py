@@ -169,7 +169,7 @@ def pipe_table_rows(body: str) -> tuple[list[str], str]:
     lines = body.splitlines()
     i = 0
     while i < len(lines):
-        if (i + 1 < len(lines) and _PIPE_ROW.match(lines[i]) and _PIPE_RULE.match(lines[i + 1])):
+        if i + 1 < len(lines) and _PIPE_ROW.match(lines[i]) and _PIPE_RULE.match(lines[i + 1]):
             labels = _pipe_cells(lines[i])
             header = " | ".join(label for label in labels if label)
             if header:

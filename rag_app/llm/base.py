@@ -291,7 +291,8 @@ def provider_from_env(env: Mapping[str, str] | None = None) -> ProviderSettings 
     model = env.get("RAG_APP_MODEL", "").strip()
     if not model:
         return None
-    base_url = (env.get("RAG_APP_BASE_URL") or env.get("OPENAI_BASE_URL") or
-                "https://api.openai.com/v1").strip()
+    base_url = (
+        env.get("RAG_APP_BASE_URL") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    ).strip()
     key = (env.get("RAG_APP_API_KEY") or env.get("OPENAI_API_KEY") or "").strip()
     return ProviderSettings(base_url=base_url, model=model, api_key=key)

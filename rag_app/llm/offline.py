@@ -158,8 +158,12 @@ class _TableParser(HTMLParser):
         self._row: _Row | None = None
         self._in_head = False
         self._depth = 0
+        self._skip = 0  # inside <script>/<style>: not cell text
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._skip += 1
+            return
         if tag == "table":
             self._depth += 1
         if self._depth > 1:
@@ -185,6 +189,9 @@ class _TableParser(HTMLParser):
             self._cell.text += " "
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._skip = max(0, self._skip - 1)
+            return
         if tag == "table":
             self._depth -= 1
             if self._depth == 0:
@@ -201,7 +208,7 @@ class _TableParser(HTMLParser):
             self._in_head = False
 
     def handle_data(self, data: str) -> None:
-        if self._cell is not None:
+        if self._cell is not None and not self._skip:
             self._cell.text += data
 
     def close(self) -> None:

@@ -182,8 +182,9 @@ class _Fitter:
                 mid = (lo + hi) // 2
                 entry = ContextEntry(
                     candidate,
-                    format_table_body(candidate, self.lang, max_rows=mid,
-                                      table_format=self.table_format),
+                    format_table_body(
+                        candidate, self.lang, max_rows=mid, table_format=self.table_format
+                    ),
                     doc_name,
                 )
                 if self.context_tokens([entry]) <= limit:

@@ -206,8 +206,7 @@ def html_table_to_markdown(table_html: str) -> str:
         return " ".join(text.split()).replace("|", "\\|")
 
     labels = column_labels(grid) if grid.header_rows else [""] * grid.n_cols
-    lines = ["| " + " | ".join(cell(label) for label in labels) + " |",
-             "|" + "---|" * grid.n_cols]
+    lines = ["| " + " | ".join(cell(label) for label in labels) + " |", "|" + "---|" * grid.n_cols]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in grid.data_rows]
     return "\n".join(lines)
 

@@ -566,9 +566,13 @@ def single_type_hits(run: _Run, k: int, chunk_type: str, types: Sequence[str]) -
         best[hit.chunk.doc_id] = max(best.get(hit.chunk.doc_id, 0.0), hit.score)
     weight = run.options.doc_weight_single
     ranked = [
-        replace(h, score=round(h.score + weight * best[h.chunk.doc_id], 6),
-                signals=h.signals + (("document", Signal(best[h.chunk.doc_id], 0)),))
-        for h in everything if h.chunk.type == chunk_type
+        replace(
+            h,
+            score=round(h.score + weight * best[h.chunk.doc_id], 6),
+            signals=h.signals + (("document", Signal(best[h.chunk.doc_id], 0)),),
+        )
+        for h in everything
+        if h.chunk.type == chunk_type
     ]
     ranked.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
     return ranked
