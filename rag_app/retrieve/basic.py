@@ -66,6 +66,16 @@ class BM25Retriever:
         return to_hits(self.library.keyword_search(self.kb, query, k, search_filter), "bm25")
 
 
+def signal_lists(
+    library: Library, kb: str, query: str, candidates: int, search_filter: SearchFilter
+) -> dict[str, list[Hit]]:
+    """The dense and the bm25 candidate lists that the fusion baselines combine."""
+    return {
+        "dense": DenseRetriever(library, kb).retrieve(query, candidates, search_filter),
+        "bm25": BM25Retriever(library, kb).retrieve(query, candidates, search_filter),
+    }
+
+
 @dataclass
 class RRFRetriever:
     """Naive baseline: equal-weight reciprocal rank fusion of dense and bm25."""
@@ -77,14 +87,7 @@ class RRFRetriever:
     name: str = "rrf"
 
     def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
-        lists = {
-            "dense": DenseRetriever(self.library, self.kb).retrieve(
-                query, self.candidates, search_filter
-            ),
-            "bm25": BM25Retriever(self.library, self.kb).retrieve(
-                query, self.candidates, search_filter
-            ),
-        }
+        lists = signal_lists(self.library, self.kb, query, self.candidates, search_filter)
         return fuse_rrf(lists, k=self.rrf_k, strategy="rrf")[:k]
 
 
@@ -100,13 +103,6 @@ class ScoreFusionRetriever:
     name: str = "hybrid"
 
     def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
-        lists = {
-            "dense": DenseRetriever(self.library, self.kb).retrieve(
-                query, self.candidates, search_filter
-            ),
-            "bm25": BM25Retriever(self.library, self.kb).retrieve(
-                query, self.candidates, search_filter
-            ),
-        }
+        lists = signal_lists(self.library, self.kb, query, self.candidates, search_filter)
         weights = {"dense": self.dense_weight, "bm25": self.bm25_weight}
         return fuse_scores(lists, weights, strategy=self.name)[:k]
