@@ -113,7 +113,9 @@ def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> 
     links = re.findall(r"\[\\\[Source (\d+)\\\]\]\(#source-(\d+)\)", text)
     assert links and all(a == b for a, b in links), text[:3000]  # each links to its own card
     for number in {a for a, _ in links}:
-        assert f'<span id="source-{number}"></span>' in text  # ... which holds the anchor
+        assert (
+            f'<span class="rag-anchor" id="source-{number}"></span>' in text
+        )  # ... which holds the anchor
     assert "106.2" in text  # the forecast P/E, quoted from 表1
     labels = [e.label for e in at.expander]
     assert any(label.startswith(f"**[Source {links[0][0]}]**") for label in labels)
@@ -139,8 +141,10 @@ def test_example_button_and_follow_up_keep_the_conversation(env: Path) -> None:
     ask(at, "2024年第二季度中芯国际的产能利用率是多少？")
     assert len(at.chat_message) == 4  # two questions, two answers
     text = markdown(at)
-    assert '<span id="t1-source-1"></span>' in text  # the earlier turn keeps its own anchors
-    assert '<span id="source-1"></span>' in text
+    assert (
+        '<span class="rag-anchor" id="t1-source-1"></span>' in text
+    )  # the earlier turn keeps its own anchors
+    assert '<span class="rag-anchor" id="source-1"></span>' in text
     turns = at.session_state["turns"]
     assert [turn.question for turn in turns][0].startswith("中芯国际2026年")
     # the second question was asked with the first as history
@@ -177,7 +181,9 @@ def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
     for mode in ("smart", "hybrid"):  # each column links to its own cards
         cited = re.findall(rf"\]\]\(#{mode}-source-(\d+)\)", text)
         assert cited, mode
-        assert all(f'<span id="{mode}-source-{n}"></span>' in text for n in cited)
+        assert all(
+            f'<span class="rag-anchor" id="{mode}-source-{n}"></span>' in text for n in cited
+        )
     assert "判定为" in text  # smart's routing
     assert any("两种模式共同命中" in c.value for c in at.caption)
     assert len(at.metric) >= 6  # prompt totals per column
