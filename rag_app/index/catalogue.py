@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -196,12 +196,6 @@ class Catalogue:
         with self._lock:
             self._db.execute("UPDATE kbs SET tokenizer = ? WHERE kb = ?", (version, kb))
 
-    def chunk_ids(self, kb: str) -> set[str]:
-        with self._lock:
-            return {
-                r[0] for r in self._db.execute("SELECT chunk_id FROM chunks WHERE kb = ?", (kb,))
-            }
-
     # plumbing -----------------------------------------------------------------------------------
     def _tx(self) -> _Transaction:
         return _Transaction(self._db)
@@ -237,8 +231,3 @@ def _info(row: tuple) -> DocumentInfo:  # type: ignore[type-arg]
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def iter_batches(values: Sequence, size: int) -> Iterator[Sequence]:  # type: ignore[type-arg]
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
