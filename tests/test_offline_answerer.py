@@ -6,12 +6,12 @@ import re
 
 import pytest
 
+from rag_app.ingest.tables import column_labels, labelled_rows, parse_table
 from rag_app.llm.base import collect
 from rag_app.llm.offline import (
     NOT_FOUND,
     NOTICE,
     ExtractiveAnswerer,
-    parse_table,
     split_sentences,
     tokenize,
 )
@@ -193,8 +193,8 @@ def test_sentence_count_is_bounded():
 def test_parse_table_expands_rowspan_and_colspan():
     grid = parse_table(CAPACITY_HTML, header_rows=2)
     assert grid.n_cols == 3
-    assert grid.column_labels() == ["公司", "2023年 / 产能（万片/月）", "2023年 / 制程"]
-    assert grid.body_rows()[1] == (
+    assert column_labels(grid, " / ") == ["公司", "2023年 / 产能（万片/月）", "2023年 / 制程"]
+    assert labelled_rows(grid)[1] == (
         "中芯南方",
         "公司: 中芯南方; 2023年 / 产能（万片/月）: 3.5; 2023年 / 制程: 14nm",
     )
@@ -210,7 +210,7 @@ def test_parse_table_detects_th_headers_and_merged_body_cells():
     )
     grid = parse_table(html)  # header_rows unknown: found from <thead>
     assert grid.header_rows == 1
-    assert [text for _, text in grid.body_rows()] == [
+    assert [text for _, text in labelled_rows(grid)] == [
         "地区: 上海; 工厂: 中芯南方; 产能: 3.5",
         "地区: 上海; 工厂: 华虹五厂; 产能: 4.0",
         "地区: 合计; 工厂: 7.5",  # a value merged over two columns is given once
@@ -219,7 +219,7 @@ def test_parse_table_detects_th_headers_and_merged_body_cells():
 
 def test_parse_table_tolerates_broken_html():
     grid = parse_table("<table><tr><td>A<td>1<tr><td>B<td colspan='x'>2</table>", header_rows=0)
-    assert [text for _, text in grid.body_rows()] == ["A; 1", "B; 2"]
+    assert [text for _, text in labelled_rows(grid)] == ["A; 1", "B; 2"]
 
 
 def test_split_sentences_keeps_decimals_and_drops_markdown():
@@ -242,13 +242,11 @@ def test_tokenize_drops_question_words():
 
 
 def test_script_in_a_table_cell_is_not_quoted():
-    from rag_app.llm.offline import parse_table
-
     grid = parse_table(
         "<table><tr><td>项目</td><td>2024</td></tr>"
         "<tr><td>营业收入<script>window.__pwned=1</script></td><td>4.2</td></tr>"
         "</table>",
         1,
     )
-    text = " ".join(t for _, t in grid.body_rows())
+    text = " ".join(t for _, t in labelled_rows(grid))
     assert "营业收入" in text and "pwned" not in text

@@ -28,6 +28,9 @@ class Grid:
 
     rows: tuple[tuple[str, ...], ...]
     header_rows: int
+    # Same shape as ``rows``: the id of the HTML cell each position comes from, so a cell merged
+    # over several columns can be told from equal neighbours (empty when built by hand).
+    cell_ids: tuple[tuple[int, ...], ...] = ()
 
     @property
     def n_rows(self) -> int:
@@ -100,15 +103,20 @@ def _span(value: str | None) -> int:
         return 1
 
 
-def parse_table(html: str) -> Grid:
-    """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows."""
+def parse_table(html: str, header_rows: int = 0) -> Grid:
+    """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows.
+
+    ``header_rows`` > 0 says how many leading rows are headers (when the chunk already knows);
+    otherwise rows of ``<th>``/``<thead>`` cells are headers, or the rows are read to guess.
+    """
     parser = _TableParser()
     parser.feed(html or "")
     parser.close()
     parser._close_cell()
     raw = [row for row in parser.rows if row]
-    grid: list[list[str | None]] = []
+    grid: list[list[tuple[int, str] | None]] = []
     header_flags: list[bool] = []
+    cell_id = 0
     for r, row in enumerate(raw):
         while len(grid) <= r:
             grid.append([])
@@ -126,17 +134,25 @@ def parse_table(html: str) -> Grid:
                     while len(target) <= c:
                         target.append(None)
                     if target[c] is None:
-                        target[c] = text
+                        target[c] = (cell_id, text)
             col += colspan
+            cell_id += 1
         header_flags.append(bool(row) and all(cell[1] for cell in row))
     width = max((len(row) for row in grid), default=0)
-    rows = tuple(tuple((cell or "") for cell in row + [None] * (width - len(row))) for row in grid)
-    rows = tuple(row for row in rows if any(cell for cell in row))
-    marked = 0
-    while marked < len(header_flags) and header_flags[marked]:
-        marked += 1
-    header_rows = marked if marked else _guess_header_rows(rows)
-    return Grid(rows=rows, header_rows=min(header_rows, max(0, len(rows) - 1)))
+    filled = [
+        [cell if cell is not None else (-1 - r * width - c, "") for c, cell in enumerate(row)]
+        + [(-1 - r * width - c, "") for c in range(len(row), width)]
+        for r, row in enumerate(grid)
+    ]
+    filled = [row for row in filled if any(text for _, text in row)]
+    rows = tuple(tuple(text for _, text in row) for row in filled)
+    cell_ids = tuple(tuple(i for i, _ in row) for row in filled)
+    if header_rows <= 0:
+        marked = 0
+        while marked < len(header_flags) and header_flags[marked]:
+            marked += 1
+        header_rows = marked if marked else _guess_header_rows(rows)
+    return Grid(rows, min(header_rows, max(0, len(rows) - 1)), cell_ids)
 
 
 def _is_value(cell: str) -> bool:
@@ -161,8 +177,8 @@ def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
     return count
 
 
-def column_labels(grid: Grid) -> list[str]:
-    """One label per column: the distinct non-empty header cells above it, joined."""
+def column_labels(grid: Grid, sep: str = " ") -> list[str]:
+    """One label per column: the distinct non-empty header cells above it, joined by ``sep``."""
     labels = []
     for c in range(grid.n_cols):
         parts: list[str] = []
@@ -170,8 +186,34 @@ def column_labels(grid: Grid) -> list[str]:
             cell = row[c].strip()
             if cell and cell not in parts:
                 parts.append(cell)
-        labels.append(" ".join(parts))
+        labels.append(sep.join(parts))
     return labels
+
+
+def labelled_rows(grid: Grid, sep: str = " / ") -> list[tuple[str, str]]:
+    """Per data row: (its first non-empty cell, "header: value; header: value").
+
+    Quotable rows for an answer: each value carries its column's header (a value equal to its
+    header is given alone), and a cell merged over several columns is given once.
+    """
+    labels = column_labels(grid, sep)
+    out = []
+    for r in range(grid.header_rows, grid.n_rows):
+        row = grid.rows[r]
+        ids = grid.cell_ids[r] if grid.cell_ids else tuple(range(len(row)))
+        parts: list[str] = []
+        last_id: int | None = None
+        for c, text in enumerate(row):
+            if ids[c] == last_id:
+                continue  # the rest of a cell merged across columns
+            last_id = ids[c]
+            if not text:
+                continue
+            label = labels[c] if c < len(labels) else ""
+            parts.append(f"{label}: {text}" if label and label != text else text)
+        if parts:
+            out.append((next((text for text in row if text), ""), "; ".join(parts)))
+    return out
 
 
 def linearise_row(row: tuple[str, ...], labels: list[str]) -> str:

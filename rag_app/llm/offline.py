@@ -20,9 +20,9 @@ import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 
+from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
 
@@ -52,7 +52,6 @@ RELATIVE_CUTOFF = 0.5
 # Sentences longer than this are cut (with an ellipsis) so one run-on paragraph cannot fill the
 # answer; about three lines of Chinese in the UI.
 MAX_SENTENCE_CHARS = 220
-MAX_SPAN = 50  # colspan/rowspan beyond this is treated as a parser error
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -131,198 +130,6 @@ def tokenize(text: str) -> tuple[set[str], set[str]]:
     return words, bigrams
 
 
-# -- tables --------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Cell:
-    text: str = ""
-    header: bool = False
-    colspan: int = 1
-    rowspan: int = 1
-
-
-@dataclass
-class _Row:
-    cells: list[_Cell] = field(default_factory=list)
-    in_head: bool = False
-
-
-class _TableParser(HTMLParser):
-    """Collects the rows and cells of the first table level (nested tables become text)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[_Row] = []
-        self._cell: _Cell | None = None
-        self._row: _Row | None = None
-        self._in_head = False
-        self._depth = 0
-        self._skip = 0  # inside <script>/<style>: not cell text
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-            return
-        if tag == "table":
-            self._depth += 1
-        if self._depth > 1:
-            if tag in ("td", "th", "br", "tr") and self._cell is not None:
-                self._cell.text += " "
-            return
-        if tag == "thead":
-            self._in_head = True
-        elif tag == "tr":
-            self._close_row()
-            self._row = _Row(in_head=self._in_head)
-        elif tag in ("td", "th"):
-            self._close_cell()
-            if self._row is None:
-                self._row = _Row(in_head=self._in_head)
-            values = dict(attrs)
-            self._cell = _Cell(
-                header=tag == "th",
-                colspan=_span(values.get("colspan")),
-                rowspan=_span(values.get("rowspan")),
-            )
-        elif tag == "br" and self._cell is not None:
-            self._cell.text += " "
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip = max(0, self._skip - 1)
-            return
-        if tag == "table":
-            self._depth -= 1
-            if self._depth == 0:
-                self._close_row()
-            return
-        if self._depth > 1:
-            return
-        if tag in ("td", "th"):
-            self._close_cell()
-        elif tag == "tr":
-            self._close_row()
-        elif tag == "thead":
-            self._close_row()
-            self._in_head = False
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None and not self._skip:
-            self._cell.text += data
-
-    def close(self) -> None:
-        super().close()
-        self._close_row()
-
-    def _close_cell(self) -> None:
-        if self._cell is not None and self._row is not None:
-            self._cell.text = " ".join(self._cell.text.split())
-            self._row.cells.append(self._cell)
-        self._cell = None
-
-    def _close_row(self) -> None:
-        self._close_cell()
-        if self._row is not None and self._row.cells:
-            self.rows.append(self._row)
-        self._row = None
-
-
-def _span(value: str | None) -> int:
-    try:
-        return min(max(int(str(value).strip()), 1), MAX_SPAN)
-    except ValueError:
-        return 1
-
-
-@dataclass(frozen=True)
-class TableGrid:
-    """A table laid out on a grid: ``cells[r][c]`` is ``(cell_id, text)``; a merged cell repeats
-    its id and text over every position it covers. ``header_rows`` leading rows are headers."""
-
-    cells: tuple[tuple[tuple[int, str], ...], ...]
-    header_rows: int
-
-    @property
-    def n_cols(self) -> int:
-        return max((len(row) for row in self.cells), default=0)
-
-    def column_labels(self) -> list[str]:
-        """Per column, its header cells top to bottom joined with " / " (merged cells once)."""
-        labels = []
-        for c in range(self.n_cols):
-            parts: list[str] = []
-            seen: set[int] = set()
-            for r in range(self.header_rows):
-                cell_id, text = self.cells[r][c] if c < len(self.cells[r]) else (-1, "")
-                if text and cell_id not in seen and text not in parts:
-                    parts.append(text)
-                seen.add(cell_id)
-            labels.append(" / ".join(parts))
-        return labels
-
-    def body_rows(self) -> list[tuple[str, str]]:
-        """(first cell, "header1: value1; header2: value2") for every body row."""
-        labels = self.column_labels()
-        rows = []
-        for r in range(self.header_rows, len(self.cells)):
-            row = self.cells[r]
-            parts: list[str] = []
-            last_id = None
-            for c, (cell_id, text) in enumerate(row):
-                if cell_id == last_id:
-                    continue  # the rest of a cell merged across columns
-                last_id = cell_id
-                if not text:
-                    continue
-                label = labels[c] if c < len(labels) else ""
-                parts.append(f"{label}: {text}" if label and label != text else text)
-            if parts:
-                first = next((text for _, text in row if text), "")
-                rows.append((first, "; ".join(parts)))
-        return rows
-
-
-def parse_table(html: str, header_rows: int = 0) -> TableGrid:
-    """Lay out an HTML table on a grid, expanding colspan and rowspan.
-
-    ``header_rows`` is how many leading rows are headers; 0 means unknown, and then the leading
-    rows in ``<thead>`` or made only of ``<th>`` cells are taken as headers.
-    """
-    parser = _TableParser()
-    parser.feed(html)
-    parser.close()
-    rows = parser.rows
-
-    grid: dict[tuple[int, int], tuple[int, str]] = {}
-    cell_id = 0
-    for r, row in enumerate(rows):
-        c = 0
-        for cell in row.cells:
-            while (r, c) in grid:
-                c += 1
-            for dr in range(min(cell.rowspan, len(rows) - r)):
-                for dc in range(cell.colspan):
-                    grid.setdefault((r + dr, c + dc), (cell_id, cell.text))
-            c += cell.colspan
-            cell_id += 1
-    n_cols = max((c + 1 for _, c in grid), default=0)
-    cells = tuple(
-        tuple(grid.get((r, c), (-1 - r * n_cols - c, "")) for c in range(n_cols))
-        for r in range(len(rows))
-    )
-    if header_rows <= 0:
-        header_rows = 0
-        for row in rows:
-            if row.in_head or all(cell.header for cell in row.cells):
-                header_rows += 1
-            else:
-                break
-    # A table that is all header has no rows to answer from; keep its last row as body.
-    header_rows = min(header_rows, max(len(rows) - 1, 0))
-    return TableGrid(cells, header_rows)
-
-
 # -- candidates ----------------------------------------------------------------------------------
 
 
@@ -364,7 +171,7 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
         units = [
             (_clip(text), label)
-            for label, text in parse_table(chunk.table_html, chunk.header_rows).body_rows()
+            for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows))
         ]
     elif chunk.type == "image":
         description = split_sentences(chunk.description)
