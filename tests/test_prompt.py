@@ -374,6 +374,26 @@ def test_duplicate_hits_enter_once(counter):
     assert statuses == ["kept", "dropped"]
 
 
+INTRO = text_chunk("smic-t13", TABLE_LINES.context, page=13, heading_path=("三、公司分析",))
+
+
+@pytest.mark.parametrize("order", ["paragraph first", "table first"])
+def test_a_tables_introduction_is_shown_once(counter, order):
+    """The paragraph that introduces a table is in the table block (表格上下文) unless it is a
+    source of its own; whichever of the two enters first, it appears once and the tokens saved
+    stay free for other sources."""
+    scores = (0.9, 0.8) if order == "paragraph first" else (0.8, 0.9)
+    hits = [Hit(INTRO, scores[0]), Hit(TABLE_LINES, scores[1])]
+    result = build_prompt("中芯国际有哪些产线？", hits, counter=counter)
+    assert len(result.sources) == 2
+    assert result.context.count(TABLE_LINES.context) == 1
+    assert "表格上下文" not in result.context
+    alone = build_prompt("中芯国际有哪些产线？", [Hit(TABLE_LINES, 0.9)], counter=counter)
+    assert f"表格上下文: {TABLE_LINES.context}" in alone.context.replace("：", ": ")
+    with_both = counter.count(result.context)
+    assert with_both < counter.count(alone.context) + counter.count(INTRO.text) + 40
+
+
 # --- sub-tables ------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from rag_app.models import Hit
+from rag_app.models import Chunk, Hit
 from rag_app.prompt.format import (
     LABELS,
     Candidate,
@@ -140,6 +140,33 @@ def merge_subtables(hits: Sequence[Hit]) -> tuple[list[Candidate], list[Section]
         )
         candidates.append(Candidate(merged, parts))
     return candidates, dropped
+
+
+def _table_context(chunk: Chunk) -> str:
+    if chunk.type != "table" or not chunk.context:
+        return ""
+    return chunk.context.strip().removesuffix("…").strip()
+
+
+def _context_shown(chunk: Chunk, chosen: Sequence[ContextEntry]) -> bool:
+    """Is this table's introducing paragraph already the text of a chosen source?"""
+    paragraph = _table_context(chunk)
+    return bool(paragraph) and any(
+        e.candidate.chunk.type == "text" and paragraph in e.candidate.chunk.text for e in chosen
+    )
+
+
+def _without_shown_context(
+    entry: ContextEntry, new: Chunk, lang: Language, settings: PromptSettings
+) -> ContextEntry:
+    """``entry`` re-rendered without its table context when the ``new`` text source holds it."""
+    paragraph = _table_context(entry.candidate.chunk)
+    if not paragraph or new.type != "text" or paragraph not in new.text:
+        return entry
+    if entry.body != format_body(entry.candidate, lang, settings.table_format):
+        return entry  # already without it, or cut to fit: keep as it is
+    body = format_body(entry.candidate, lang, settings.table_format, with_context=False)
+    return replace(entry, body=body)
 
 
 def _describe(candidate: Candidate) -> str:
@@ -296,8 +323,17 @@ def fit_to_budget(
             candidate, format_body(candidate, language, settings.table_format), doc_name
         )
         full = counter.count(layout_context([entry], language).blocks[0])
-        total = fitter.context_tokens([*chosen, entry])
+        # A table's introducing paragraph is shown once: left out of the table block when
+        # that paragraph is a source of its own (more evidence fits the same budget).
+        if _context_shown(candidate.chunk, chosen):
+            entry = replace(
+                entry,
+                body=format_body(candidate, language, settings.table_format, with_context=False),
+            )
+        trial = [_without_shown_context(e, candidate.chunk, language, settings) for e in chosen]
+        total = fitter.context_tokens([*trial, entry])
         if total <= context_limit:
+            chosen[:] = trial
             chosen.append(entry)
             decisions[index] = ("kept", f"fits: context at {total}/{context_limit} tokens", full)
             used = total

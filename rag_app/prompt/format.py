@@ -216,6 +216,7 @@ def format_table_body(
     lang: Language,
     max_rows: int | None = None,
     table_format: str = "markdown",
+    with_context: bool = True,
 ) -> str:
     """Seed 000's enhanced table block; with ``max_rows``, only the first rows and a note.
 
@@ -250,7 +251,7 @@ def format_table_body(
         lines.append(cut_note)
     if chunk.footnote:
         lines.append(f"{labels.table_footnote}: {chunk.footnote}")
-    if chunk.context:
+    if chunk.context and with_context:
         lines.append(f"{labels.table_context}: {chunk.context}")
     note = subtable_note(candidate, lang)
     if note:
@@ -273,11 +274,21 @@ def format_image_body(chunk: Chunk, lang: Language) -> str:
     return "\n".join(lines)
 
 
-def format_body(candidate: Candidate, lang: Language, table_format: str = "markdown") -> str:
-    """The block's body, without its ``[Source N]`` label line."""
+def format_body(
+    candidate: Candidate,
+    lang: Language,
+    table_format: str = "markdown",
+    with_context: bool = True,
+) -> str:
+    """The block's body, without its ``[Source N]`` label line.
+
+    ``with_context=False`` leaves out a table's introducing paragraph (used when that paragraph
+    is already in the prompt as a source of its own)."""
     chunk = candidate.chunk
     if chunk.type == "table":
-        return format_table_body(candidate, lang, table_format=table_format)
+        return format_table_body(
+            candidate, lang, table_format=table_format, with_context=with_context
+        )
     if chunk.type == "image":
         return format_image_body(chunk, lang)
     lines = _heading_line(chunk, LABELS[lang]) if chunk.type == "text" else []
