@@ -42,9 +42,11 @@ class Settings:
     query_threads: int = 1
     ingest_threads: int = 2
 
-    # Chunking (tokens counted with tiktoken cl100k, the budget's own counter).
-    # e5-small reads at most 512 of its own tokens; 350 cl100k tokens of Chinese stay under it.
-    text_chunk_tokens: int = 350
+    # Chunking (tokens counted with tiktoken cl100k, the budget's own counter). A text chunk is
+    # as long as e5-small reads whole (512 of its tokens): about 700 cl100k tokens of Chinese,
+    # 400 of English (see rag_app/ingest/chunking.py for the measurement).
+    text_chunk_tokens: int = 700
+    latin_text_chunk_tokens: int = 400
     # A table whose linearised rows exceed this is split by rows into sub-tables.
     table_chunk_tokens: int = 600
     # The paragraph before a table or figure is kept as its context, cut to this many characters.

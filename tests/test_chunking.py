@@ -91,6 +91,29 @@ def test_short_paragraphs_fill_chunks_up_to_the_limit(counter) -> None:  # type:
         assert chunk.heading_path == ("3 产能扩张",)
 
 
+def test_chinese_text_merges_to_a_longer_limit_than_english(counter) -> None:  # type: ignore[no-untyped-def]
+    """The limit is what the embedder reads whole: e5 reads about twice as many cl100k tokens of
+    Chinese as of English, so Chinese paragraphs merge up to ``text_chunk_tokens`` and English
+    ones only up to ``latin_text_chunk_tokens``."""
+    options = ChunkingOptions(text_chunk_tokens=200, latin_text_chunk_tokens=100)
+    zh = [
+        _text(n, f"第{n}段：公司坚持逆周期投资，产能扩张稳步推进，利用率回升。") for n in range(40)
+    ]
+    en = [
+        _text(n, f"Paragraph {n}: capacity expansion continued and utilisation recovered.")
+        for n in range(40)
+    ]
+    zh_chunks = chunk_document(_doc(zh), counter, options)
+    en_chunks = chunk_document(_doc(en), counter, options)
+    assert max(counter.count(c.text) for c in zh_chunks) > 150
+    assert all(counter.count(c.text) <= 201 for c in zh_chunks)
+    assert all(counter.count(c.text) <= 101 for c in en_chunks)
+    assert max(counter.count(c.text) for c in en_chunks) > 75
+    # an English limit above the Chinese one is not used
+    wide = ChunkingOptions(text_chunk_tokens=100, latin_text_chunk_tokens=300)
+    assert all(counter.count(c.text) <= 101 for c in chunk_document(_doc(en), counter, wide))
+
+
 def test_long_paragraph_is_split_at_sentences_within_the_limit(counter) -> None:  # type: ignore[no-untyped-def]
     sentences = [f"第{n}句话讨论了晶圆代工行业的产能利用率变化。" for n in range(40)]
     long = "".join(sentences)

@@ -53,8 +53,13 @@ def _ensure_jieba():  # type: ignore[no-untyped-def]
 
 
 # Bump when tokenize() changes: stored tokens of older versions are recomputed on next load.
-TOKENIZER_VERSION = "jieba-bigram-4"
+TOKENIZER_VERSION = "jieba-bigram-5"
 _PERIOD = re.compile(r"^((?:19|20)\d\d)([aefhq]\d?|年)$")
+# A year named alone (2024, 2024年) or as a whole-year column (2024A actual, 2024E/F forecast)
+# means the full year: it also yields "2024fy", which a quarter (2024Q1) or half (2024H1) does
+# not, so "2024年的毛利率" prefers the annual 盈利预测 column to a quarterly table's 2024Q1-Q4.
+_YEAR = re.compile(r"^(?:fy)?((?:19|20)\d\d)$")
+_ANNUAL = frozenset({"a", "e", "f", "年"})
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 # BM25 parameters: k1 1.2 / b 0.75 are the classic defaults (Robertson); measured on
 # crud_zh_dev with these tokens, they beat bm25s's 1.5 (r@1 0.725 vs 0.705).
@@ -97,6 +102,8 @@ def words(text: str, search_mode: bool = False) -> list[str]:
     jieba = _ensure_jieba()
     out = []
     lowered = text.lower()
+    periods = period_tokens(lowered)
+    part_years = {p[:4] for p in periods}  # years named with a quarter or half here
     for token in jieba.cut_for_search(lowered) if search_mode else jieba.cut(lowered):
         token = token.strip()
         if token and _KEEP.search(token) and token not in STOPWORDS:
@@ -104,8 +111,14 @@ def words(text: str, search_mode: bool = False) -> list[str]:
             period = _PERIOD.match(token)
             if period:
                 out.append(period.group(1))
+            year = _YEAR.match(token) or period
+            if year and year.group(1) != token and period is None:
+                out.append(year.group(1))  # FY2024 -> 2024
+            if year and (period is None or period.group(2) in _ANNUAL):
+                if year.group(1) not in part_years:
+                    out.append(f"{year.group(1)}fy")
     seen = set(out)
-    out.extend(t for t in period_tokens(lowered) if t not in seen)
+    out.extend(t for t in periods if t not in seen)
     return out
 
 

@@ -182,6 +182,7 @@ class Library:
         todo: list[tuple[int, LoadedDocument, list[Chunk]]] = []
         options = ChunkingOptions(
             text_chunk_tokens=self.settings.text_chunk_tokens,
+            latin_text_chunk_tokens=self.settings.latin_text_chunk_tokens,
             table_chunk_tokens=self.settings.table_chunk_tokens,
             context_chars=self.settings.context_chars,
         )
