@@ -71,6 +71,10 @@ class Settings:
 
     # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
     smart_threshold: float = 0.7
+    # Routing cues added to the built-in lists, as (type, cue) pairs: explicit cues name a
+    # content type outright (("table", "产线一览")), implicit ones only lean (("image", "K线")).
+    extra_explicit_cues: tuple[tuple[str, str], ...] = ()
+    extra_implicit_cues: tuple[tuple[str, str], ...] = ()
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)

@@ -173,6 +173,18 @@ NO_FILTER = SearchFilter()
 
 
 @dataclass(frozen=True)
+class Reason:
+    """Why something was decided, as a message key and its values, so that each UI language can
+    word it; the core also keeps an English wording (logs, CLI). Values are display strings."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value(self, name: str) -> str:
+        return dict(self.values).get(name, "")
+
+
+@dataclass(frozen=True)
 class Routing:
     """Smart mode's decision: the query's detected content type, how sure, and why."""
 
@@ -181,7 +193,9 @@ class Routing:
     evidence: tuple[str, ...]  # the cues that matched, e.g. ("表格", "table:盈利预测")
     scores: tuple[tuple[str, float], ...]  # per-type evidence scores
     single_type: bool  # True when confidence reached the threshold and one type was searched
-    reason: str
+    reason: str  # in English
+    threshold: float = 0.0
+    why: Reason = Reason("")  # the reason as a key: no_cues / single / hybrid
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ from rag_app.cite.settings import (
     E5_ENGLISH_BAND,
     CiteSettings,
 )
-from rag_app.models import Chunk, Hit
+from rag_app.models import Chunk, Hit, Reason
 from rag_app.protocols import Embedder
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class SentenceCheck:
     factual sentence whose support reaches the threshold (against its cited sources, or
     against the best other sources when it cites none), and for every non-factual sentence.
     ``best_source`` is the source that supports it best among those checked; ``reason`` says
-    why in a short English phrase.
+    why in a short English phrase, ``reasons`` the same as keys and values.
     """
 
     start: int
@@ -122,6 +122,8 @@ class SentenceCheck:
     # The sentence or table row of ``best_source`` that shares most with the claim: what the UI
     # highlights in the source card.
     evidence: str = ""
+    # ``reason`` as keys and values, for wording it in the UI's language (see ``english``).
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def uncited(self) -> bool:
@@ -320,9 +322,39 @@ def check_answer(
     )
 
 
-def _names(numbers: Sequence[int]) -> str:
-    label = "Source" if len(numbers) == 1 else "Sources"
-    return f"{label} {', '.join(str(n) for n in numbers)}"
+def _why(key: str, **values: object) -> Reason:
+    return Reason(key, tuple((name, str(value)) for name, value in values.items()))
+
+
+def _sources_value(numbers: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
+
+
+def english(reason: Reason) -> str:
+    """The English wording of one reason of a sentence check."""
+    v = reason.value
+    many = v("count") not in ("", "1")
+    names = f"Source{'s' if many else ''} {v('sources')}"
+    if reason.key == "not_factual":
+        return f"not a factual claim ({v('kind')})"
+    if reason.key == "uncited_supported":
+        return f"uncited; Source {v('other')} supports it"
+    if reason.key == "uncited_unsupported":
+        return "uncited; no source supports it"
+    if reason.key == "cites_missing":
+        return f"cites {names}, which {'do' if many else 'does'} not exist"
+    if reason.key == "other_supports":
+        return f"Source {v('other')} supports it"
+    if reason.key == "supported_by":
+        return f"supported by Source {v('best')}"
+    if reason.key == "cited_unsupported_other_does":
+        return f"cited source does not support; Source {v('other')} does"
+    if reason.key == "numbers_not_found":
+        plural = "s" if v("n_numbers") not in ("", "1") else ""
+        return f"number{plural} {v('numbers')} not found in {names}"
+    if reason.key == "not_supported":
+        return f"{names} {'do' if many else 'does'} not support this sentence"
+    return reason.key
 
 
 def _best_first(pair: tuple[float, int]) -> tuple[float, int]:
@@ -511,6 +543,7 @@ class _Checker:
                         None,
                         f"not a factual claim ({item.kind})",
                         factual=False,
+                        reasons=(_why("not_factual", kind=item.kind),),
                     )
                 )
                 continue
@@ -525,7 +558,7 @@ class _Checker:
         assert claim is not None
 
         def verdict(
-            support: float, supported: bool, best: int | None, reason: str
+            support: float, supported: bool, best: int | None, *reasons: Reason
         ) -> SentenceCheck:
             seg = item.segment
             evidence = ""
@@ -541,8 +574,9 @@ class _Checker:
                 support,
                 supported,
                 best,
-                reason,
+                "; ".join(english(r) for r in reasons),
                 evidence=evidence,
+                reasons=reasons,
             )
 
         ranked = sorted(((self.support(claim, [e])[0], e.number) for e in others), key=_best_first)
@@ -552,35 +586,43 @@ class _Checker:
         if not item.cited:
             best = other if other_score > 0 else None
             if other_supports:
-                return verdict(other_score, True, best, f"uncited; Source {other} supports it")
-            return verdict(other_score, False, best, "uncited; no source supports it")
+                return verdict(other_score, True, best, _why("uncited_supported", other=other))
+            return verdict(other_score, False, best, _why("uncited_unsupported"))
 
         missing_sources = [n for n in item.cited if n not in self.evidence]
-        absent = ""
+        absent: tuple[Reason, ...] = ()
         if missing_sources:
-            verb = "does" if len(missing_sources) == 1 else "do"
-            absent = f"{_names(missing_sources)}, which {verb} not exist"
+            absent = (
+                _why(
+                    "cites_missing",
+                    sources=_sources_value(missing_sources),
+                    count=len(missing_sources),
+                ),
+            )
         if not cited:
-            reason = f"cites {absent}"
             if other_supports:
-                return verdict(0.0, False, other, f"{reason}; Source {other} supports it")
-            return verdict(0.0, False, None, reason)
+                return verdict(0.0, False, other, *absent, _why("other_supports", other=other))
+            return verdict(0.0, False, None, *absent)
 
-        suffix = f"; cites {absent}" if absent else ""
         support, missing = self.support(claim, cited)
         individual = sorted(
             ((self.support(claim, [e])[0], e.number) for e in cited), key=_best_first
         )
         best = individual[0][1]
         if support >= self.threshold:
-            return verdict(support, True, best, f"supported by Source {best}{suffix}")
-        names = _names([e.number for e in cited])
+            return verdict(support, True, best, _why("supported_by", best=best), *absent)
+        numbers = [e.number for e in cited]
         if other_supports:
-            reason = f"cited source does not support; Source {other} does"
+            why = _why("cited_unsupported_other_does", other=other)
             best = other
         elif missing:
-            word = "number" if len(missing) == 1 else "numbers"
-            reason = f"{word} {_raws(missing)} not found in {names}"
+            why = _why(
+                "numbers_not_found",
+                numbers=_raws(missing),
+                n_numbers=len(missing),
+                sources=_sources_value(numbers),
+                count=len(numbers),
+            )
         else:
-            reason = f"{names} {'does' if len(cited) == 1 else 'do'} not support this sentence"
-        return verdict(support, False, best, reason + suffix)
+            why = _why("not_supported", sources=_sources_value(numbers), count=len(numbers))
+        return verdict(support, False, best, why, *absent)

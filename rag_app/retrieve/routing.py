@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag_app.models import Routing
+from rag_app.models import Reason, Routing
 
 EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
     "table": ("表格", "一览表", "明细表", "统计表", "列表", "一览", "table", "tabular"),
@@ -152,6 +152,27 @@ class RoutingCues:
         }
         return RoutingCues(explicit, implicit)
 
+    def with_pairs(
+        self,
+        explicit: tuple[tuple[str, str], ...] = (),
+        implicit: tuple[tuple[str, str], ...] = (),
+    ) -> RoutingCues:
+        """These cues plus (type, cue) pairs, as settings give them; unknown types are refused."""
+        for kind, cue in (*explicit, *implicit):
+            if kind not in self.explicit:
+                raise ValueError(
+                    f"routing cue {cue!r}: unknown type {kind!r}; use text/table/image"
+                )
+
+        def grouped(pairs: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, ...]]:
+            out: dict[str, tuple[str, ...]] = {}
+            for kind, cue in pairs:
+                if cue.strip():
+                    out[kind] = (*out.get(kind, ()), cue.strip().lower())
+            return out
+
+        return self.extended(grouped(explicit), grouped(implicit))
+
 
 def _has(text: str, cue: str) -> bool:
     """Chinese cues as substrings; Latin ones as whole words ("ratio" is not in "operations")."""
@@ -203,13 +224,21 @@ def detect_query_type(
     total = sum(points.values())
     confidence = points[best] / (total + 1.0) if total else 0.0
     single = confidence >= threshold
+    values = (
+        ("type", best),
+        ("confidence", f"{confidence:.2f}"),
+        ("threshold", f"{threshold:.2f}"),
+    )
     if not total:
         reason = "no type cues: all types searched (hybrid)"
         best = "text"
+        why = Reason("no_cues")
     elif single:
         reason = f"{best} at confidence {confidence:.2f} >= {threshold:.2f}: {best} only"
+        why = Reason("single", values)
     else:
         reason = f"{best} at confidence {confidence:.2f} < {threshold:.2f}: all types (hybrid)"
+        why = Reason("hybrid", values)
     return Routing(
         detected_type=best,
         confidence=round(confidence, 3),
@@ -217,4 +246,6 @@ def detect_query_type(
         scores=tuple((k, v) for k, v in points.items()),
         single_type=single,
         reason=reason,
+        threshold=threshold,
+        why=why,
     )

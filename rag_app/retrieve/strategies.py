@@ -106,6 +106,7 @@ class StrategyOptions:
     use_quotas: bool = True
     use_rerank: bool = True
     smart_threshold: float = 0.7
+    cues: RoutingCues = field(default_factory=RoutingCues)
 
     def weight_of(self, chunk_type: str) -> float:
         return dict(self.type_weights).get(chunk_type, 0.3)
@@ -115,7 +116,12 @@ def options_from(settings: Settings | None, **overrides: object) -> StrategyOpti
     base = StrategyOptions()
     if settings is not None:
         base = replace(
-            base, candidates=settings.candidate_k, smart_threshold=settings.smart_threshold
+            base,
+            candidates=settings.candidate_k,
+            smart_threshold=settings.smart_threshold,
+            cues=RoutingCues().with_pairs(
+                settings.extra_explicit_cues, settings.extra_implicit_cues
+            ),
         )
     return replace(base, **overrides) if overrides else base  # type: ignore[arg-type]
 
@@ -597,7 +603,7 @@ def retrieve(
     hits: list[Hit]
     if mode == "smart":
         routing = detect_query_type(
-            query, options.smart_threshold, RoutingCues(), caption_matches(run), available=types
+            query, options.smart_threshold, options.cues, caption_matches(run), available=types
         )
         if routing.single_type:
             single = single_type_hits(run, k, routing.detected_type, types)

@@ -1,0 +1,252 @@
+"""Smart routing and the smart/hybrid strategies (layered recall, fused scoring, quotas, dedupe,
+traces) over a real library with the deterministic test embedder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from rag_app.config import Settings
+from rag_app.index.embedder import HashEmbedder
+from rag_app.index.library import Library
+from rag_app.models import Chunk, Hit, SearchFilter
+from rag_app.retrieve.routing import RoutingCues, detect_query_type
+from rag_app.retrieve.strategies import (
+    StrategyOptions,
+    _apply_quotas,
+    _dedupe,
+    options_from,
+    retrieve,
+)
+
+from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, TEST_DATA
+
+KB = "default"
+
+
+# -- routing -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("请给出中芯国际产线一览表", "table"),
+        ("表3 中的全球晶圆代工厂排名", "table"),
+        ("Show me table 2 of the report", "table"),
+        ("图2 显示的毛利率走势", "image"),
+        ("Open figure 3 of the report", "image"),
+        ("请引用原文段落说明公司的竞争策略", "text"),
+    ],
+)
+def test_explicit_cues_route_to_one_type(query: str, kind: str) -> None:
+    routing = detect_query_type(query)
+    assert routing.detected_type == kind
+    assert routing.single_type and routing.confidence >= 0.7
+    assert routing.evidence and routing.why.key == "single"
+    assert routing.why.value("type") == kind and routing.threshold == 0.7
+
+
+def test_an_implicit_lean_alone_stays_hybrid() -> None:
+    routing = detect_query_type("中芯国际的毛利率是多少？")  # leans to tables, names none
+    assert routing.detected_type == "table"
+    assert not routing.single_type and 0 < routing.confidence < 0.7
+    assert routing.why.key == "hybrid"
+    assert "all types" in routing.reason
+
+
+def test_no_cues_search_everything() -> None:
+    routing = detect_query_type("中芯国际")
+    assert not routing.single_type and routing.confidence == 0.0
+    assert routing.why.key == "no_cues" and routing.evidence == ()
+
+
+def test_latin_cues_match_whole_words_only() -> None:
+    assert detect_query_type("operations of the tablet maker").evidence == ()
+    assert "table" in detect_query_type("the table of operations").scores[1]
+
+
+def test_a_matching_caption_is_evidence() -> None:
+    routing = detect_query_type(
+        "盈利预测与估值", caption_matches={"table": ["表1：盈利预测与估值"]}
+    )
+    assert routing.detected_type == "table"
+    assert any("caption" in e for e in routing.evidence)
+
+
+def test_types_not_in_the_library_get_no_evidence() -> None:
+    routing = detect_query_type("图2 的走势", available=("text", "table"))
+    assert routing.detected_type != "image" and not routing.single_type
+
+
+def test_cues_extend_from_settings() -> None:
+    query = "中芯国际的K线形态"
+    assert not detect_query_type(query).single_type
+    cues = RoutingCues().with_pairs(explicit=(("image", "K线"),))
+    routing = detect_query_type(query, cues=cues)
+    assert routing.detected_type == "image" and routing.single_type
+    settings = Settings(extra_explicit_cues=(("image", "K线"),))
+    assert "k线" in options_from(settings).cues.explicit["image"]
+    with pytest.raises(ValueError, match="unknown type"):
+        RoutingCues().with_pairs(explicit=(("video", "视频"),))
+
+
+# -- strategies over a library -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("strategies") / "data", cache_dir=REAL_CACHE_DIR
+    )
+    library = Library(settings, embedder=HashEmbedder(), counter=counter)
+    reports = library.ingest_paths(
+        [SAMPLE_CONTENT_LIST, TEST_DATA / "tatqa_like_content_list.json"]
+    )
+    assert [r.status for r in reports] == ["ingested"] * 2
+    return library
+
+
+def _check_trace(hits: tuple[Hit, ...], k: int) -> None:
+    assert 0 < len(hits) <= k
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert len({h.chunk.chunk_id for h in hits}) == len(hits)
+    for hit in hits:
+        # every hit says which layer found it and carries each signal's score
+        assert hit.strategy and hit.note.startswith(hit.chunk.type)
+        names = dict(hit.signals)
+        assert "dense" in names or "bm25" in names
+        assert hit.weight > 0
+
+
+def test_hybrid_searches_every_type_with_a_trace(corpus: Library) -> None:
+    trace = retrieve(corpus, KB, "中芯国际 营收 产能 图 表", "hybrid", 10)
+    _check_trace(trace.hits, 10)
+    assert {h.chunk.type for h in trace.hits} >= {"text", "table", "image"}
+    assert trace.routing is None and trace.ms > 0
+    # layered recall ran per type and says what each layer added
+    assert {s.type for s in trace.layers} >= {"text", "table", "image"}
+    assert any(s.layer == "structure" for s in trace.layers if s.type == "table")
+    assert all(s.layer != "structure" for s in trace.layers if s.type == "text")
+
+
+def test_structure_match_finds_the_named_table_first(corpus: Library) -> None:
+    trace = retrieve(corpus, KB, "中芯国际产线一览", "hybrid", 5)
+    top = trace.hits[0]
+    assert top.chunk.type == "table" and "产线一览" in top.chunk.caption
+    assert top.signal("structure") is not None
+
+
+def test_smart_routes_a_table_question_to_tables(corpus: Library) -> None:
+    trace = retrieve(corpus, KB, "请列出表6 中芯国际产线一览表", "smart", 5)
+    assert trace.routing is not None and trace.routing.single_type
+    assert trace.routing.detected_type == "table"
+    assert all(h.chunk.type == "table" for h in trace.hits)
+    assert any("table only" in n for n in trace.notes)
+    # each hit also carries its document's evidence from every type
+    assert all(h.signal("document") is not None for h in trace.hits)
+
+
+def test_smart_without_cues_is_hybrid(corpus: Library) -> None:
+    trace = retrieve(corpus, KB, "中芯国际", "smart", 10)
+    assert trace.routing is not None and not trace.routing.single_type
+    assert len({h.chunk.type for h in trace.hits}) > 1
+
+
+def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A library with a single figure: a figure question routes to images, finds one hit (fewer
+    than three strong ones) and falls back to hybrid rather than answer from one figure."""
+    items = [
+        {"type": "text", "text": "华虹半导体 2024年 营收 走势", "text_level": 1, "page_idx": 0},
+        {"type": "text", "text": "华虹半导体2024年营收143.9亿元，同比下降11%。", "page_idx": 0},
+        {"type": "text", "text": "8英寸产能利用率维持高位，12英寸产线持续爬坡。", "page_idx": 0},
+        {
+            "type": "image",
+            "img_path": "images/a.jpg",
+            "image_caption": ["图1：华虹半导体季度营收"],
+            "page_idx": 0,
+        },
+    ]
+    path = tmp_path / "tiny_content_list.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    corpus.ingest_paths([path], "tiny")
+    trace = retrieve(corpus, "tiny", "图1 华虹半导体营收走势图", "smart", 5)
+    assert trace.routing is not None and trace.routing.single_type
+    assert trace.routing.detected_type == "image"
+    assert any("fell back to hybrid" in n for n in trace.notes)
+    assert {h.chunk.type for h in trace.hits} == {"text", "image"}
+
+
+def test_filters_hold(corpus: Library) -> None:
+    doc = next(d.doc_id for d in corpus.documents(KB) if "tatqa" in d.name)
+    for mode in ("smart", "hybrid"):
+        trace = retrieve(corpus, KB, "revenue", mode, 10, SearchFilter(doc_ids=(doc,)))
+        assert trace.hits and all(h.chunk.doc_id == doc for h in trace.hits)
+        trace = retrieve(corpus, KB, "中芯国际 营收", mode, 10, SearchFilter(types=("table",)))
+        assert trace.hits and all(h.chunk.type == "table" for h in trace.hits)
+
+
+def test_bad_queries_and_modes_are_refused(corpus: Library) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        retrieve(corpus, KB, "   ", "hybrid")
+    with pytest.raises(ValueError, match="unknown mode"):
+        retrieve(corpus, KB, "营收", "fancy")
+
+
+def test_an_empty_knowledge_base_finds_nothing(corpus: Library) -> None:
+    trace = retrieve(corpus, "empty_kb", "营收", "hybrid")
+    assert trace.hits == () and trace.notes
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"use_layers": False},
+        {"use_structure": False},
+        {"use_expansion": False},
+        {"use_rerank": False},
+        {"use_quotas": False},
+        {"use_type_weights": True},
+    ],
+)
+def test_every_ablation_still_ranks(corpus: Library, change: dict[str, object]) -> None:
+    options = replace(StrategyOptions(), **change)  # type: ignore[arg-type]
+    trace = retrieve(corpus, KB, "中芯国际 营收 产能", "hybrid", 8, options=options)
+    _check_trace(trace.hits, 8)
+    assert [h.score for h in trace.hits] == sorted((h.score for h in trace.hits), reverse=True)
+
+
+def test_expansion_finds_synonyms(corpus: Library) -> None:
+    trace = retrieve(corpus, KB, "中芯国际营业收入", "hybrid", 10)
+    assert trace.expanded_terms  # 营业收入 -> 营收 ...
+
+
+# -- pure parts ----------------------------------------------------------------------------------
+
+
+def _hit(chunk_id: str, kind: str, score: float, items: tuple[int, ...], **kw: object) -> Hit:
+    chunk = Chunk(chunk_id, "d", kind, chunk_id, chunk_id, items, **kw)  # type: ignore[arg-type]
+    return Hit(chunk, score)
+
+
+def test_dedupe_drops_hits_from_the_same_items_but_keeps_sub_tables() -> None:
+    hits = [
+        _hit("a", "text", 0.9, (1, 2)),
+        _hit("b", "text", 0.8, (1, 2)),  # same items: a duplicate
+        _hit("t1", "table", 0.7, (5,), parent_table_id="T", subtable_index=1),
+        _hit("t2", "table", 0.6, (5,), parent_table_id="T", subtable_index=2),
+        _hit("t1b", "table", 0.5, (5,), parent_table_id="T", subtable_index=1),
+    ]
+    assert [h.chunk.chunk_id for h in _dedupe(hits)] == ["a", "t1", "t2"]
+
+
+def test_quotas_give_a_strong_type_a_place_in_the_top_k() -> None:
+    hits = [_hit(f"x{i}", "text", 1.0 - i * 0.01, (i,)) for i in range(5)]
+    hits.append(_hit("tab", "table", 0.6, (99,)))
+    hits.append(_hit("img", "image", 0.2, (98,)))  # too weak (< half the best) for a place
+    out = _apply_quotas(hits, 5, ("text", "table", "image"))
+    top = [h.chunk.chunk_id for h in out[:5]]
+    assert "tab" in top and "img" not in top
+    assert "quota" in next(h for h in out if h.chunk.chunk_id == "tab").note
+    assert len(out) == len(hits)
