@@ -25,7 +25,16 @@ pages = [
     st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
     st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
 ]
-page = st.navigation(pages)
+# The navigation is drawn here, not by st.navigation: with a pages/ folder beside app.py,
+# Streamlit first shows its own file-name navigation ("app, ask, compare...") until this script
+# has run, a flash on every cold start. `client.showSidebarNavigation = false`
+# (.streamlit/config.toml) hides that one, and with it st.navigation's own sidebar list.
+page = st.navigation(pages, position="hidden")
+with st.sidebar:
+    with st.container(key="nav", gap="small"):
+        for item in pages:
+            st.page_link(item, width="stretch")
+    st.divider()  # as under Streamlit's own navigation: the page's controls follow
 
 # After st.navigation, so the sidebar already shows the real page names while this runs.
 library = state.library()

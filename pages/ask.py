@@ -9,7 +9,7 @@ import streamlit as st
 from rag_app.prompt import MODES, Turn
 from ui import state
 from ui.i18n import t
-from ui.render import render_answer, stream_answer
+from ui.render import LATEST_TURN, render_answer, scroll_to_question, stream_answer
 from ui.sanitize import escape_markdown_text
 
 
@@ -99,43 +99,57 @@ elif not has_docs:
     st.info(t("kb_empty", kb=kb), icon="📚")
     st.page_link("pages/library.py", label=t("go_library"), icon="📚")
 
+# In st.bottom, not at the top level: a top-level chat input makes Streamlit keep the view
+# pinned to the page's end, so a section opened after an answer pushed its own title out of the
+# window and the reader could not stay where they were. The input still sits at the window's
+# bottom; a new question is scrolled into view by scroll_to_question instead.
+with st.bottom:
+    typed = st.chat_input(t("chat_placeholder"), key="question", disabled=not has_docs)
+question = typed or st.session_state.pop("pending_question", None)
+asking = bool(question and kb and has_docs)
+
 turns: list[state.ChatTurn] = st.session_state["turns"]
 if kb == state.SAMPLE_KB and has_docs:
     examples = example_questions(str(state.SAMPLE_QUESTIONS))
     if examples:
-        box = st.expander(f"💡 {t('examples')}", expanded=not turns)
+        # Closed already while the first question is answered: closing it afterwards would
+        # move that question up, out of the place it was scrolled to.
+        box = st.expander(f"💡 {t('examples')}", expanded=not turns and not asking)
         columns = box.columns(2)
-        for i, question in enumerate(examples):
+        for i, example in enumerate(examples):
             columns[i % 2].button(
-                question,
+                example,
                 key=f"example_{i}",
                 on_click=ask_example,
-                args=(question,),
+                args=(example,),
                 width="stretch",
             )
 
 for i, turn in enumerate(turns):
-    prefix = "" if i == len(turns) - 1 else f"t{i + 1}"
-    with st.chat_message("user"):
-        st.markdown(escape_markdown_text(turn.question))
-    with st.chat_message("assistant"):
-        if turn.answer is None:
-            st.error(t("ask_failed", error=turn.failure), icon="⚠️")
-        else:
-            render_answer(turn.answer, lib, turn.options.kb, turn.options, prefix)
+    latest = i == len(turns) - 1
+    prefix = "" if latest else f"t{i + 1}"
+    with st.container(key=LATEST_TURN if latest and not asking else None):
+        with st.chat_message("user"):
+            st.markdown(escape_markdown_text(turn.question))
+        with st.chat_message("assistant"):
+            if turn.answer is None:
+                st.error(t("ask_failed", error=turn.failure), icon="⚠️")
+            else:
+                render_answer(turn.answer, lib, turn.options.kb, turn.options, prefix)
 
-typed = st.chat_input(t("chat_placeholder"), key="question", disabled=not has_docs)
-question = typed or st.session_state.pop("pending_question", None)
-if question and kb and has_docs:
+if asking and question and kb:
     options = state.ask_options(kb)
     history = [
         Turn(x.question, x.answer.text)
         for x in turns
         if x.answer is not None and x.answer.text.strip()
     ]
-    with st.chat_message("user"):
-        st.markdown(escape_markdown_text(question))
-    with st.chat_message("assistant"):
-        answer, failure = stream_answer(state.pipeline(), question, options, history)
+    with st.container(key=LATEST_TURN):
+        with st.chat_message("user"):
+            st.markdown(escape_markdown_text(question))
+        scroll_to_question()
+        with st.chat_message("assistant"):
+            state.wait_for_model()
+            answer, failure = stream_answer(state.pipeline(), question, options, history)
     turns.append(state.ChatTurn(question, options, answer, failure))
     st.rerun()

@@ -103,6 +103,7 @@ with st.form("compare_form", border=False):
     )
 
 if run and question.strip() and kb and has_docs:
+    state.wait_for_model()
     pipe = state.pipeline()
     results = {}
     columns = st.columns(2, gap="large")
@@ -119,7 +120,8 @@ comparison = st.session_state.get("compare")
 if comparison:
     kb_of = comparison["kb"]
     doc_names = {d.doc_id: d.name for d in lib.documents(kb_of)}
-    st.markdown(f"**{t('compare_question')}：** {escape_markdown_text(comparison['question'])}")
+    label = t("compare_question") + t("colon").strip()
+    st.markdown(f"**{label}** {escape_markdown_text(comparison['question'])}")
     answers = [comparison[m].get("answer") for m in MODES]
     if all(a is not None for a in answers):
         shared = {h.chunk.chunk_id for h in answers[0].hits} & {

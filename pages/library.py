@@ -3,6 +3,7 @@ table, a chunk preview, and deletion with confirmation."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 import pandas as pd
@@ -15,6 +16,7 @@ from ui.i18n import t, type_label
 from ui.render import TYPE_ICONS, page_label, render_chunk
 
 PREVIEW_PAGE_SIZE = 10
+MB = 1024 * 1024
 UPLOAD_TYPES = [suffix.lstrip(".") for suffix in SUPPORTED]
 
 
@@ -24,6 +26,10 @@ def _size(n: int) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024  # type: ignore[assignment]
     return f"{n} B"
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / MB:g} MB"
 
 
 def _date(iso: str) -> str:
@@ -159,15 +165,28 @@ with st.container(border=True):
 
 def upload_section(kb: str) -> None:
     st.markdown(f"#### ⬆️ {t('upload_section')}")
+    limits = lib.settings
     files = st.file_uploader(
         t("uploader"),
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
         key="uploader",
         help=t("uploader_help"),
+        # Streamlit's own "Limit … per file" then shows the largest file the core accepts
+        # (config.toml's server.maxUploadSize must be at least as large).
+        max_upload_size=math.ceil(max(limits.max_zip_bytes, limits.max_file_bytes) / MB),
+    )
+    # ... and this line the real limits: only zips may be that large.
+    st.caption(
+        t(
+            "uploader_limits",
+            zip=_megabytes(limits.max_zip_bytes),
+            file=_megabytes(limits.max_file_bytes),
+        )
     )
     if files:
         if st.button(t("ingest_button", n=len(files), kb=kb), type="primary", icon="📥"):
+            state.wait_for_model()
             rows = []
             for upload in files:
                 rows.append(st.progress(0.0, text=f"{upload.name} · {t('ingest_waiting')}"))
@@ -230,7 +249,7 @@ def documents_section(kb: str) -> None:
     names = {doc.doc_id: doc.name for doc in docs}
     if st.session_state.get("preview_doc") not in names:
         st.session_state["preview_doc"] = docs[0].doc_id
-    left, middle, right = st.columns([3, 3, 1.4], vertical_alignment="bottom")
+    left, right = st.columns([3, 4], vertical_alignment="bottom")
     doc_id = left.selectbox(
         t("preview_doc"),
         options=list(names),
@@ -239,7 +258,7 @@ def documents_section(kb: str) -> None:
     )
     chunks = lib.chunks(kb, doc_id)
     present = [k for k in ("text", "table", "image", "qa") if any(c.type == k for c in chunks)]
-    types = middle.pills(
+    types = right.pills(
         t("preview_types"),
         options=present,
         selection_mode="multi",
@@ -247,13 +266,15 @@ def documents_section(kb: str) -> None:
         format_func=lambda k: f"{TYPE_ICONS[k]} {type_label(k)}",
         key=f"preview_types_{doc_id}",
     )
-    right.button(
+    # Under the pickers, like the knowledge base's own delete button: in a third column the
+    # English label was cut ("Delete this do…" at 1280 px).
+    st.button(
         t("doc_delete"),
         icon="🗑️",
+        type="tertiary",
         on_click=ask_confirm,
         args=("doc", doc_id),
         key="delete_doc",
-        width="stretch",
     )
     if confirm == ("doc", doc_id):
         confirm_box(

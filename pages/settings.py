@@ -213,18 +213,23 @@ with st.container(border=True):
     except Exception as exc:  # noqa: BLE001 - shown, with the fix the message names
         path = ""
         st.error(t("model_missing", error=exc))
+    # Asking a model still loading for its dimension would hold this page until it has loaded.
     try:
-        dimension = str(lib.embedder.dimension) if path else "–"
+        dimension = (
+            str(lib.embedder.dimension)
+            if path and state.model_ready()
+            else t("embedding_not_loaded")
+        )
     except Exception:  # noqa: BLE001
         dimension = t("embedding_not_loaded")
     rows = [
         (t("embedding_name"), settings.embedding_model),
         (t("embedding_path"), path or "–"),
         (t("embedding_dim"), dimension),
-        (t("counter_note", counter="").rstrip("：: "), getattr(lib.counter, "name", "")),
+        (t("counter"), getattr(lib.counter, "name", "")),
         (t("data_dir"), str(settings.data_dir)),
     ]
-    st.markdown("  \n".join(f"{name}：`{value}`" for name, value in rows))
+    st.markdown("  \n".join(f"{name}{t('colon')}`{value}`" for name, value in rows))
 
 # interface -----------------------------------------------------------------------------------
 with st.container(border=True):

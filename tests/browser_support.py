@@ -12,6 +12,8 @@ wait can ask "has a run started since my click, and has the app been idle for a 
 the two runs, so idleness must last a little before it counts). The same script records the
 text length of the newest assistant message and the label of its status box whenever they
 change, with timestamps: how the tests see an answer stream and how the timing script measures.
+It also records what the sidebar's navigation showed, from the first paint: Streamlit's own
+(``stSidebarNav``, drawn from the ``pages/`` folder) and the app's (``.st-key-nav``).
 """
 
 from __future__ import annotations
@@ -53,10 +55,15 @@ PROVIDER_ENV = (
 
 # Installed before any page script runs. window.__st = {log: [[t, state]...], answer: [[t,
 # assistant messages, text length of the newest]...], status: [[t, label of the newest
-# message's first expander]...], question: t of the last Enter in the chat input, measure()}.
+# message's first expander]...], nav: [[t, Streamlit's navigation text, the app's]...],
+# question: t of the last Enter in the chat input, measure()}.
 RECORDER_JS = r"""
 (() => {
-  const st = (window.__st = {log: [], answer: [], status: [], question: null});
+  const st = (window.__st = {log: [], answer: [], status: [], nav: [], question: null});
+  const text = (selector) => {
+    const e = document.querySelector(selector);
+    return e ? e.textContent.replace(/\s+/g, ' ').trim() : '';
+  };
   const assistants = () => [...document.querySelectorAll('[data-testid="stChatMessage"]')]
       .filter((m) => m.querySelector('[data-testid="stChatMessageAvatarAssistant"]'));
   const answerLength = (message) => {
@@ -82,6 +89,9 @@ RECORDER_JS = r"""
     const label = summary ? summary.textContent.trim() : '';
     const lastLabel = st.status[st.status.length - 1];
     if (label && (!lastLabel || lastLabel[1] !== label)) st.status.push([now, label]);
+    const nav = [text('[data-testid="stSidebarNav"]'), text('.st-key-nav')];
+    const lastNav = st.nav[st.nav.length - 1];
+    if (!lastNav || lastNav[1] !== nav[0] || lastNav[2] !== nav[1]) st.nav.push([now, ...nav]);
   };
   const watch = () => {
     const app = document.querySelector('[data-testid="stApp"]');
@@ -282,9 +292,14 @@ def recorder(page: Any) -> dict[str, Any]:
     return page.evaluate("window.__st")
 
 
+def navigation(page: Any) -> Any:
+    """The app's navigation in the sidebar (app.py draws it with st.page_link)."""
+    return page.get_by_test_id("stSidebar").locator(".st-key-nav")
+
+
 def goto_page(page: Any, label: str) -> None:
     """Switch pages the way a user does (the sidebar's navigation), keeping the session."""
-    link = page.get_by_test_id("stSidebarNav").get_by_role("link", name=label)
+    link = navigation(page).get_by_role("link", name=label)
     act(page, link.click)
 
 

@@ -6,16 +6,19 @@ context, which is a fresh Streamlit session. Tests that change the library make 
 knowledge base, so they do not depend on each other's order.
 
 What only a browser shows, and so what is checked here: uploads through the file input, the
-answer growing while it streams, a ``[Source N]`` click opening and scrolling to its card,
-canvas tables and charts being drawn, the language switch surviving page changes, and hostile
+answer growing while it streams, a ``[Source N]`` click opening and scrolling to its card, the
+view staying where the reader put it (a new question is brought into view, a section opened
+keeps its title in view), canvas tables and charts being drawn, labels that fit their buttons,
+the language switch surviving page changes, what a restart shows (only the app's navigation,
+a notice while the embedding model loads), document text shown as written, and hostile
 content (a document, a model's answer) staying inert: no script runs, no dialog opens (any
 dialog or uncaught page error fails every test). Screenshots of every page in both languages
 are written to ``docs/screenshots/``; every test's last view goes to ``test-artifacts/browser/``.
 
 Where a test needs a language model it uses ``tests/openai_stub_server.py`` (a real HTTP server
-speaking the OpenAI chat API), configured through the Settings page like a user would. Two
-known UI bugs end their tests in xfail (``test_clicking_a_citation_scrolls_...`` and
-``test_opening_a_section_...``); each reason names the file and the fix.
+speaking the OpenAI chat API), configured through the Settings page like a user would.
+``test_clicking_a_citation_scrolls_...`` still ends in xfail if the card's title lands above
+the window (a UI bug fixed by the anchor's scroll margin; the reason names the file and fix).
 
 Run: ``.venv/bin/python -m pytest tests/test_browser.py -q -m browser``.
 """
@@ -23,8 +26,10 @@ Run: ``.venv/bin/python -m pytest tests/test_browser.py -q -m browser``.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
+import shutil
 import time
 import zipfile
 from collections.abc import Iterator
@@ -43,6 +48,7 @@ from tests.browser_support import (
     in_viewport,
     launch_browser,
     mark,
+    navigation,
     new_page,
     open_app,
     recorder,
@@ -65,6 +71,7 @@ SCREENSHOTS = (
 )
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "browser"
 QUESTION = "中芯国际2026年预测市盈率是多少？"
+QUESTION_2 = "2024年第二季度中芯国际的产能利用率是多少？"
 QUESTION_EN = "What is the planned monthly capacity of SMIC's 中芯京城 fab, and what is its status?"
 HOSTILE_QUESTION = "恶意测试公司2024年各季度营业收入是多少？"
 # What the stub model streams, one CJK character at a time, 20 ms apart (about 1.3 s in all).
@@ -72,6 +79,12 @@ STUB_ANSWER = (
     "根据盈利预测与估值表，中芯国际2026年预测市盈率为106.2倍 [Source 1]。"
     "2025年的预测值为132.0倍 [Source 1]。"
 )
+# A document whose text Markdown would rewrite: names with double underscores, stars.
+UNDERSCORE_SENTENCE = "字段 __init__ 与 SMIC__2024__Q1 的营业收入为 5.1 亿美元，标识 a_b_c、*星号* 与 **粗体** 保持原样。"
+UNDERSCORE_DOC = [
+    {"type": "text", "text": "下划线测试报告", "text_level": 1, "page_idx": 0},
+    {"type": "text", "text": UNDERSCORE_SENTENCE, "page_idx": 0},
+]
 # For the citation tests: answers the stub model gives, so that [Source 2] is always there.
 STUB_SHORT = "中芯国际2026年预测市盈率为106.2倍 [Source 1]。公司资本开支维持高位 [Source 2]。"
 STUB_LONG = "结论：估值处于高位，依据见 [Source 2]。\n\n" + "\n\n".join(
@@ -84,6 +97,7 @@ STUB_HOSTILE = (
     '<img src=x onerror="window.__pwned=10"><script>window.__pwned=11</script>'
     '<a href="javascript:window.__pwned=12">点此</a> [Source 99]'
 )
+SCROLL_TOP = "document.querySelector('[data-testid=\"stMain\"]').scrollTop"
 PROBES = """() => ({
   pwned: typeof window.__pwned === 'undefined' ? null : String(window.__pwned),
   jsLinks: document.querySelectorAll('a[href^="javascript:" i], [src^="javascript:" i]').length,
@@ -94,11 +108,6 @@ PROBES = """() => ({
   images: [...document.querySelectorAll('img')].filter(
       (i) => (i.getAttribute('src') || '') === 'x').length,
 })"""
-
-
-class KnownUIBug(AssertionError):
-    """Raised only by the final check of a test that documents an open UI bug (strict xfail
-    with ``raises=KnownUIBug``: a failure anywhere else in such a test is a real failure)."""
 
 
 # -- fixtures -------------------------------------------------------------------------------------
@@ -175,7 +184,7 @@ def page(
 
 # -- helpers --------------------------------------------------------------------------------------
 def main_area(page: Any) -> Any:
-    """The page's content column (``stMain`` is only there on pages without a chat input)."""
+    """The page's content column (inside ``stMain``, the element that scrolls)."""
     return page.get_by_test_id("stMainBlockContainer")
 
 
@@ -253,14 +262,18 @@ def open_card(page: Any, message: Any, number: int) -> Any:
     return card
 
 
-def wheel_to(page: Any, target: Any, top_max: float) -> None:
-    """Scroll with the mouse wheel, as a user does (which also releases the chat's
-    stick-to-bottom), until ``target``'s top is between 40 px and ``top_max``. The pointer
-    rests in the content column's left padding, where no inner scroller (code, table, chart)
-    takes the wheel."""
+def rest_pointer(page: Any) -> None:
+    """Put the pointer in the content column's left padding, where no inner scroller (code,
+    table, chart) takes the wheel."""
     column = main_area(page).bounding_box()  # includes its padding, around the content
     content = main_area(page).get_by_test_id("stVerticalBlock").first.bounding_box()
     page.mouse.move((column["x"] + content["x"]) / 2, page.viewport_size["height"] / 2)
+
+
+def wheel_to(page: Any, target: Any, top_max: float) -> None:
+    """Scroll with the mouse wheel, as a user does, until ``target``'s top is between 40 px
+    and ``top_max``."""
+    rest_pointer(page)
     for _ in range(60):
         box = target.bounding_box()
         if box is not None and 40 <= box["y"] <= top_max:
@@ -274,6 +287,18 @@ def wheel_to(page: Any, target: Any, top_max: float) -> None:
         if down and after is not None and box is not None and after["y"] == box["y"]:
             return  # the page's end: it cannot come any higher
     raise AssertionError(f"could not scroll {target} into place: {target.bounding_box()}")
+
+
+def wheel_to_end(page: Any) -> None:
+    """Scroll with the mouse wheel to the page's end, as a reader who has read to the end."""
+    rest_pointer(page)
+    for _ in range(30):
+        top = page.evaluate(SCROLL_TOP)
+        page.mouse.wheel(0, 600)
+        scrolling_stopped(page, 150)
+        if page.evaluate(SCROLL_TOP) == top:
+            return
+    raise AssertionError("the page did not reach its end")
 
 
 def below_the_fold_setup(page: Any, message: Any) -> tuple[Any, Any]:
@@ -308,7 +333,7 @@ def scrolling_stopped(page: Any, still_ms: float) -> None:
     page.wait_for_function(
         """(still) => {
           const s = document.querySelector('[data-testid="stAppScrollToBottomContainer"]')
-              || document.scrollingElement;
+              || document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
           const now = performance.now();
           const w = window.__scroll;
           if (!w || w.top !== s.scrollTop) { window.__scroll = {top: s.scrollTop, since: now}; return false; }
@@ -325,6 +350,16 @@ def visible_height(page: Any, locator: Any) -> float:
         return 0.0
     top, bottom = max(box["y"], 0.0), min(box["y"] + box["height"], page.viewport_size["height"])
     return max(0.0, bottom - top)
+
+
+def cut_labels(page: Any) -> list[str]:
+    """Button and link labels drawn shorter than their text (Streamlit ends them with "…")."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll(
+              'button [data-testid="stMarkdownContainer"], a [data-testid="stMarkdownContainer"]')]
+            .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+            .map((e) => e.textContent)"""
+    )
 
 
 def assert_inert(page: Any) -> None:
@@ -485,27 +520,44 @@ def test_clicking_a_citation_scrolls_a_card_below_the_fold_into_view(
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KnownUIBug,
-    reason="UI bug (pages/ask.py): st.chat_input at the top level makes Streamlit pin the Ask "
-    "page to its bottom (stAppScrollToBottomContainer); opening a card or the prompt inspector "
-    "right after an answer grows the page and the view follows the bottom, so the section "
-    "just opened has its title and first part above the window (card 1 title: 213 px -> -331 "
-    "px at 1280x700). Fix checked in a scratch copy: `with st.bottom: typed = "
-    "st.chat_input(...)` keeps the input pinned but not the view (title stays in place).",
-)
 def test_opening_a_section_after_an_answer_keeps_its_title_in_view(page: Any) -> None:
+    """The reader has read to the end of an answer and opens the retrieval details, then the
+    prompt inspector: the page grows below each title clicked, and the title stays put.
+
+    Was a UI bug: with st.chat_input at the top level Streamlit pinned the Ask page to its
+    bottom (stAppScrollToBottomContainer), so the view followed the page's end as it grew and
+    the section just opened had its title pushed above the window (card 1's title: 213 px ->
+    -331 px at 1280x700). pages/ask.py now puts the input in st.bottom.
+    """
     page.set_viewport_size({"width": 1280, "height": 700})
     message = ask(page, QUESTION)
-    inspector = expander(message, "提示词检查")
-    title = inspector.locator("summary")
-    assert in_viewport(page, title.bounding_box()), title.bounding_box()
-    title.click()
-    inspector.get_by_test_id("stExpanderDetails").wait_for(state="visible")
+    assert page.get_by_test_id("stAppScrollToBottomContainer").count() == 0
+    for label in ("检索详情", "提示词检查"):
+        wheel_to_end(page)  # where the old pinned view took hold again
+        section = expander(message, label)
+        title = section.locator("summary")
+        before = title.bounding_box()
+        assert in_viewport(page, before), (label, before)
+        title.click()
+        section.get_by_test_id("stExpanderDetails").wait_for(state="visible")
+        scrolling_stopped(page, 300)
+        after = title.bounding_box()
+        assert in_viewport(page, after) and abs(after["y"] - before["y"]) < 40, (before, after)
+
+
+def test_a_new_question_is_brought_into_view(page: Any) -> None:
+    """With the view no longer pinned to the page's end, the app itself scrolls a new question
+    to the top of the window: the second question and the start of its answer are on screen."""
+    page.set_viewport_size({"width": 1280, "height": 700})
+    ask(page, QUESTION)
+    ask(page, QUESTION_2)
     scrolling_stopped(page, 300)
-    if not in_viewport(page, title.bounding_box()):
-        raise KnownUIBug(f"the title just clicked left the window: {title.bounding_box()}")
+    question = page.get_by_test_id("stChatMessage").nth(-2)
+    assert QUESTION_2 in question.inner_text()
+    box = question.bounding_box()
+    assert box is not None and 40 <= box["y"] <= 120, box  # just under the header
+    answer = last_assistant(page).bounding_box()
+    assert answer is not None and answer["y"] < page.viewport_size["height"] - 200, answer
 
 
 def test_prompt_inspector_shows_the_messages_and_token_table(page: Any) -> None:
@@ -565,13 +617,8 @@ def test_deleting_a_document_removes_it(page: Any) -> None:
 def test_english_switch_relabels_every_page(page: Any) -> None:
     act(page, segment(page, "English").click)
     heading(page, "Ask the reports").wait_for()
-    nav = page.get_by_test_id("stSidebarNav").inner_text()
-    assert [x.strip() for x in nav.split("\n") if x.strip() and len(x.strip()) > 2] == [
-        "Ask",
-        "Compare",
-        "Library",
-        "Settings",
-    ], nav
+    links = navigation(page).get_by_role("link").all_inner_texts()
+    assert [x.split()[-1] for x in links] == ["Ask", "Compare", "Library", "Settings"], links
     side = sidebar(page).inner_text()
     for label in ("Knowledge base", "Retrieval mode", "Prompt mode", "Smart", "Hybrid"):
         assert label in side, label
@@ -593,6 +640,85 @@ def test_english_switch_relabels_every_page(page: Any) -> None:
     goto_page(page, "Compare")
     heading(page, "Smart vs hybrid").wait_for()
     assert main.get_by_role("button", name="Compare").is_visible()
+
+
+def test_library_labels_fit_their_buttons_at_1280_px_in_english(page: Any) -> None:
+    """No button or link label on the Library page is cut short ("Delete this do…" was, in a
+    narrow third column), nor in its delete confirmation."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    act(page, segment(page, "English").click)
+    goto_page(page, "Library")
+    main = main_area(page)
+    delete = main.get_by_role("button", name="Delete this document")
+    assert delete.is_visible()
+    assert cut_labels(page) == []
+    act(page, delete.click)
+    cancel = main.get_by_role("button", name="Cancel")
+    assert main.get_by_role("button", name="Delete", exact=True).is_visible()
+    assert cut_labels(page) == []
+    act(page, cancel.click)
+
+
+def test_document_text_is_shown_as_written(page: Any, tmp_path: Path) -> None:
+    """Underscores and stars in a document are its text, not Markdown: the offline answer
+    quoting it, the citation check and the source card show ``__init__`` and ``**粗体**`` as
+    written (they came out as bold "init" and "粗体", and the quotes as "SMIC2024Q1"), and the
+    citation is still a link."""
+    path = tmp_path / "underscore_content_list.json"
+    path.write_text(json.dumps(UNDERSCORE_DOC, ensure_ascii=False), encoding="utf-8")
+    goto_page(page, "文档库")
+    create_kb(page, "下划线")
+    upload(page, [path], "下划线")
+    main_area(page).locator(".rag-src", has_text=UNDERSCORE_SENTENCE).first.wait_for()
+
+    goto_page(page, "问答")
+    message = ask(page, "SMIC__2024__Q1 的营业收入是多少？")
+    answer = message.locator(".st-key-answer_latest")
+    assert UNDERSCORE_SENTENCE in answer.inner_text(), answer.inner_text()
+    assert answer.locator("strong, em").count() == 0
+    assert answer.locator('a[href="#source-1"]').count() >= 1
+    check = expander(message, "引用核查")
+    check.locator("summary").click()
+    assert UNDERSCORE_SENTENCE in check.get_by_test_id("stExpanderDetails").inner_text()
+    card = open_card(page, message, 1)
+    body = card.get_by_test_id("stExpanderDetails").inner_text()
+    assert body.count(UNDERSCORE_SENTENCE) == 2, body  # quoted under "cited by", and in full
+
+
+def test_a_restart_shows_only_the_apps_navigation_and_says_when_the_model_loads(
+    browser: Any, app_server: StreamlitServer, tmp_path: Path
+) -> None:
+    """A restart on an existing library (nothing to import): from the first paint the sidebar
+    shows only the app's navigation (Streamlit's own list of the pages/ files, "app ask
+    compare...", flashed first), and the first question, asked while the embedding model is
+    still loading in the background (about ten seconds), says so while it waits."""
+    data = tmp_path / "data"
+    shutil.copytree(app_server.data_dir, data)
+    with StreamlitServer(
+        data, cache_dir=REAL_CACHE_DIR, log_path=tmp_path / "server.log"
+    ) as server:
+        fresh = new_page(browser)
+        try:
+            open_app(fresh, server.url)
+            box = fresh.get_by_test_id("stChatInputTextArea")
+            box.fill(QUESTION)
+            before = mark(fresh)
+            box.press("Enter")
+            notice = fresh.get_by_text("正在加载嵌入模型")
+            notice.wait_for(timeout=15_000)
+            message = last_assistant(fresh)
+            expander(message, "提示词检查").wait_for(timeout=120_000)
+            wait_idle(fresh, before)
+            assert notice.count() == 0
+            assert "106.2" in message.inner_text()
+            shown = recorder(fresh)["nav"]
+            assert shown and all(native == "" for _, native, _ in shown), shown
+            assert all(name in shown[-1][2] for name in ("问答", "对比", "文档库", "设置")), shown
+        except Exception:
+            print(server.log())
+            raise
+        finally:
+            fresh.context.close()
 
 
 def test_hostile_document_stays_inert(page: Any) -> None:

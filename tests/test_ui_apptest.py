@@ -126,6 +126,10 @@ def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> 
     assert any(label.startswith("📊 表格") for label in tab_labels)
     if mode == "smart":
         assert "判定为" in text
+        # the routing's reason is worded in Chinese too, not in the core's English
+        routing = [c.value for c in at.caption if c.value.startswith("依据")]
+        assert routing and "原因：" in routing[0], routing
+        assert "confidence" not in routing[0] and "types" not in routing[0]
     else:
         assert any("混合模式" in c.value for c in at.caption)
     assert any("检索" in c.value and "总计" in c.value for c in at.caption)
@@ -360,3 +364,116 @@ def _fields(text: str) -> list[str]:
     import string
 
     return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+
+def texts(at: AppTest) -> str:
+    """Every element's text and label as a user reads them (in their Markdown source)."""
+    out = []
+    for node in nodes(at._tree):
+        for name in ("value", "label", "body"):
+            try:
+                value = getattr(node, name, None)
+            except Exception:  # noqa: BLE001 - some widgets have no value outside a run
+                continue
+            if isinstance(value, str):
+                out.append(value)
+    return "\n".join(out)
+
+
+def glued_to_full_width_colon(text: str) -> list[str]:
+    """English labels written with the Chinese colon (``Evidence：``)."""
+    return sorted(
+        {en for _, en in i18n.TEXTS.values() if "{" not in en and f"{en}：" in text}, key=len
+    )
+
+
+@slow
+def test_english_pages_use_the_ascii_colon(env: Path) -> None:
+    at = start()
+    at.get_by_key("_w_lang__sidebar").set_value("en").run()
+    ask(at, QUESTION)  # smart mode: the routing's evidence, scores and reason
+    shown = texts(at)
+    assert "Evidence: " in shown and "Retrieval: " in shown
+    assert glued_to_full_width_colon(shown) == []
+    at.switch_page("pages/compare.py").run()
+    at.text_input(key="compare_question").set_value(QUESTION)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    shown = texts(at)
+    assert "**Question:**" in shown
+    assert glued_to_full_width_colon(shown) == []
+    at.switch_page("pages/settings.py").run()
+    shown = texts(at)
+    assert "Counter: `" in shown
+    assert glued_to_full_width_colon(shown) == []
+    # ... and Chinese keeps its own
+    at.get_by_key("_w_lang__settings").set_value("zh").run()
+    assert "计数器：`" in texts(at)
+
+
+@slow
+@pytest.mark.parametrize(
+    "lang, expected",
+    [("zh", "大小上限：.zip 每个 200 MB，其他文件每个 32 MB。"), ("en", "200 MB per .zip")],
+)
+def test_library_states_the_real_upload_limits(env: Path, lang: str, expected: str) -> None:
+    at = start()
+    at.get_by_key("_w_lang__sidebar").set_value(lang).run()
+    at.switch_page("pages/library.py").run()
+    assert not at.exception, at.exception
+    limits = state.settings()
+    megabytes = 1024 * 1024
+    assert (limits.max_zip_bytes, limits.max_file_bytes) == (200 * megabytes, 32 * megabytes)
+    assert any(expected in c.value for c in at.caption), [c.value for c in at.caption]
+    # Streamlit's own "Limit 200MB per file" follows the settings (the largest file accepted)
+    assert at.file_uploader(key="uploader").proto.max_upload_size_mb == 200
+
+
+def test_english_labels_use_ascii_punctuation() -> None:
+    for key, (_, en) in i18n.TEXTS.items():
+        assert not re.search(r"[：（）「」，。；！？、]", en), (key, en)
+
+
+def test_quoted_document_text_keeps_its_markdown_characters() -> None:
+    from ui.render import CheckedLine, _quote, answer_markdown, markdown_plain
+
+    text = (
+        "（离线）\n\n- 字段 __init__ 与 *星号* <b>x</b> [Source 1]\n- 第二句 [Source 2] [Source 7]"
+    )
+    out = answer_markdown(text, None, prefix="", max_number=2, literal=True)
+    assert "\\_\\_init\\_\\_" in out and "\\*星号\\*" in out and "\\<b\\>" in out
+    assert "[\\[Source 1\\]](#source-1)" in out and "[\\[Source 2\\]](#source-2)" in out
+    assert "\\[Source 7\\]" in out and "(#source-7)" not in out  # dangling: no link
+    assert out.count("\n- ") == 2  # the bullets stay a list
+    # a model's answer keeps its Markdown
+    assert "**106.2倍**" in answer_markdown("**106.2倍** [Source 1]", None, max_number=1)
+
+    # Quotes of a model's answer drop the emphasis it was drawn with, nothing else.
+    assert markdown_plain("**106.2倍** 与 *预测* 与 __全年__") == "106.2倍 与 预测 与 全年"
+    assert markdown_plain("SMIC__2024__Q1 与 a_b_c 与 2*3") == "SMIC__2024__Q1 与 a_b_c 与 2*3"
+    assert markdown_plain("\\_\\_init\\_\\_") == "__init__"
+    line = CheckedLine("字段 __init__ 与 SMIC__2024__Q1", (1,), True, 1.0, (), ())
+    assert "字段 __init__ 与 SMIC__2024__Q1" in _quote(line, literal=True)  # document text
+    assert "字段 init 与 SMIC__2024__Q1" in _quote(line)  # a model's Markdown
+
+
+def test_core_reasons_are_worded_in_the_users_language() -> None:
+    import streamlit as st
+
+    from rag_app.models import Reason
+    from rag_app.retrieve.routing import detect_query_type
+
+    routing = detect_query_type("请给出表6 产线一览表")
+    why = Reason("numbers_not_found", (("numbers", "542, 84.8"), ("sources", "2, 3")))
+    unknown = Reason("something_new")
+    try:
+        st.session_state["lang"] = "zh"
+        assert i18n.reason_text((routing.why,), routing.reason) == (
+            "表格置信度 0.75 ≥ 0.70：只检索表格"
+        )
+        assert i18n.reason_text((why,), "english") == "数字 542、84.8 不在来源 2、3 中"
+        assert i18n.reason_text((why, unknown), "english") == "english"  # no half-translations
+        st.session_state["lang"] = "en"
+        assert i18n.reason_text((routing.why,), routing.reason) == routing.reason
+    finally:
+        st.session_state["lang"] = "zh"

@@ -6,6 +6,9 @@ default. A missing key is a bug, caught by a test that renders every page in bot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import streamlit as st
 
 LANGUAGES = {"zh": "中文", "en": "English"}
@@ -34,6 +37,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "向量模型不可用：{error}",
         "The embedding model is not available: {error}",
     ),
+    "model_loading": ("正在加载嵌入模型…", "Loading the embedding model…"),
     # shared controls
     "kb": ("知识库", "Knowledge base"),
     "docs_filter": ("限定文档", "Limit to documents"),
@@ -212,6 +216,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "status_dropped": ("⛔ 丢弃", "⛔ dropped"),
     "messages": ("发送的消息", "Messages sent"),
     "counter_note": ("计数器：{counter}", "Counter: {counter}"),
+    "counter": ("计数器", "Counter"),
     "no_prompt": ("没有构建提示词。", "No prompt was built."),
     # timings
     "timings": ("耗时", "Timings"),
@@ -265,6 +270,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "支持 MinerU content_list .json、MinerU 下载的 .zip（含图片）、.md，以及 .xlsx/.csv/.json 问答表。",
         "MinerU content_list .json, a MinerU .zip download (with images), .md, and "
         ".xlsx/.csv/.json Q&A sheets.",
+    ),
+    "uploader_limits": (
+        "大小上限：.zip 每个 {zip}，其他文件每个 {file}。",
+        "Size limits: {zip} per .zip file, {file} per other file.",
     ),
     "ingest_button": ("导入 {n} 个文件到「{kb}」", "Import {n} files into “{kb}”"),
     "ingest_stage_chunk": ("解析切分", "parsing"),
@@ -376,11 +385,71 @@ TEXTS: dict[str, tuple[str, str]] = {
     "embedding_not_loaded": ("尚未加载", "not loaded yet"),
     "interface_section": ("界面", "Interface"),
     # misc
+    # Punctuation differs too: full-width in Chinese, ASCII (with its space) in English.
+    "colon": ("：", ": "),
+    "list_separator": ("、", ", "),
     "yes": ("是", "yes"),
     "no": ("否", "no"),
     "ms": ("{v:.0f} ms", "{v:.0f} ms"),
     "seconds": ("{v:.1f} 秒", "{v:.1f} s"),
 }
+
+
+# Reasons the core gives as keys (rag_app.models.Reason): Chinese wordings. English uses the
+# core's own wording, so each key appears once here and a new key falls back to English.
+REASONS_ZH: dict[str, str] = {
+    # smart routing
+    "no_cues": "未发现类型线索：检索全部类型（混合）",
+    "single": "{type}置信度 {confidence} ≥ {threshold}：只检索{type}",
+    "hybrid": "{type}置信度 {confidence} < {threshold}：检索全部类型（混合）",
+    # citation checks
+    "not_factual": "非事实陈述（{kind}）",
+    "uncited_supported": "未标注引用；来源 {other} 支持这句话",
+    "uncited_unsupported": "未标注引用；没有来源支持这句话",
+    "cites_missing": "引用了不存在的来源 {sources}",
+    "other_supports": "来源 {other} 支持这句话",
+    "supported_by": "来源 {best} 支持这句话",
+    "cited_unsupported_other_does": "所引来源不支持这句话；来源 {other} 支持",
+    "numbers_not_found": "数字 {numbers} 不在来源 {sources} 中",
+    "not_supported": "来源 {sources} 不支持这句话",
+    # layered recall (rag_app.models.LayerStep, worded from its fields)
+    "layer_enough": "候选已足够（{total}）",
+    "layer_fill": "低于最低阈值：按排名补足候选",
+}
+
+
+def reason_text(reasons: Sequence[Any], english: str) -> str:
+    """The core's ``reasons`` (keys and values) in the user's language; ``english`` is the
+    core's wording, used in English and for any key without a Chinese wording."""
+    if lang() == "en" or not reasons:
+        return english
+    parts = []
+    for reason in reasons:
+        template = REASONS_ZH.get(reason.key)
+        if template is None:
+            return english
+        values = dict(reason.values)
+        if "type" in values:
+            values["type"] = type_label(values["type"])
+        values = {k: v.replace(", ", "、") for k, v in values.items()}
+        parts.append(template.format_map(_Missing(values)))
+    return "；".join(parts)
+
+
+class _Missing(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def layer_reason(step: Any) -> str:
+    """Why a layer of layered recall did or did not run, in the user's language."""
+    if lang() == "en" or not step.reason:
+        return str(step.reason)
+    if step.layer == "fill":
+        return REASONS_ZH["layer_fill"]
+    if not step.ran:
+        return REASONS_ZH["layer_enough"].format(total=step.total)
+    return str(step.reason)
 
 
 def lang() -> str:
@@ -393,6 +462,12 @@ def t(key: str, **values: object) -> str:
     zh, en = TEXTS[key]
     text = en if lang() == "en" else zh
     return text.format(**values) if values else text
+
+
+def labelled(key: str, value: str) -> str:
+    """``label: value`` with the label ``key``, in the language's own colon (``依据：…``,
+    ``Evidence: …``)."""
+    return t(key) + t("colon") + value
 
 
 def type_label(chunk_type: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,20 +24,29 @@ import streamlit as st
 
 from rag_app.cite import normalize_markers
 from rag_app.index.library import Library
+from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Chunk, Hit, RetrievalTrace
 from rag_app.pipeline import Answer, AskOptions, Pipeline
 from rag_app.prompt import Turn
-from ui.i18n import ms, t, type_label
+from ui.i18n import labelled, lang, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
 
+# The key of the container holding the Ask page's newest question and answer (see CSS).
+LATEST_TURN = "latest_turn"
 TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
 HIT_TABS = ("text", "table", "image", "qa")
 _CANONICAL = re.compile(r"\[Source (\d+)\]")
 
 CSS = """
 <style>
-/* A citation jump lands the card's title in view, not just above the window. */
-.rag-anchor {scroll-margin-top: 4rem;}
+/* A citation jump lands the card's title in view, not just above the window; a new question
+   brought into view lands below the header too. */
+.rag-anchor, [data-testid="stChatMessage"] {scroll-margin-top: 4rem;}
+/* Holds only a script (scroll_to_question): no box, so no gap between the messages. */
+.st-key-scroll_to_question {display: none;}
+/* The newest turn is at least about a window tall, so its question can be scrolled to the top
+   of the window however short the answer is (and stays there when the answer is redrawn). */
+.st-key-latest_turn {min-height: calc(100dvh - 10rem);}
 .rag-src {line-height: 1.75; font-size: 0.95rem; white-space: normal; word-break: break-word;}
 .rag-src mark, .rag-table td.rag-hit, .rag-table th.rag-hit {background: #fff1b8; padding: 0 2px; border-radius: 3px;}
 .rag-table {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
@@ -55,6 +65,28 @@ CSS = """
 
 def inject_css() -> None:
     st.markdown(CSS, unsafe_allow_html=True)
+
+
+# With the chat input in st.bottom the view no longer follows the page's end (that following is
+# what pushed a section just opened out of the window), so a new question, drawn at the end,
+# is brought to the top of the window once. A constant script: nothing user-written goes in.
+# `run` differs per question, so a re-mount of the same element does not scroll again.
+_SCROLL_TO_QUESTION = """<script>
+(() => {
+  const run = "%s";
+  if (window.__ragScrolledFor === run) return;
+  window.__ragScrolledFor = run;
+  const avatars = document.querySelectorAll('[data-testid="stChatMessageAvatarUser"]');
+  const message = avatars[avatars.length - 1]?.closest('[data-testid="stChatMessage"]');
+  message?.scrollIntoView({block: "start", behavior: "smooth"});
+})();
+</script>"""
+
+
+def scroll_to_question() -> None:
+    """Scroll the newest question to the top of the window (call right after drawing it)."""
+    with st.container(key="scroll_to_question"):
+        st.html(_SCROLL_TO_QUESTION % uuid.uuid4().hex, unsafe_allow_javascript=True)
 
 
 # small formatting helpers ------------------------------------------------------------------
@@ -85,17 +117,28 @@ def _title_attr(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', "'").replace("\n", " ")
 
 
-def answer_markdown(text: str, report: Any, prefix: str = "", max_number: int = 0) -> str:
+def quotes_sources(answer: Answer) -> bool:
+    """Whether the answer's sentences are the sources' own words (the offline extractive
+    answerer quotes them verbatim): document text, to be shown as written, not read as
+    Markdown (``__init__`` is a name, not bold)."""
+    return answer.answerer == ExtractiveAnswerer.name
+
+
+def answer_markdown(
+    text: str, report: Any, prefix: str = "", max_number: int = 0, literal: bool = False
+) -> str:
     """The answer as Markdown: HTML escaped, ``$`` escaped, every ``[Source N]`` with
-    ``N <= max_number`` (the prompt's last source) a link to its card, and each flagged sentence followed by a ⚠️ whose tooltip (a link
-    title) gives the reason and whose link leads to the citation check."""
+    ``N <= max_number`` (the prompt's last source) a link to its card, and each flagged
+    sentence followed by a ⚠️ whose tooltip (a link title) gives the reason and whose link
+    leads to the citation check. ``literal`` (an answer quoting documents) escapes every
+    Markdown character except the citations' own links."""
     flags: dict[int, str] = {}
     for sentence in getattr(report, "sentences", ()) or ():
         if getattr(sentence, "flagged", False):
             reason = (
                 t("uncited_mark")
                 if not sentence.cited
-                else t("unsupported_mark", reason=sentence.reason)
+                else t("unsupported_mark", reason=reason_text(sentence.reasons, sentence.reason))
             )
             if text[: sentence.end].rstrip().endswith("|"):
                 continue  # a Markdown table row: a mark after it would break the table
@@ -104,31 +147,57 @@ def answer_markdown(text: str, report: Any, prefix: str = "", max_number: int = 
     pieces: list[str] = []
     position = 0
     for end in sorted(flags):
-        pieces.append(_link_piece(text[position:end], prefix, max_number))
+        pieces.append(_link_piece(text[position:end], prefix, max_number, literal))
         target = f"#{prefix}-check" if prefix else "#citation-check"
         pieces.append(f' [⚠️]({target} "{_title_attr(flags[end])}")')
         position = end
-    pieces.append(_link_piece(text[position:], prefix, max_number))
+    pieces.append(_link_piece(text[position:], prefix, max_number, literal))
     return "".join(pieces)
 
 
-def _link_piece(raw: str, prefix: str, max_number: int) -> str:
-    normal = escape_markdown_text(normalize_markers(raw, max_number=max_number or None))
+def _link_piece(raw: str, prefix: str, max_number: int, literal: bool = False) -> str:
+    normal = normalize_markers(raw, max_number=max_number or None)
+    if literal:
+        # Escaped around the markers, so escaping cannot touch a citation (the odd parts of
+        # the split are the markers' numbers).
+        parts = _CANONICAL.split(normal)
+        return "".join(
+            _citation_link(int(part), prefix, max_number) if i % 2 else _literal_lines(part)
+            for i, part in enumerate(parts)
+        )
+    return _CANONICAL.sub(
+        lambda match: _citation_link(int(match.group(1)), prefix, max_number),
+        escape_markdown_text(normal),
+    )
 
-    def link(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        if not 1 <= number <= max_number:
-            return f"\\[Source {number}\\]"  # dangling: no card to open
-        return f"[\\[Source {number}\\]](#{anchor_id(prefix, number)})"
 
-    return _CANONICAL.sub(link, normal)
+def _citation_link(number: int, prefix: str, max_number: int) -> str:
+    if not 1 <= number <= max_number:
+        return f"\\[Source {number}\\]"  # dangling: no card to open
+    return f"[\\[Source {number}\\]](#{anchor_id(prefix, number)})"
+
+
+_LIST_MARK = re.compile(r"^([ \t]*[-*+][ \t]+)", re.M)
+
+
+def _literal_lines(text: str) -> str:
+    """Quoted text escaped for Markdown, keeping the answer's own bullets (``- `` at the start
+    of a line) as list items."""
+    pieces = _LIST_MARK.split(text)  # odd parts are the bullets
+    return "".join(p if i % 2 else escape_label(p) for i, p in enumerate(pieces))
 
 
 def render_answer_text(answer: Answer, prefix: str = "") -> None:
     if answer.text.strip():
         with st.container(key=f"answer_{prefix or 'latest'}"):
             st.markdown(
-                answer_markdown(answer.text, answer.citations, prefix, len(_sources(answer)))
+                answer_markdown(
+                    answer.text,
+                    answer.citations,
+                    prefix,
+                    len(_sources(answer)),
+                    literal=quotes_sources(answer),
+                )
             )
     elif not answer.error:
         st.caption(t("empty_answer"))
@@ -164,7 +233,7 @@ def checked_lines(answer: Answer) -> list[CheckedLine]:
                 cited=cited,
                 supported=not bad,
                 support=min(s.support for s in sentences),
-                reasons=tuple(dict.fromkeys(s.reason for s in bad)),
+                reasons=tuple(dict.fromkeys(reason_text(s.reasons, s.reason) for s in bad)),
                 sentences=tuple(s.text for s in sentences),
             )
         )
@@ -180,16 +249,36 @@ def citing_lines(answer: Answer) -> dict[int, list[CheckedLine]]:
     return out
 
 
-_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+# Emphasis as CommonMark reads it (strong first, then single): a run opens before a non-space
+# and closes after one, and an underscore run inside a word (SMIC__2024__Q1, a_b_c; CJK
+# characters count as word characters, as in CommonMark) is plain text. A backslash-escaped
+# delimiter is text too.
+_EMPHASIS = (
+    re.compile(r"(?<!\\)\*\*(?=\S)(.+?)(?<=[^\s\\])\*\*"),
+    re.compile(r"(?<![\w\\])__(?=\S)(.+?)(?<=[^\s\\])__(?!\w)"),
+    re.compile(r"(?<![\\*])\*(?=[^\s*])(.+?)(?<=[^\s\\*])\*(?!\*)"),
+    re.compile(r"(?<![\w\\_])_(?=[^\s_])(.+?)(?<=[^\s\\_])_(?![\w_])"),
+)
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
-def _quote(line: CheckedLine, *meta: str) -> str:
+def markdown_plain(text: str) -> str:
+    """A line of Markdown as its reader sees it: emphasis markers and backslash escapes gone,
+    every other character kept (``SMIC__2024__Q1``, ``a_b_c``, a lone ``*``)."""
+    for pattern in _EMPHASIS:
+        text = pattern.sub(r"\1", text)
+    return _ESCAPED.sub(r"\1", text)
+
+
+def _quote(line: CheckedLine, *meta: str, literal: bool = False) -> str:
+    """One checked answer line as a quote; ``literal`` when the line is document text."""
     ok = line.supported
-    note = "" if ok else "; ".join(line.reasons)
+    note = "" if ok else ("；" if lang() == "zh" else "; ").join(line.reasons)
     details = " · ".join(x for x in (*meta, note) if x)
+    text = line.text if literal else markdown_plain(line.text)
     return (
         f'<div class="rag-quote{"" if ok else " rag-bad"}">{"✅" if ok else "⚠️"} '
-        f"{escape_text(_EMPHASIS.sub('', line.text))}"
+        f"{escape_text(text)}"
         + (f'<div class="rag-meta">{escape_text(details)}</div>' if details else "")
         + "</div>"
     )
@@ -210,8 +299,14 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
         st.markdown(f'<span class="rag-anchor" id="{anchor}"></span>', unsafe_allow_html=True)
         if report.dangling:
             st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
+        literal = quotes_sources(answer)
         quotes = [
-            _quote(line, " ".join(f"[Source {n}]" for n in line.cited), f"{line.support:.2f}")
+            _quote(
+                line,
+                " ".join(f"[Source {n}]" for n in line.cited),
+                f"{line.support:.2f}",
+                literal=literal,
+            )
             for line in lines
         ]
         st.markdown("".join(quotes), unsafe_allow_html=True)
@@ -361,7 +456,7 @@ def render_sources(
             elif chunk.subtable_count:
                 notes.append(t("subtable", i=chunk.subtable_index, n=chunk.subtable_count))
             if chunk.type in ("table", "image") and chunk.heading_path:
-                notes.append(t("section_path") + "：" + " › ".join(chunk.heading_path))
+                notes.append(labelled("section_path", " › ".join(chunk.heading_path)))
             if notes:
                 st.markdown(
                     f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
@@ -370,7 +465,7 @@ def render_sources(
             if lines:
                 st.markdown(
                     f'<div class="rag-meta">{t("cited_by")}</div>'
-                    + "".join(_quote(line) for line in lines),
+                    + "".join(_quote(line, literal=quotes_sources(answer)) for line in lines),
                     unsafe_allow_html=True,
                 )
             render_chunk(chunk, lib, kb, [s for line in lines for s in line.sentences])
@@ -436,8 +531,15 @@ def render_routing(trace: RetrievalTrace) -> None:
     evidence = " ".join(f"`{e.replace('`', '')}`" for e in routing.evidence)
     scores = " · ".join(f"{type_label(k)} {v:.2f}" for k, v in routing.scores)
     st.caption(
-        f"{t('routing_evidence')}：{evidence or t('routing_none')}  \n"
-        f"{t('routing_scores')}：{scores}  \n{t('routing_reason')}：{escape_label(routing.reason)}"
+        "  \n".join(
+            [
+                labelled("routing_evidence", evidence or t("routing_none")),
+                labelled("routing_scores", scores),
+                labelled(
+                    "routing_reason", escape_label(reason_text((routing.why,), routing.reason))
+                ),
+            ]
+        )
     )
 
 
@@ -467,7 +569,7 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
                             t("col_found"): step.found,
                             t("col_total"): step.total,
                             t("col_ran"): t("yes") if step.ran else t("no"),
-                            t("col_reason"): step.reason,
+                            t("col_reason"): layer_reason(step),
                         }
                         for step in trace.layers
                     ]
@@ -477,10 +579,10 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
             )
         extra = []
         if trace.expanded_terms:
-            extra.append(f"{t('expanded_terms')}：{'、'.join(trace.expanded_terms)}")
+            extra.append(labelled("expanded_terms", t("list_separator").join(trace.expanded_terms)))
         if trace.notes:
-            extra.append(f"{t('trace_notes')}：{'; '.join(trace.notes)}")
-        extra.append(f"{t('retrieve_ms')}：{ms(trace.ms)}")
+            extra.append(labelled("trace_notes", "; ".join(trace.notes)))
+        extra.append(labelled("retrieve_ms", ms(trace.ms)))
         st.caption("  \n".join(escape_label(line) for line in extra))
 
 
@@ -638,11 +740,13 @@ def stream_answer(
     """
     status = st.status(t("stage_retrieving"), expanded=False)
     holder: dict[str, Any] = {}
+    # Quoted document text streams as written too (escaping is per character, so per piece).
+    literal = pipe.answerer_name == ExtractiveAnswerer.name
 
     def tokens() -> Iterator[str]:
         for event in pipe.stream(question, options, history):
             if event.kind == "token":
-                yield event.text
+                yield escape_label(event.text) if literal else event.text
             elif event.kind == "stage":
                 _on_stage(status, event)
             elif event.kind == "retry":

@@ -91,5 +91,7 @@ def escape_markdown_text(text: str) -> str:
 
 
 def escape_label(text: str) -> str:
-    """Text for an expander label or a bold heading: Markdown-active characters escaped."""
-    return re.sub(r"([\\`*_\[\]<>#|$~])", r"\\\1", text or "")
+    """Text shown as written inside Markdown (an expander label, a bold heading, a sentence
+    quoted from a document): every Markdown-active character backslash-escaped, ``&`` too so
+    an entity such as ``&amp;`` is not decoded."""
+    return re.sub(r"([\\`*_\[\]<>#|$~&])", r"\\\1", text or "")

@@ -1,11 +1,12 @@
 """Shared resources (one per process) and per-user state (one per session).
 
 Shared, via ``st.cache_resource``: the Settings and the Library, both safe to use from every
-session at once (the Library serialises its writes and reads immutable snapshots); nothing here
-mutates them per user. Per user, in ``st.session_state``: the language, the chosen knowledge
-base and modes, the conversation, the provider settings and a typed API key. Settings live in
-plain (non-widget) keys, because Streamlit drops a widget's value when its page is left;
-``bound`` connects a widget to such a key.
+session at once (the Library serialises its writes and reads immutable snapshots), and whether
+the Library's embedding model has loaded yet; nothing here mutates them per user. Per user, in
+``st.session_state``: the language, the chosen knowledge base and modes, the conversation, the
+provider settings and a typed API key. Settings live in plain (non-widget) keys, because
+Streamlit drops a widget's value when its page is left; ``bound`` connects a widget to such a
+key.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
 from rag_app.models import IngestReport, Progress
 from rag_app.pipeline import AskOptions, Pipeline
+from ui.i18n import t
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_KB = "示例"
@@ -56,34 +58,65 @@ def settings() -> Settings:
     return _shared_settings(tuple(os.environ.get(name, "") for name in _SETTINGS_ENV))
 
 
+@dataclass(frozen=True)
+class _Shared:
+    library: Library
+    model_ready: threading.Event  # set once the embedding model has loaded, or failed to
+
+
 @st.cache_resource(show_spinner=False)
-def _shared_library(settings_key: str, _settings: Settings) -> Library:
+def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
     lib = Library(_settings)
+    ready = threading.Event()
     # Load the embedding model in the background (seconds on a busy machine) so the first
     # question does not wait for it; work that needs it meanwhile waits on the embedder's lock.
     # The embedder object is made here, once, so no other thread makes a second one.
     try:
         embedder = lib.embedder
     except Exception:  # noqa: BLE001 - a missing model is reported by the pages that need it
-        return lib
+        ready.set()
+        return _Shared(lib, ready)
     warm_up = getattr(embedder, "warm_up", None)
-    if warm_up is not None:
+    if warm_up is None:
+        ready.set()
+    else:
         threading.Thread(
-            target=_quietly, args=(warm_up,), name="embedder-warm-up", daemon=True
+            target=_quietly, args=(warm_up, ready), name="embedder-warm-up", daemon=True
         ).start()
-    return lib
+    return _Shared(lib, ready)
 
 
-def _quietly(function: Callable[[], None]) -> None:
+def _quietly(function: Callable[[], None], done: threading.Event) -> None:
     try:
         function()
     except Exception:  # noqa: BLE001 - the failure surfaces again, with its message, on use
         pass
+    finally:
+        done.set()
+
+
+def _shared() -> _Shared:
+    current = settings()
+    return _shared_library(repr(current), current)
 
 
 def library() -> Library:
-    current = settings()
-    return _shared_library(repr(current), current)
+    return _shared().library
+
+
+def model_ready() -> bool:
+    """Whether the embedding model has finished loading (or failed to: the error then shows
+    where the model is used)."""
+    return _shared().model_ready.is_set()
+
+
+def wait_for_model() -> None:
+    """Block until the embedding model has loaded, under a spinner while it is still loading
+    (about ten seconds after a restart); returns at once, drawing nothing, once it is."""
+    ready = _shared().model_ready
+    if not ready.is_set():
+        with st.spinner(t("model_loading"), show_time=True):
+            ready.wait()
 
 
 def sample_needed(lib: Library) -> bool:
