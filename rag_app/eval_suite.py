@@ -91,6 +91,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -quotas": {"use_quotas": False},
     "hybrid -rerank": {"use_rerank": False},
     "hybrid -expansion": {"use_expansion": False},
+    "hybrid -introduced tables": {"intro_weight": 0.0},
 }
 
 

@@ -178,6 +178,42 @@ def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_pa
     assert {h.chunk.type for h in trace.hits} == {"text", "image"}
 
 
+def test_a_table_follows_the_paragraph_that_introduces_it(corpus: Library, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """ "Segment revenue is shown below" outranks the table of numbers it introduces (short text,
+    the question's words); the table is lifted to 0.9 of its score, so it comes with it."""
+    rows = "".join(
+        f"<tr><td>Segment {n}</td><td>{n * 101}</td><td>{n * 97}</td></tr>" for n in range(1, 40)
+    )
+    items = [
+        {"type": "text", "text": "Note 7 Segments", "text_level": 1, "page_idx": 0},
+        {
+            "type": "text",
+            "text": "Quarterly gross margin by business segment was as follows:",
+            "page_idx": 0,
+        },
+        {
+            "type": "table",
+            "table_body": f"<table><tr><td></td><td>2019</td><td>2018</td></tr>{rows}</table>",
+            "page_idx": 0,
+        },
+        {"type": "text", "text": "Freight volumes rose on new rail contracts.", "page_idx": 0},
+    ]
+    path = tmp_path / "segments_content_list.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    corpus.ingest_paths([path], "intro")
+    query = "quarterly gross margin by business segment"
+    lifted = retrieve(corpus, "intro", query, "hybrid", 5).hits
+    plain = retrieve(
+        corpus, "intro", query, "hybrid", 5, options=replace(StrategyOptions(), intro_weight=0)
+    ).hits
+    assert lifted[0].chunk.type == "text" and "as follows" in lifted[0].chunk.text
+    table = next(h for h in lifted if h.chunk.type == "table")
+    assert table.score >= 0.9 * lifted[0].score - 1e-6
+    assert table.signal("introduced_by") is not None and "introduced by" in table.note
+    unlifted = next(h for h in plain if h.chunk.type == "table")
+    assert unlifted.score < table.score and unlifted.signal("introduced_by") is None
+
+
 def test_filters_hold(corpus: Library) -> None:
     doc = next(d.doc_id for d in corpus.documents(KB) if "tatqa" in d.name)
     for mode in ("smart", "hybrid"):
