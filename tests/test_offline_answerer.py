@@ -12,7 +12,9 @@ from rag_app.llm.offline import (
     NOT_FOUND,
     NOTICE,
     ExtractiveAnswerer,
+    named_sources,
     split_sentences,
+    subject_words,
     tokenize,
 )
 from rag_app.models import Chunk
@@ -250,3 +252,40 @@ def test_script_in_a_table_cell_is_not_quoted():
     )
     text = " ".join(t for _, t in labelled_rows(grid))
     assert "营业收入" in text and "pwned" not in text
+
+
+def _forecast(doc: str, title: str, revenue: str) -> Chunk:
+    html = (
+        "<table><tr><td>项目</td><td>2024A</td><td>2025E</td></tr>"
+        f"<tr><td>营业收入（百万元）</td><td>1</td><td>{revenue}</td></tr></table>"
+    )
+    return Chunk(
+        f"{doc}:t",
+        doc,
+        "table",
+        "表1：盈利预测与估值",
+        "表1：盈利预测与估值",
+        (9,),
+        heading_path=(title, "投资要点"),
+        table_html=html,
+        caption="表1：盈利预测与估值",
+        header_rows=1,
+    )
+
+
+BYD = _forecast("byd", "比亚迪（002594.SZ）深度报告：技术迭代引领新能源车浪潮", "925,400")
+CATL = _forecast("catl", "宁德时代（300750.SZ）深度报告：全球动力电池龙头", "412,680")
+
+
+def test_a_question_naming_one_report_is_not_answered_from_a_look_alike_table():
+    """Every report has a 盈利预测 table; asked about 比亚迪, the answer quotes 比亚迪's row only,
+    even when 宁德时代's table is retrieved first."""
+    answerer = ExtractiveAnswerer()
+    answer = answerer.answer_text("比亚迪2025年的营业收入预测是多少？", [(1, CATL), (2, BYD)])
+    assert "925,400 [Source 2]" in answer and "412,680" not in answer
+    both = answerer.answer_text("比亚迪和宁德时代2025年的营业收入预测", [(1, CATL), (2, BYD)])
+    assert "925,400" in both and "412,680" in both  # both named: both quoted
+    neither = answerer.answer_text("2025年的营业收入预测是多少？", [(1, CATL), (2, BYD)])
+    assert "412,680" in neither  # no report named: nothing is filtered
+    assert subject_words(CATL) == {"宁德时代"}
+    assert named_sources("What is BYD's revenue?", [(1, CATL), (2, BYD)]) is None

@@ -233,9 +233,11 @@ class ExtractiveAnswerer:
         q_bigrams -= q_words  # a two-character word is counted once, as a word
         if not q_words and not q_bigrams:
             return []
+        named = named_sources(question, sources)
         candidates = [
             cand
             for rank, (number, chunk) in enumerate(sources)
+            if named is None or number in named
             for cand in chunk_candidates(number, rank, chunk)
         ]
         if not candidates:
@@ -301,6 +303,36 @@ class ExtractiveAnswerer:
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")
+
+
+# A report title's leading name: the Chinese characters before the first bracket, colon, comma,
+# space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
+_LEADING_NAME = re.compile(r"^([\u3400-\u4dbf\u4e00-\u9fff]{2,12})(?=[（(：:，,\s\d]|$)")
+_GENERIC_NAMES = frozenset(
+    "年度报告 年报 半年报 深度报告 研究报告 公司 行业 点评 附录 目录".split()
+)
+
+
+def subject_words(chunk: Chunk) -> frozenset[str]:
+    """The name of what a chunk's document is about, from its title (first heading); empty when
+    the title does not start with one."""
+    title = chunk.heading_path[0].strip() if chunk.heading_path else ""
+    match = _LEADING_NAME.match(title)
+    if match is None or match.group(1) in _GENERIC_NAMES:
+        return frozenset()
+    return frozenset({match.group(1)})
+
+
+def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
+    """The sources whose document the question names, when it names some documents but not
+    all (look-alike tables: every report has a 盈利预测, and a question about 比亚迪 must not be
+    answered from 宁德时代's); None when it names none or all of them."""
+    lowered = question.lower()
+    subjects = {number: subject_words(chunk) for number, chunk in sources}
+    named = {n for n, words in subjects.items() if any(w in lowered for w in words)}
+    if not named or len(named) == len(subjects):
+        return None
+    return named
 
 
 def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:

@@ -178,6 +178,10 @@ def structure_tokens(library: Library, kb: str) -> dict[str, frozenset[str]]:
 
 
 _intro_cache: dict[tuple[int, str, int], dict[str, tuple[str, ...]]] = {}
+# How a paragraph that leads to a table ends: a colon, or words pointing at what follows.
+_INTRODUCES = re.compile(
+    r"[:：]\s*$|如下|下表|见表|详见|表\s*\d|following|below|as follows|table", re.IGNORECASE
+)
 
 
 def introduced_tables(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
@@ -194,10 +198,18 @@ def introduced_tables(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
         if chunk.type == "text":
             texts.setdefault(chunk.doc_id, []).append(chunk)
     found: dict[str, list[str]] = {}
-    for chunk_id, chunk in snap.chunks.items():
-        paragraph = chunk.context.strip().removesuffix("…").strip() if chunk.type == "table" else ""
-        if len(paragraph) < 8:
+    seen_tables: set[tuple[str, str]] = set()
+    for chunk_id, chunk in sorted(snap.chunks.items(), key=lambda p: p[1].subtable_index):
+        paragraph = chunk.context.strip() if chunk.type == "table" else ""
+        if len(paragraph) < 8 or not _INTRODUCES.search(paragraph[-60:]):
             continue
+        if chunk.parent_table_id:
+            # A table split by rows is introduced once: its first part carries the lift (the
+            # prompt merges whatever parts come back into one table).
+            if (chunk.doc_id, chunk.parent_table_id) in seen_tables:
+                continue
+            seen_tables.add((chunk.doc_id, chunk.parent_table_id))
+        paragraph = paragraph.removesuffix("…").strip()
         for text in texts.get(chunk.doc_id, ()):
             if paragraph in text.text:
                 found.setdefault(text.chunk_id, []).append(chunk_id)
