@@ -98,6 +98,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         values["embedding_model"] = env["RAG_APP_EMBEDDING_MODEL"]
     if env.get("RAG_APP_KB"):
         values["knowledge_base"] = env["RAG_APP_KB"]
+    if env.get("RAG_APP_ROUTING_CUES"):
+        values["extra_explicit_cues"] = parse_cues(env["RAG_APP_ROUTING_CUES"])
     for key, value in overrides.items():
         if value is None:
             continue
@@ -105,3 +107,23 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
             value = Path(str(value)).expanduser()
         values[key] = value
     return Settings(**values)  # type: ignore[arg-type]
+
+
+def parse_cues(text: str) -> tuple[tuple[str, str], ...]:
+    """``table=产线一览,明细表;image=K线`` -> (("table", "产线一览"), ("table", "明细表"), ...).
+
+    Raises ValueError naming the part that is not ``type=cue,cue``.
+    """
+    pairs: list[tuple[str, str]] = []
+    for part in text.replace("；", ";").split(";"):
+        if not part.strip():
+            continue
+        kind, sep, cues = part.partition("=")
+        if not sep or kind.strip() not in ("text", "table", "image"):
+            raise ValueError(
+                f"routing cues: {part.strip()!r} is not type=cue,cue (type: text/table/image)"
+            )
+        pairs.extend(
+            (kind.strip(), cue.strip()) for cue in cues.replace("，", ",").split(",") if cue.strip()
+        )
+    return tuple(pairs)

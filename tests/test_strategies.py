@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from rag_app.config import Settings
+from rag_app.config import Settings, load_settings
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter
@@ -90,6 +90,14 @@ def test_cues_extend_from_settings() -> None:
     assert "k线" in options_from(settings).cues.explicit["image"]
     with pytest.raises(ValueError, match="unknown type"):
         RoutingCues().with_pairs(explicit=(("video", "视频"),))
+    from_env = load_settings({"RAG_APP_ROUTING_CUES": "image=K线，分时图; table=明细"})
+    assert from_env.extra_explicit_cues == (
+        ("image", "K线"),
+        ("image", "分时图"),
+        ("table", "明细"),
+    )
+    with pytest.raises(ValueError, match="type=cue"):
+        load_settings({"RAG_APP_ROUTING_CUES": "video=视频"})
 
 
 # -- strategies over a library -------------------------------------------------------------------
