@@ -221,6 +221,13 @@ def test_a_table_follows_the_paragraph_that_introduces_it(corpus: Library, tmp_p
     unlifted = next(h for h in plain if h.chunk.type == "table")
     assert unlifted.score < table.score and unlifted.signal("introduced_by") is None
 
+    # A paragraph that merely stands before a table (no colon, no "as follows") lifts nothing.
+    items[1]["text"] = "Quarterly gross margin by business segment improved in every region."
+    path.write_text(json.dumps(items), encoding="utf-8")
+    corpus.ingest_paths([path], "intro_plain")
+    hits = retrieve(corpus, "intro_plain", query, "hybrid", 5).hits
+    assert all(h.signal("introduced_by") is None for h in hits)
+
 
 def test_filters_hold(corpus: Library) -> None:
     doc = next(d.doc_id for d in corpus.documents(KB) if "tatqa" in d.name)
