@@ -254,19 +254,19 @@ def test_script_in_a_table_cell_is_not_quoted():
     assert "营业收入" in text and "pwned" not in text
 
 
-def _forecast(doc: str, title: str, revenue: str) -> Chunk:
+def _forecast(doc: str, title: str, revenue: str, label: str = "营业收入（百万元）") -> Chunk:
     html = (
         "<table><tr><td>项目</td><td>2024A</td><td>2025E</td></tr>"
-        f"<tr><td>营业收入（百万元）</td><td>1</td><td>{revenue}</td></tr></table>"
+        f"<tr><td>{label}</td><td>1</td><td>{revenue}</td></tr></table>"
     )
     return Chunk(
-        f"{doc}:t",
+        f"{doc}:{label}",
         doc,
         "table",
         "表1：盈利预测与估值",
-        "表1：盈利预测与估值",
+        f"{title} > 5 盈利预测与估值\n表1：盈利预测与估值",  # chunking puts the title first
         (9,),
-        heading_path=(title, "投资要点"),
+        heading_path=("5 盈利预测与估值",),  # a section, not the title: the path restarts
         table_html=html,
         caption="表1：盈利预测与估值",
         header_rows=1,
@@ -289,3 +289,14 @@ def test_a_question_naming_one_report_is_not_answered_from_a_look_alike_table():
     assert "412,680" in neither  # no report named: nothing is filtered
     assert subject_words(CATL) == {"宁德时代"}
     assert named_sources("What is BYD's revenue?", [(1, CATL), (2, BYD)]) is None
+    # every chunk of a named report stays, whatever section it is in
+    byd_pe = _forecast("byd", "比亚迪（002594.SZ）深度报告", "18.2", label="市盈率（倍）")
+    assert named_sources("比亚迪的市盈率", [(1, CATL), (2, BYD), (3, byd_pe)]) == {2, 3}
+    assert named_sources("比亚迪的市盈率", [(2, BYD), (3, byd_pe)]) is None  # one report
+
+
+def test_finance_synonyms_meet_across_languages():
+    """An English question meets a Chinese row: P/E is 市盈率, and 2026 is the 2026E column."""
+    smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "106.2", label="市盈率（倍）")
+    answer = ExtractiveAnswerer().answer_text("What is the forecast P/E for 2025?", [(1, smic)])
+    assert "106.2 [Source 1]" in answer

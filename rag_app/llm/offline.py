@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
+from rag_app.retrieve.expansion import SynonymDictionary
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -57,6 +58,7 @@ _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _DIGIT = re.compile(r"\d")
+_YEAR_LABEL = re.compile(r"^((?:19|20)\d\d)[aef]$")
 # Sentence ends: Chinese and full-width marks, newlines, and ". ! ? ;" followed by a space
 # (so "3.5" and "U.S.A" stay whole).
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.](?=\s))|\n+")
@@ -120,6 +122,8 @@ def tokenize(text: str) -> tuple[set[str], set[str]]:
     from rag_app.index.keywords import period_tokens
 
     words.update(period_tokens(text))  # 2024年第二季度 meets a row labelled 2024Q2
+    # A column labelled 2026E or 2024A is that year: "P/E for 2026" meets it.
+    words.update(m.group(1) for w in list(words) if (m := _YEAR_LABEL.match(w)))
     bigrams: set[str] = set()
     for run in _CJK_RUN.findall(text):
         for i in range(len(run) - 1):
@@ -230,6 +234,13 @@ class ExtractiveAnswerer:
     def select(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> list[ScoredSentence]:
         """The sentences the answer quotes, best first (empty when none overlaps the question)."""
         q_words, q_bigrams = tokenize(question)
+        # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
+        # labelled 营业收入.
+        synonyms = " ".join(SynonymDictionary().expand(question))
+        if synonyms:
+            s_words, s_bigrams = tokenize(synonyms)
+            q_words |= s_words
+            q_bigrams |= s_bigrams
         q_bigrams -= q_words  # a two-character word is counted once, as a word
         if not q_words and not q_bigrams:
             return []
@@ -244,7 +255,7 @@ class ExtractiveAnswerer:
             return []
         idf = _idf(candidates, q_words | q_bigrams)
         top_idf = max(idf.values(), default=1.0)
-        question_lower = question.lower()
+        question_lower = f"{question} {synonyms}".lower()
 
         scored: list[ScoredSentence] = []
         for cand in candidates:
@@ -314,25 +325,41 @@ _GENERIC_NAMES = frozenset(
 
 
 def subject_words(chunk: Chunk) -> frozenset[str]:
-    """The name of what a chunk's document is about, from its title (first heading); empty when
-    the title does not start with one."""
-    title = chunk.heading_path[0].strip() if chunk.heading_path else ""
+    """The name of what a chunk's document is about, from the document title that chunking puts
+    first in the searched text ("title > heading > ..."); empty when it does not start with one."""
+    first_line = chunk.search_text.split("\n", 1)[0]
+    title = first_line.split(" > ", 1)[0].strip()
     match = _LEADING_NAME.match(title)
     if match is None or match.group(1) in _GENERIC_NAMES:
         return frozenset()
     return frozenset({match.group(1)})
 
 
+def _document_subjects(sources: Sequence[tuple[int, Chunk]]) -> dict[str, frozenset[str]]:
+    """Per document, the subject most of its chunks give (a title repeats on every chunk; a
+    chunk's own first line, when the document has no title, does not)."""
+    votes: dict[str, dict[frozenset[str], int]] = {}
+    for _, chunk in sources:
+        counts = votes.setdefault(chunk.doc_id, {})
+        words = subject_words(chunk)
+        counts[words] = counts.get(words, 0) + 1
+    out = {}
+    for doc_id, counts in votes.items():
+        words, count = max(counts.items(), key=lambda p: p[1])
+        out[doc_id] = words if words and count * 2 >= sum(counts.values()) else frozenset()
+    return out
+
+
 def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
-    """The sources whose document the question names, when it names some documents but not
-    all (look-alike tables: every report has a 盈利预测, and a question about 比亚迪 must not be
-    answered from 宁德时代's); None when it names none or all of them."""
+    """The sources from the documents the question names, when it names some of the sources'
+    documents but not all (look-alike tables: every report has a 盈利预测, and a question about
+    比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
     lowered = question.lower()
-    subjects = {number: subject_words(chunk) for number, chunk in sources}
-    named = {n for n, words in subjects.items() if any(w in lowered for w in words)}
+    subjects = _document_subjects(sources)
+    named = {doc for doc, words in subjects.items() if any(w in lowered for w in words)}
     if not named or len(named) == len(subjects):
         return None
-    return named
+    return {number for number, chunk in sources if chunk.doc_id in named}
 
 
 def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:
