@@ -55,6 +55,16 @@ def library(settings: Settings, counter) -> Library:  # type: ignore[no-untyped-
     return Library(settings, embedder=HashEmbedder(), counter=counter)
 
 
+def hash_library(folder: Path, counter, paths: list[Path]) -> Library:  # type: ignore[no-untyped-def]
+    """A library in ``folder`` with the deterministic test embedder, holding ``paths``
+    (each must ingest)."""
+    settings = Settings(data_dir=folder / "data", cache_dir=REAL_CACHE_DIR)
+    library = Library(settings, embedder=HashEmbedder(), counter=counter)
+    reports = library.ingest_paths(paths)
+    assert [r.status for r in reports] == ["ingested"] * len(paths), reports
+    return library
+
+
 @pytest.fixture(scope="session")
 def real_embedder():  # type: ignore[no-untyped-def]
     """The built multilingual-e5-small, loaded once per session; skips when it is not built."""

@@ -8,14 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from rag_app.config import Settings
-from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve import fuse_rrf, fuse_scores, make_retriever
 from rag_app.retrieve.basic import to_hits
 
-from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, TEST_DATA
+from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
 NAMES = ("dense", "bm25", "rrf", "hybrid")
@@ -26,19 +24,15 @@ MIXED_QUERY = "中芯国际 产线 工艺节点 营收 freight revenue segment �
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
     """One read-only library per module: the sample report, the tatqa-like page, a Q&A sheet."""
-    settings = Settings(
-        data_dir=tmp_path_factory.mktemp("retrieve") / "data", cache_dir=REAL_CACHE_DIR
-    )
-    library = Library(settings, embedder=HashEmbedder(), counter=counter)
-    reports = library.ingest_paths(
+    return hash_library(
+        tmp_path_factory.mktemp("retrieve"),
+        counter,
         [
             SAMPLE_CONTENT_LIST,
             TEST_DATA / "tatqa_like_content_list.json",
             TEST_DATA / "qa_examples.csv",
-        ]
+        ],
     )
-    assert [r.status for r in reports] == ["ingested"] * 3
-    return library
 
 
 def _check_ranked(hits: list[Hit], k: int) -> None:

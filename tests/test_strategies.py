@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 
 from rag_app.config import Settings, load_settings
-from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
@@ -21,7 +20,7 @@ from rag_app.retrieve.strategies import (
     retrieve,
 )
 
-from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, TEST_DATA
+from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
 
@@ -105,15 +104,11 @@ def test_cues_extend_from_settings() -> None:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
-    settings = Settings(
-        data_dir=tmp_path_factory.mktemp("strategies") / "data", cache_dir=REAL_CACHE_DIR
+    return hash_library(
+        tmp_path_factory.mktemp("strategies"),
+        counter,
+        [SAMPLE_CONTENT_LIST, TEST_DATA / "tatqa_like_content_list.json"],
     )
-    library = Library(settings, embedder=HashEmbedder(), counter=counter)
-    reports = library.ingest_paths(
-        [SAMPLE_CONTENT_LIST, TEST_DATA / "tatqa_like_content_list.json"]
-    )
-    assert [r.status for r in reports] == ["ingested"] * 2
-    return library
 
 
 def _check_trace(hits: tuple[Hit, ...], k: int) -> None:

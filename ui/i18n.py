@@ -388,6 +388,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     # Punctuation differs too: full-width in Chinese, ASCII (with its space) in English.
     "colon": ("：", ": "),
     "list_separator": ("、", ", "),
+    "reason_separator": ("；", "; "),
     "yes": ("是", "yes"),
     "no": ("否", "no"),
     "ms": ("{v:.0f} ms", "{v:.0f} ms"),
@@ -433,7 +434,7 @@ def reason_text(reasons: Sequence[Any], english: str) -> str:
             values["type"] = type_label(values["type"])
         values = {k: v.replace(", ", "、") for k, v in values.items()}
         parts.append(template.format_map(_Missing(values)))
-    return "；".join(parts)
+    return t("reason_separator").join(parts)
 
 
 class _Missing(dict):  # type: ignore[type-arg]

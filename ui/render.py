@@ -28,7 +28,7 @@ from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Chunk, Hit, RetrievalTrace
 from rag_app.pipeline import Answer, AskOptions, Pipeline
 from rag_app.prompt import Turn
-from ui.i18n import labelled, lang, layer_reason, ms, reason_text, t, type_label
+from ui.i18n import labelled, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
 
 # The key of the container holding the Ask page's newest question and answer (see CSS).
@@ -273,7 +273,7 @@ def markdown_plain(text: str) -> str:
 def _quote(line: CheckedLine, *meta: str, literal: bool = False) -> str:
     """One checked answer line as a quote; ``literal`` when the line is document text."""
     ok = line.supported
-    note = "" if ok else ("；" if lang() == "zh" else "; ").join(line.reasons)
+    note = "" if ok else t("reason_separator").join(line.reasons)
     details = " · ".join(x for x in (*meta, note) if x)
     text = line.text if literal else markdown_plain(line.text)
     return (

@@ -93,6 +93,23 @@ def period_tokens(text: str) -> list[str]:
     return out
 
 
+def _year_tokens(token: str, part_years: set[str]) -> list[str]:
+    """The bare year of a period label (2024A, 2024Q1, FY2024 -> 2024) and, when the label means
+    the whole year and the text names no quarter or half of it, ``2024fy``."""
+    period = _PERIOD.match(token)
+    if period is not None:
+        year, whole, out = period.group(1), period.group(2) in _ANNUAL, [period.group(1)]
+    else:
+        match = _YEAR.match(token)
+        if match is None:
+            return []
+        year, whole = match.group(1), True
+        out = [year] if year != token else []
+    if whole and year not in part_years:
+        out.append(f"{year}fy")
+    return out
+
+
 def words(text: str, search_mode: bool = False) -> list[str]:
     """jieba words, lower-cased, without punctuation and stopwords; no bigrams.
 
@@ -108,15 +125,7 @@ def words(text: str, search_mode: bool = False) -> list[str]:
         token = token.strip()
         if token and _KEEP.search(token) and token not in STOPWORDS:
             out.append(token)
-            period = _PERIOD.match(token)
-            if period:
-                out.append(period.group(1))
-            year = _YEAR.match(token) or period
-            if year and year.group(1) != token and period is None:
-                out.append(year.group(1))  # FY2024 -> 2024
-            if year and (period is None or period.group(2) in _ANNUAL):
-                if year.group(1) not in part_years:
-                    out.append(f"{year.group(1)}fy")
+            out.extend(_year_tokens(token, part_years))
     seen = set(out)
     out.extend(t for t in periods if t not in seen)
     return out

@@ -40,7 +40,7 @@ def _no_progress(_: Progress) -> None:
 
 
 @dataclass(frozen=True)
-class _Snapshot:
+class Snapshot:
     generation: int
     chunks: dict[str, Chunk]
     keywords: BM25Index
@@ -66,7 +66,7 @@ class Library:
         self._embedder = embedder
         self._counter = counter
         self._write_lock = threading.RLock()
-        self._snapshots: dict[str, _Snapshot] = {}
+        self._snapshots: dict[str, Snapshot] = {}
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
 
@@ -329,7 +329,7 @@ class Library:
         return folder
 
     # searching ----------------------------------------------------------------------------------
-    def snapshot(self, kb: str) -> _Snapshot:
+    def snapshot(self, kb: str) -> Snapshot:
         """Chunks and keyword index of a knowledge base as of its current generation."""
         if (
             self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION
@@ -355,7 +355,7 @@ class Library:
                     keywords.save(folder, generation)
                 except OSError as exc:
                     _log.warning("could not save the keyword index: %s", exc)
-            snap = _Snapshot(generation, by_id, keywords)
+            snap = Snapshot(generation, by_id, keywords)
             self._snapshots[kb] = snap
             return snap
 

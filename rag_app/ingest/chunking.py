@@ -33,6 +33,7 @@ from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
 
 _TEXTUAL = frozenset({"text", "list", "equation", "code"})
+PATH_SEPARATOR = " > "  # between the title and headings of the searched text's first line
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=\.)\s+")
 
 
@@ -103,7 +104,7 @@ class _Builder:
         path = self._heading_path()
         if self.title and (not path or path[0] != self.title):
             path = (self.title, *path)
-        return " > ".join(path) + "\n" if path else ""
+        return PATH_SEPARATOR.join(path) + "\n" if path else ""
 
     # -- items -----------------------------------------------------------------------------------
     def add(self, item: Item) -> None:
@@ -277,6 +278,13 @@ class _Builder:
                 fields=item.fields,
             )
         )
+
+
+def search_title(chunk: Chunk) -> str:
+    """The first element of the "title > heading > ..." line chunking puts before a chunk's
+    searched text: its document's title when the document has one (else the first line)."""
+    first_line = chunk.search_text.split("\n", 1)[0]
+    return first_line.split(PATH_SEPARATOR, 1)[0].strip()
 
 
 def document_title(doc: Document) -> str:

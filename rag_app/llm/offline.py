@@ -22,10 +22,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rag_app.ingest.chunking import search_title
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.retrieve.expansion import SynonymDictionary
+from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -236,7 +237,7 @@ class ExtractiveAnswerer:
         q_words, q_bigrams = tokenize(question)
         # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
         # labelled 营业收入.
-        synonyms = " ".join(SynonymDictionary().expand(question))
+        synonyms = " ".join(FINANCE_SYNONYMS.expand(question))
         if synonyms:
             s_words, s_bigrams = tokenize(synonyms)
             q_words |= s_words
@@ -327,9 +328,7 @@ _GENERIC_NAMES = frozenset(
 def subject_words(chunk: Chunk) -> frozenset[str]:
     """The name of what a chunk's document is about, from the document title that chunking puts
     first in the searched text ("title > heading > ..."); empty when it does not start with one."""
-    first_line = chunk.search_text.split("\n", 1)[0]
-    title = first_line.split(" > ", 1)[0].strip()
-    match = _LEADING_NAME.match(title)
+    match = _LEADING_NAME.match(search_title(chunk))
     if match is None or match.group(1) in _GENERIC_NAMES:
         return frozenset()
     return frozenset({match.group(1)})

@@ -56,3 +56,7 @@ def _contains(text: str, term: str) -> bool:
 
         return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", text) is not None
     return term in text
+
+
+# The built-in dictionary, built once: retrieval and the offline answerer use it on every query.
+FINANCE_SYNONYMS = SynonymDictionary()

@@ -25,15 +25,16 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from rag_app.config import Settings
 from rag_app.index.keywords import tokenize
-from rag_app.index.library import Library
+from rag_app.index.library import Library, Snapshot
 from rag_app.ingest.tables import column_labels, parse_table
 from rag_app.models import (
     NO_FILTER,
@@ -45,7 +46,7 @@ from rag_app.models import (
     SearchFilter,
     Signal,
 )
-from rag_app.retrieve.expansion import SynonymDictionary
+from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
 
 LAYERS = {
@@ -135,8 +136,25 @@ def options_from(settings: Settings | None, **overrides: object) -> StrategyOpti
 # ------------------------------------------------------------------------------------------------
 # Structure features of tables and figures, computed once per knowledge-base generation.
 
-_structure_cache: dict[tuple[int, str, int], dict[str, frozenset[str]]] = {}
-_structure_lock = threading.Lock()
+T = TypeVar("T")
+_feature_cache: dict[tuple[str, int, str, int], Any] = {}
+_feature_lock = threading.Lock()
+
+
+def _per_generation(name: str, library: Library, kb: str, build: Callable[[Snapshot], T]) -> T:
+    """``build(snapshot)``, computed once per knowledge-base generation and feature ``name``
+    (the entries of older generations are dropped when a newer one is built)."""
+    snap = library.snapshot(kb)
+    key = (name, id(library), kb, snap.generation)
+    with _feature_lock:
+        if key in _feature_cache:
+            return cast(T, _feature_cache[key])
+    value = build(snap)
+    with _feature_lock:
+        for old in [k for k in _feature_cache if k[:3] == key[:3]]:
+            del _feature_cache[old]
+        _feature_cache[key] = value
+    return value
 
 
 def _doc_titles(chunks: dict[str, Chunk]) -> dict[str, str]:
@@ -150,12 +168,10 @@ def _doc_titles(chunks: dict[str, Chunk]) -> dict[str, str]:
 def structure_tokens(library: Library, kb: str) -> dict[str, frozenset[str]]:
     """Tokens of each table's caption, column headers and row labels, and each figure's caption,
     plus the document title: what a query naming a table or chart matches."""
-    snap = library.snapshot(kb)
-    key = (id(library), kb, snap.generation)
-    with _structure_lock:
-        cached = _structure_cache.get(key)
-    if cached is not None:
-        return cached
+    return _per_generation("structure", library, kb, _structure_tokens)
+
+
+def _structure_tokens(snap: Snapshot) -> dict[str, frozenset[str]]:
     titles = _doc_titles(snap.chunks)
     out: dict[str, frozenset[str]] = {}
     for chunk_id, chunk in snap.chunks.items():
@@ -171,13 +187,9 @@ def structure_tokens(library: Library, kb: str) -> dict[str, frozenset[str]]:
             continue
         parts.append(titles.get(chunk.doc_id, ""))
         out[chunk_id] = frozenset(tokenize(" ".join(p for p in parts if p)))
-    with _structure_lock:
-        _structure_cache.clear()  # one generation per library at a time is enough
-        _structure_cache[key] = out
     return out
 
 
-_intro_cache: dict[tuple[int, str, int], dict[str, tuple[str, ...]]] = {}
 # How a paragraph that leads to a table ends: a colon, or words pointing at what follows.
 _INTRODUCES = re.compile(
     r"[:：]\s*$|如下|下表|见表|详见|表\s*\d|following|below|as follows|table", re.IGNORECASE
@@ -187,12 +199,10 @@ _INTRODUCES = re.compile(
 def introduced_tables(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
     """For each text chunk, the tables it introduces: those whose context paragraph (the one
     just before the table, kept on the table chunk) is part of that text chunk."""
-    snap = library.snapshot(kb)
-    key = (id(library), kb, snap.generation)
-    with _structure_lock:
-        cached = _intro_cache.get(key)
-    if cached is not None:
-        return cached
+    return _per_generation("introductions", library, kb, _introduced_tables)
+
+
+def _introduced_tables(snap: Snapshot) -> dict[str, tuple[str, ...]]:
     texts: dict[str, list[Chunk]] = {}
     for chunk in snap.chunks.values():
         if chunk.type == "text":
@@ -214,11 +224,7 @@ def introduced_tables(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
             if paragraph in text.text:
                 found.setdefault(text.chunk_id, []).append(chunk_id)
                 break
-    out = {text_id: tuple(tables) for text_id, tables in found.items()}
-    with _structure_lock:
-        _intro_cache.clear()
-        _intro_cache[key] = out
-    return out
+    return {text_id: tuple(tables) for text_id, tables in found.items()}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -272,7 +278,7 @@ class _Run:
         self.snap = library.snapshot(kb)
         self.types = [t for t in types if not search_filter.types or t in search_filter.types]
         self.steps: list[LayerStep] = []
-        self.synonyms = SynonymDictionary()
+        self.synonyms = FINANCE_SYNONYMS
         self.signals = self._signals()
 
     def _allowed(self, chunk: Chunk) -> bool:
