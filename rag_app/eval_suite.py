@@ -23,6 +23,7 @@ from rag_app.config import load_settings
 from rag_app.evaluation import evaluate, find_documents, load_questions
 from rag_app.index.library import Library
 from rag_app.models import Progress
+from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
 
@@ -93,6 +94,10 @@ ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -expansion": {"use_expansion": False},
     "hybrid -introduced tables": {"intro_weight": 0.0},
 }
+# Prompt-side ablations: the same hybrid hits, a different context.
+PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
+    "hybrid -excerpts": {"excerpts": False},
+}
 
 
 def _quiet(_: Progress) -> None:
@@ -133,10 +138,15 @@ def run(
                 (name, replace(options_from(settings), **changes))  # type: ignore[arg-type]
                 for name, changes in ABLATIONS.items()
             ]
+            runs += [
+                (name, replace(PromptSettings(), **changes))  # type: ignore[arg-type]
+                for name, changes in PROMPT_ABLATIONS.items()
+            ]
         for scope in spec.scopes:
             for name, options in runs:
-                if options is None:
-                    retriever = make_retriever(name, library, "eval", settings)
+                prompt_settings = options if isinstance(options, PromptSettings) else None
+                if options is None or prompt_settings is not None:
+                    retriever = make_retriever(name.split()[0], library, "eval", settings)
                 else:
                     assert isinstance(options, StrategyOptions)
                     retriever = StrategyRetriever(
@@ -144,7 +154,14 @@ def run(
                     )
                 t0 = time.perf_counter()
                 metrics = evaluate(
-                    library, "eval", questions, name.split()[0], scope, 10, retriever=retriever
+                    library,
+                    "eval",
+                    questions,
+                    name.split()[0],
+                    scope,
+                    10,
+                    retriever=retriever,
+                    prompt_settings=prompt_settings,
                 )  # type: ignore[arg-type]
                 metrics.pop("per_question")
                 row = {

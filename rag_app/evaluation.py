@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rag_app.index.library import Library
@@ -124,19 +124,22 @@ def evaluate(
     progress: Callable[[Progress], None] = lambda p: None,
     context_budget: int | None = 3000,
     retriever: Retriever | None = None,
-    context_k: int = 20,
+    context_k: int | None = None,
+    prompt_settings: PromptSettings | None = None,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
     recall@1/3/5/10 and mrr@10 of the first gold hit; with ``context_budget``, also
     ``answer_in_context`` (span answers whose every gold string is in the context the token
-    budget kept from the top ``k`` hits) and the latency of retrieval plus context building.
+    budget kept from the top ``context_k`` hits: the app's ``top_k`` unless given) and the
+    latency of retrieval plus context building.
     """
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
     retriever = retriever or make_retriever(retriever_name, library, kb, library.settings)
-    # Retrieval depth: the metrics need 10; the context takes as many hits as its token budget
-    # holds (the budget, not k, is what limits a prompt), so retrieve a few more.
+    # The prompt is built from as many hits as the app retrieves for a question (top_k).
+    context_k = context_k or library.settings.top_k
+    # Retrieval depth: the metrics need 10, the context the app's depth.
     depth = max(k, 10, context_k if context_budget else 0)
     ranks: list[int | None] = []
     latencies: list[float] = []
@@ -146,7 +149,9 @@ def evaluate(
     library.snapshot(kb)  # build or load the keyword index before timing
     if retriever_name != "bm25":
         library.embedder.embed_queries(["warm up"])
-    prompt_settings = PromptSettings(context_budget=context_budget or 3000)
+    prompt_settings = replace(
+        prompt_settings or PromptSettings(), context_budget=context_budget or 3000
+    )
     names = {d.doc_id: d.name for d in library.documents(kb)}
     for n, question in enumerate(questions):
         search_filter = (

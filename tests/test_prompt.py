@@ -299,7 +299,7 @@ def test_long_first_text_is_cut_not_dropped(counter):
 def test_a_source_that_does_not_fit_is_skipped_and_smaller_ones_still_enter(counter):
     medium = replace(TEXT_LAYOUT, chunk_id="medium", text="产能利用率回升。" * 120)
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(medium, 0.8), Hit(IMAGE_CAPACITY, 0.7)]
-    settings = PromptSettings(context_budget=400)
+    settings = PromptSettings(context_budget=400, excerpts=False)
     result = build_prompt("产能如何？", hits, counter=counter, settings=settings)
     status = {s.chunk_id: s.status for s in result.report.by_kind("source")}
     assert status == {"smic-t08": "kept", "medium": "dropped", "smic-img14": "kept"}
@@ -553,3 +553,122 @@ def test_fit_to_budget_alone_reports_every_section(counter):
     assert kinds[:2] == ["system", "instructions"] and kinds[-2:] == ["question", "reserve"]
     assert kinds.count("source") == 4 and kinds.count("history") == 1
     assert fitted.layout.text.count(SEPARATOR) == 1  # two text sources share one group
+
+
+# --- question-focused excerpts ----------------------------------------------------------------
+
+FORECAST_HEADER = ["指标", "2023A", "2024E", "2025E", "2026E"]
+FORECAST_ROWS = [
+    ["营业收入（亿元）", "452.5", "577.9", "675.3", "774.6"],
+    ["归母净利润（亿元）", "48.2", "37.0", "45.6", "55.1"],
+    ["毛利率（%）", "19.3", "18.6", "20.1", "21.5"],
+    ["资本开支（亿元）", "538.0", "520.0", "500.0", "480.0"],
+    ["每股收益（元）", "0.61", "0.47", "0.57", "0.69"],
+    ["市盈率（倍）", "85.1", "110.4", "91.1", "75.3"],
+    ["市净率（倍）", "3.6", "3.5", "3.3", "3.1"],
+]
+
+
+def forecast_table(chunk_id: str, doc: str) -> Chunk:
+    return Chunk(
+        chunk_id,
+        doc,
+        "table",
+        "盈利预测",
+        "盈利预测",
+        (5,),
+        pages=(2,),
+        table_html=table_html(FORECAST_ROWS, FORECAST_HEADER),
+        caption="盈利预测与估值",
+        n_rows=8,
+        n_cols=5,
+        header_rows=1,
+    )
+
+
+def test_sources_after_the_best_become_excerpts_of_the_rows_the_question_names(counter):
+    # Three look-alike forecast tables: the best is shown whole, the later ones only with the
+    # header and the row the question asks about, so all three fit where two whole ones did.
+    hits = [Hit(forecast_table(f"t{i}", f"doc{i}"), 0.9 - 0.1 * i) for i in range(3)]
+    question = "2025年的毛利率预测是多少？"
+    whole = build_prompt(
+        question, hits, counter=counter, settings=PromptSettings(excerpts=False)
+    ).report.context_tokens
+    settings = PromptSettings(whole_sources=1, context_budget=whole)  # room for all three whole
+    result = build_prompt(question, hits, counter=counter, settings=settings)
+    status = {s.chunk_id: (s.status, s.reason) for s in result.report.by_kind("source")}
+    assert status["t0"][0] == "kept"
+    for chunk_id in ("t1", "t2"):
+        assert status[chunk_id][0] == "cut"
+        assert "excerpt: 1 of 7 table rows" in status[chunk_id][1]
+    excerpt = result.sources[1].text
+    assert "| 毛利率（%） | 19.3 | 18.6 | 20.1 | 21.5 |" in excerpt  # the row, under its header
+    assert "| 指标 | 2023A | 2024E | 2025E | 2026E |" in excerpt
+    assert "营业收入" not in excerpt and "市盈率" not in excerpt
+    assert "（节选：与问题相关的 1 行，共 7 行）" in excerpt
+    assert "营业收入" in result.sources[0].text  # the best source is whole
+    assert result.report.context_tokens < whole
+    check_report_adds_up(result, counter)
+
+
+def test_a_source_too_long_whole_enters_as_an_excerpt_instead_of_being_dropped(counter):
+    first = forecast_table("t0", "doc0")
+    long_text = text_chunk(
+        "long",
+        "行业景气度持续回升。" * 40
+        + "公司2025年资本开支计划为500亿元，主要投向12英寸产线。"
+        + "下游需求仍需观察。" * 40,
+    )
+    question = "公司2025年资本开支计划是多少？"
+    settings = PromptSettings(context_budget=420)
+    result = build_prompt(
+        question, [Hit(first, 0.9), Hit(long_text, 0.8)], counter=counter, settings=settings
+    )
+    section = next(s for s in result.report.by_kind("source") if s.chunk_id == "long")
+    assert section.status == "cut" and section.source is not None
+    assert (
+        "too long whole" in section.reason and "sentences that match the question" in section.reason
+    )
+    excerpt = next(s.text for s in result.sources if s.hit.chunk.chunk_id == "long")
+    assert "资本开支计划为500亿元" in excerpt
+    assert "景气度" not in excerpt
+    check_report_adds_up(result, counter)
+
+
+def test_a_source_sharing_no_word_with_the_question_is_not_excerpted(counter):
+    first = forecast_table("t0", "doc0")
+    unrelated = text_chunk("other", "行业景气度持续回升。" * 60)
+    settings = PromptSettings(context_budget=300)
+    result = build_prompt(
+        "毛利率是多少？", [Hit(first, 0.9), Hit(unrelated, 0.8)], counter=counter, settings=settings
+    )
+    section = next(s for s in result.report.by_kind("source") if s.chunk_id == "other")
+    assert section.status == "dropped"
+
+
+def test_english_excerpt_and_settings_bounds(counter):
+    header = ["(In millions)", "2019", "2018"]
+    rows = [
+        ["Revenue", "125,843", "110,360"],
+        ["Depreciation", "2,500", "2,600"],
+        ["Net income", "39,240", "16,571"],
+    ]
+    chunk = replace(
+        forecast_table("en", "doc1"),
+        table_html=table_html(rows, header),
+        caption="",
+        n_rows=4,
+        n_cols=3,
+    )
+    hits = [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)]
+    settings = PromptSettings(whole_sources=1)
+    result = build_prompt(
+        "What was the depreciation in 2019?", hits, counter=counter, settings=settings
+    )
+    excerpt = result.sources[-1].text
+    assert "| Depreciation | 2,500 | 2,600 |" in excerpt and "Revenue" not in excerpt
+    assert "(Excerpt: 1 of 3 rows, those related to the question.)" in excerpt
+    with pytest.raises(ValueError):
+        PromptSettings(excerpt_units=0)
+    with pytest.raises(ValueError):
+        PromptSettings(excerpt_min_share=1.5)

@@ -15,10 +15,8 @@ terms in the chunk's caption or heading path.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -26,7 +24,7 @@ from rag_app.ingest.chunking import search_title
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.retrieve.expansion import FINANCE_SYNONYMS
+from rag_app.terms import question_terms, tokenize
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -55,84 +53,12 @@ RELATIVE_CUTOFF = 0.5
 # answer; about three lines of Chinese in the UI.
 MAX_SENTENCE_CHARS = 220
 
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _DIGIT = re.compile(r"\d")
-_YEAR_LABEL = re.compile(r"^((?:19|20)\d\d)[aef]$")
+_WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Sentence ends: Chinese and full-width marks, newlines, and ". ! ? ;" followed by a space
 # (so "3.5" and "U.S.A" stay whole).
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.](?=\s))|\n+")
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
-
-# Function words and question words that say nothing about where the answer is.
-_ZH_STOP = frozenset(
-    "的 了 和 与 及 或 是 在 有 对 为 之 等 也 都 这 那 其 吗 呢 吧 啊 被 将 把 从 到 由 以 于 "
-    "多少 什么 哪些 哪个 哪家 哪里 如何 怎么 怎样 为什么 是否 请问 一下 介绍 说明 分别 "
-    "主要 情况 相关 以及 通过 进行 我们 你们 他们 这个 那个 这些 那些 可以 能否 根据".split()
-)
-_EN_STOP = frozenset(
-    "a an the of in on at to for from by with and or is are was were be been being do does did "
-    "what which who whom whose when where why how much many about into than that this these "
-    "those it its as per vs can could would should will shall may might please tell me give "
-    "show list there their they them we our you your i".split()
-)
-# Characters that make a Chinese bigram uninformative ("的产", "是多").
-_ZH_STOP_CHARS = frozenset("的了和与及或是在有对为之等也都这那其吗呢吧啊被将把从到由以于个")
-
-_jieba_lock = threading.Lock()
-_jieba_ready = False
-
-
-def _cut(text: str) -> list[str]:
-    global _jieba_ready
-    import jieba  # lazily: building its dictionary takes about 0.6 s the first time
-
-    if not _jieba_ready:
-        with _jieba_lock:
-            if not _jieba_ready:
-                jieba.setLogLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba_ready = True
-    return jieba.lcut_for_search(text)
-
-
-def _stem(word: str) -> str:
-    # Just enough English normalisation for "revenues" ~ "revenue", "margins" ~ "margin".
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def tokenize(text: str) -> tuple[set[str], set[str]]:
-    """(words, bigrams) of ``text``: jieba search-mode words (Chinese of 2+ characters, English
-    words lower-cased and lightly stemmed, numbers) without stopwords, and Chinese character
-    bigrams without function characters."""
-    words: set[str] = set()
-    for token in _cut(text):
-        token = token.strip().lower()
-        if not token or not _WORDISH.search(token):
-            continue
-        if _CJK_CHAR.search(token):
-            if len(token) >= 2 and token not in _ZH_STOP:
-                words.add(token)
-        elif token not in _EN_STOP:
-            words.add(_stem(token))
-    from rag_app.index.keywords import period_tokens
-
-    words.update(period_tokens(text))  # 2024年第二季度 meets a row labelled 2024Q2
-    # A column labelled 2026E or 2024A is that year: "P/E for 2026" meets it.
-    words.update(m.group(1) for w in list(words) if (m := _YEAR_LABEL.match(w)))
-    bigrams: set[str] = set()
-    for run in _CJK_RUN.findall(text):
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if pair[0] not in _ZH_STOP_CHARS and pair[1] not in _ZH_STOP_CHARS:
-                bigrams.add(pair)
-    bigrams -= _ZH_STOP
-    return words, bigrams
 
 
 # -- candidates ----------------------------------------------------------------------------------
@@ -234,15 +160,10 @@ class ExtractiveAnswerer:
 
     def select(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> list[ScoredSentence]:
         """The sentences the answer quotes, best first (empty when none overlaps the question)."""
-        q_words, q_bigrams = tokenize(question)
         # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
         # labelled 营业收入.
-        synonyms = " ".join(FINANCE_SYNONYMS.expand(question))
-        if synonyms:
-            s_words, s_bigrams = tokenize(synonyms)
-            q_words |= s_words
-            q_bigrams |= s_bigrams
-        q_bigrams -= q_words  # a two-character word is counted once, as a word
+        terms = question_terms(question)
+        q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
         named = named_sources(question, sources)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from rag_app.models import Chunk, Hit
+from rag_app.prompt.excerpt import best_first, table_units, text_units
 from rag_app.prompt.format import (
     LABELS,
     Candidate,
@@ -23,12 +24,14 @@ from rag_app.prompt.format import (
     ContextLayout,
     format_body,
     format_table_body,
+    format_text_excerpt,
     layout_context,
 )
 from rag_app.prompt.history import Turn, strip_citations
 from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, Language, PromptSettings
 from rag_app.prompt.tables import merge_table_chunks, split_rows
 from rag_app.protocols import TokenCounter
+from rag_app.terms import QuestionTerms, question_terms
 
 Status = Literal["kept", "cut", "dropped"]
 SectionKind = Literal[
@@ -178,10 +181,12 @@ def _describe(candidate: Candidate) -> str:
 
 
 class _Fitter:
-    def __init__(self, counter: TokenCounter, lang: Language, table_format: str) -> None:
+    def __init__(self, counter: TokenCounter, lang: Language, settings: PromptSettings) -> None:
         self.counter = counter
         self.lang = lang
-        self.table_format = table_format
+        self.table_format = settings.table_format
+        self.excerpt_units = settings.excerpt_units
+        self.excerpt_min_share = settings.excerpt_min_share
 
     def context_tokens(self, entries: Sequence[ContextEntry]) -> int:
         return self.counter.count(layout_context(entries, self.lang).text)
@@ -233,6 +238,55 @@ class _Fitter:
             room -= excess
         return None
 
+    def excerpt(
+        self,
+        candidate: Candidate,
+        doc_name: str,
+        terms: QuestionTerms,
+        chosen: Sequence[ContextEntry],
+        limit: int,
+    ) -> tuple[ContextEntry, str] | None:
+        """The candidate as a question-focused excerpt that fits after ``chosen`` within
+        ``limit``, and how it was cut; None when no row or sentence matches or none fits.
+
+        Matching units enter best first while the context stays within the limit, then are
+        shown in their original order."""
+        chunk = candidate.chunk
+        if chunk.type == "table" and chunk.table_html:
+            header, n_rows, units = table_units(chunk, terms)
+            total, unit_name = n_rows - header, "table rows"
+
+            def render(kept: list[int]) -> str:
+                return format_table_body(
+                    candidate,
+                    self.lang,
+                    table_format=self.table_format,
+                    with_context=False,
+                    excerpt_rows=kept,
+                )
+
+        elif chunk.type == "text":
+            total, units = text_units(chunk.text, terms)
+            unit_name = "sentences"
+            texts = {u.index: u.text for u in units}
+
+            def render(kept: list[int]) -> str:
+                return format_text_excerpt(chunk, self.lang, [texts[i] for i in kept], total)
+
+        else:
+            return None
+        best: ContextEntry | None = None
+        kept: list[int] = []
+        for unit in best_first(units, self.excerpt_units, self.excerpt_min_share):
+            trial = sorted([*kept, unit.index])
+            entry = ContextEntry(candidate, render(trial), doc_name)
+            if self.context_tokens([*chosen, entry]) > limit:
+                break
+            best, kept = entry, trial
+        if best is None:
+            return None
+        return best, f"excerpt: {len(kept)} of {total} {unit_name} that match the question kept"
+
 
 def fit_to_budget(
     hits: Sequence[Hit],
@@ -263,7 +317,7 @@ def fit_to_budget(
     system message, the instructions and the reserve.
     """
     names = doc_names or {}
-    fitter = _Fitter(counter, language, settings.table_format)
+    fitter = _Fitter(counter, language, settings)
     sections: list[Section] = []
 
     system_tokens = counter.count(system)
@@ -313,6 +367,7 @@ def fit_to_budget(
 
     # Sources, in score order, within min(context_budget, room).
     candidates, duplicates = merge_subtables(hits)
+    terms = question_terms(question)
     context_limit = max(0, min(settings.context_budget, room))
     chosen: list[ContextEntry] = []
     decisions: dict[int, tuple[Status, str, int]] = {}  # index in candidates -> decision
@@ -332,6 +387,16 @@ def fit_to_budget(
             )
         trial = [_without_shown_context(e, candidate.chunk, language, settings) for e in chosen]
         total = fitter.context_tokens([*trial, entry])
+        if settings.excerpts and len(chosen) >= settings.whole_sources:
+            # Beyond the best sources, only what bears on the question: more sources fit.
+            focused = fitter.excerpt(candidate, doc_name, terms, trial, context_limit)
+            if focused is not None and fitter.context_tokens([*trial, focused[0]]) < total:
+                chosen[:] = trial
+                chosen.append(focused[0])
+                used = fitter.context_tokens(chosen)
+                reason = f"after the {settings.whole_sources} best sources: {focused[1]}"
+                decisions[index] = ("cut", reason, full)
+                continue
         if total <= context_limit:
             chosen[:] = trial
             chosen.append(entry)
@@ -354,11 +419,18 @@ def fit_to_budget(
                 full,
             )
         else:
-            decisions[index] = (
-                "dropped",
-                f"needs {total - used} more tokens, {context_limit - used} left of {context_limit}",
-                full,
+            needs = f"needs {total - used} more tokens, {context_limit - used} left"
+            excerpt = (
+                fitter.excerpt(candidate, doc_name, terms, chosen, context_limit)
+                if settings.excerpts
+                else None
             )
+            if excerpt is None:
+                decisions[index] = ("dropped", f"{needs} of {context_limit}", full)
+                continue
+            chosen.append(excerpt[0])
+            used = fitter.context_tokens(chosen)
+            decisions[index] = ("cut", f"too long whole ({needs}): {excerpt[1]}", full)
     layout = layout_context(chosen, language)
     context_tokens = counter.count(layout.text) if chosen else 0
     number_of = {id(entry): i + 1 for i, entry in enumerate(layout.entries)}

@@ -9,10 +9,11 @@ description and path. Blocks are grouped by type under 文本信息 / 表格数�
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Hit
+from rag_app.prompt.excerpt import table_excerpt_html
 from rag_app.prompt.settings import Language
 from rag_app.prompt.tables import split_rows, table_shape
 
@@ -48,6 +49,8 @@ class Labels:
     figure_path: str
     text_cut: str
     table_cut: str  # shown=, total=
+    table_excerpt: str  # shown=, total=
+    text_excerpt: str  # shown=, total=
 
 
 LABELS: dict[Language, Labels] = {
@@ -76,6 +79,8 @@ LABELS: dict[Language, Labels] = {
         figure_path="图片路径",
         text_cut="……（内容过长，以下已截断）",
         table_cut="（表格过长，仅列出前 {shown} 行，共 {total} 行）",
+        table_excerpt="（节选：与问题相关的 {shown} 行，共 {total} 行）",
+        text_excerpt="（节选：与问题相关的 {shown} 句，共 {total} 句）",
     ),
     "en": Labels(
         file="file",
@@ -102,6 +107,8 @@ LABELS: dict[Language, Labels] = {
         figure_path="Image path",
         text_cut="… (truncated)",
         table_cut="(Table truncated: the first {shown} of {total} rows are shown.)",
+        table_excerpt="(Excerpt: {shown} of {total} rows, those related to the question.)",
+        text_excerpt="(Excerpt: {shown} of {total} sentences, those related to the question.)",
     ),
 }
 
@@ -217,11 +224,13 @@ def format_table_body(
     max_rows: int | None = None,
     table_format: str = "markdown",
     with_context: bool = True,
+    excerpt_rows: Collection[int] | None = None,
 ) -> str:
     """Seed 000's enhanced table block; with ``max_rows``, only the first rows and a note.
 
     ``table_format`` "markdown" renders the body as a pipe table, "html" as the parser's HTML
-    (the seed's form).
+    (the seed's form). ``excerpt_rows`` makes it a question-focused excerpt: the header rows and the
+    row segments with those indices (see ``prompt.excerpt``), and a note saying so.
     """
     labels = LABELS[lang]
     chunk = candidate.chunk
@@ -230,7 +239,7 @@ def format_table_body(
         lines.append(f"{labels.table_title}: {chunk.caption}")
     rows, cols = table_shape(chunk.table_html) if chunk.table_html else (0, 0)
     rows, cols = rows or chunk.n_rows, cols or chunk.n_cols
-    if rows and cols:
+    if rows and cols and excerpt_rows is None:  # an excerpt's note says what it shows
         shape = labels.table_shape_value.format(rows=rows, cols=cols)
         if 0 < chunk.header_rows < rows:
             shape += labels.table_header_rows.format(
@@ -244,6 +253,11 @@ def format_table_body(
         if parsed is not None and max_rows < len(parsed.segments):
             content = parsed.html(max_rows).strip()
             cut_note = labels.table_cut.format(shown=max_rows, total=len(parsed.segments))
+    elif excerpt_rows is not None and chunk.table_html:
+        header = min(max(1, chunk.header_rows), rows)
+        content = table_excerpt_html(chunk.table_html, header, set(excerpt_rows)).strip()
+        shown = len([r for r in excerpt_rows if r >= header])
+        cut_note = labels.table_excerpt.format(shown=shown, total=rows - header)
     if table_format == "markdown" and chunk.table_html:
         content = html_table_to_markdown(content) or content
     lines.append(f"{labels.table_content}:\n{content}")
@@ -256,6 +270,15 @@ def format_table_body(
     note = subtable_note(candidate, lang)
     if note:
         lines.append(f"{labels.subtable}: {note}")
+    return "\n".join(lines)
+
+
+def format_text_excerpt(chunk: Chunk, lang: Language, kept: Sequence[str], total: int) -> str:
+    """A text source cut to the sentences ``kept`` (in their order), joined by an ellipsis."""
+    labels = LABELS[lang]
+    lines = _heading_line(chunk, labels)
+    lines.append(" … ".join(kept))
+    lines.append(labels.text_excerpt.format(shown=len(kept), total=total))
     return "\n".join(lines)
 
 

@@ -1,0 +1,113 @@
+"""Question-focused excerpts: the rows or sentences of a source that share words with the question.
+
+A source that does not fit the budget whole used to be left out. Most of a long table or
+paragraph is beside the question, and the part that answers it ("What was the depreciation in
+2019?": the Depreciation row) usually shares a word with it. An excerpt keeps those units (a
+table keeps its header rows, so columns stay labelled), marked as an excerpt, so a lower-ranked
+source can still bring its evidence instead of nothing.
+
+Units are scored by the question's words they contain (numbers alone, such as a year, count a
+quarter) plus Chinese bigrams at 0.3 (a name jieba cut differently); a unit needs a shared
+word that is not a number, or two shared bigrams, to be kept at all.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from rag_app.models import Chunk
+from rag_app.prompt.tables import split_rows
+from rag_app.terms import QuestionTerms, tokenize
+
+# Same weighting as the offline answerer's: bigrams only rescue what word matching missed.
+BIGRAM_WEIGHT = 0.3
+NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
+
+_TAG = re.compile(r"<[^>]+>")
+_ROW_START = re.compile(r"<tr\b", re.I)
+# Sentence ends: Chinese and full-width marks, newlines, and ". ! ? ;" before a space (so "3.5"
+# and "U.S." stay whole).
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
+_NUMBER = re.compile(r"^[\d.,%]+$")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A table row (``index`` of its row segment) or a sentence (``index`` in the text)."""
+
+    index: int
+    text: str
+    score: float
+
+
+def score_unit(text: str, terms: QuestionTerms) -> float:
+    """How much of the question ``text`` holds; 0 when it shares no informative word."""
+    words, bigrams = tokenize(text)
+    shared = terms.words & words
+    informative = [w for w in shared if not _NUMBER.match(w)]
+    shared_bigrams = terms.bigrams & bigrams
+    if not informative and len(shared_bigrams) < 2:
+        return 0.0
+    numbers = len(shared) - len(informative)
+    return len(informative) + NUMBER_WEIGHT * numbers + BIGRAM_WEIGHT * len(shared_bigrams)
+
+
+def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
+    """(header rows, all rows, the data rows that match), for a table chunk with HTML rows."""
+    parsed = split_rows(chunk.table_html) if chunk.table_html else None
+    if parsed is None:
+        return 0, 0, []
+    header = min(max(1, chunk.header_rows), len(parsed.segments))
+    units = []
+    for index in range(header, len(parsed.segments)):
+        text = " ".join(html.unescape(_TAG.sub(" ", parsed.segments[index])).split())
+        score = score_unit(text, terms) if text else 0.0
+        if score > 0:
+            units.append(Unit(index, text, score))
+    return header, len(parsed.segments), units
+
+
+def table_excerpt_html(table_html: str, header: int, rows: set[int]) -> str:
+    """The table with its ``header`` rows and the row segments in ``rows`` only, well formed."""
+    parsed = split_rows(table_html)
+    if parsed is None:
+        return table_html
+    kept = []
+    for index, segment in enumerate(parsed.segments):
+        if index < header or index in rows:
+            kept.append(segment)
+        elif index == header:
+            # What stands between the header and the first data row (</thead><tbody>) stays.
+            start = _ROW_START.search(segment)
+            kept.append(segment[: start.start()] if start else "")
+    return parsed.prefix + "".join(kept) + parsed.suffix
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def text_units(text: str, terms: QuestionTerms) -> tuple[int, list[Unit]]:
+    """(all sentences, the sentences that match) of a passage."""
+    parts = sentences(text)
+    units, seen = [], set()
+    for index, part in enumerate(parts):
+        if part in seen:
+            continue  # a repeated sentence adds nothing
+        seen.add(part)
+        score = score_unit(part, terms)
+        if score > 0:
+            units.append(Unit(index, part, score))
+    return len(parts), units
+
+
+def best_first(units: list[Unit], at_most: int, min_share: float) -> list[Unit]:
+    """The units an excerpt may take, in the order it takes them: best score first (earlier
+    first on ties), at most ``at_most``, each scoring at least ``min_share`` of the best."""
+    ordered = sorted(units, key=lambda u: (-u.score, u.index))
+    if not ordered:
+        return []
+    floor = min_share * ordered[0].score
+    return [u for u in ordered if u.score >= floor][:at_most]

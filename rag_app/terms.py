@@ -1,0 +1,115 @@
+"""Words a question and a passage share: the lexical matching of the offline answerer and of
+the prompt's question-focused excerpts.
+
+``tokenize`` gives jieba search-mode words (Chinese of two characters or more, English words
+lower-cased and lightly stemmed, numbers, period tokens like 2024q2) without stopwords, and
+Chinese character bigrams without function characters (a fallback when jieba cuts a name
+differently in the question and in the text). ``question_terms`` adds the finance synonyms of
+the question's words, across languages ("P/E" meets 市盈率).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+
+from rag_app.retrieve.expansion import FINANCE_SYNONYMS
+
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_YEAR_LABEL = re.compile(r"^((?:19|20)\d\d)[aef]$")
+
+# Function words and question words that say nothing about where the answer is.
+_ZH_STOP = frozenset(
+    "的 了 和 与 及 或 是 在 有 对 为 之 等 也 都 这 那 其 吗 呢 吧 啊 被 将 把 从 到 由 以 于 "
+    "多少 什么 哪些 哪个 哪家 哪里 如何 怎么 怎样 为什么 是否 请问 一下 介绍 说明 分别 "
+    "主要 情况 相关 以及 通过 进行 我们 你们 他们 这个 那个 这些 那些 可以 能否 根据".split()
+)
+_EN_STOP = frozenset(
+    "a an the of in on at to for from by with and or is are was were be been being do does did "
+    "what which who whom whose when where why how much many about into than that this these "
+    "those it its as per vs can could would should will shall may might please tell me give "
+    "show list there their they them we our you your i".split()
+)
+# Characters that make a Chinese bigram uninformative ("的产", "是多").
+_ZH_STOP_CHARS = frozenset("的了和与及或是在有对为之等也都这那其吗呢吧啊被将把从到由以于个")
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _cut(text: str) -> list[str]:
+    global _jieba_ready
+    import jieba  # lazily: building its dictionary takes about 0.6 s the first time
+
+    if not _jieba_ready:
+        with _jieba_lock:
+            if not _jieba_ready:
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba_ready = True
+    return jieba.lcut_for_search(text)
+
+
+def _stem(word: str) -> str:
+    # Just enough English normalisation for "revenues" ~ "revenue", "margins" ~ "margin".
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str) -> tuple[set[str], set[str]]:
+    """(words, bigrams) of ``text``: jieba search-mode words (Chinese of 2+ characters, English
+    words lower-cased and lightly stemmed, numbers) without stopwords, and Chinese character
+    bigrams without function characters."""
+    words: set[str] = set()
+    for token in _cut(text):
+        token = token.strip().lower()
+        if not token or not _WORDISH.search(token):
+            continue
+        if _CJK_CHAR.search(token):
+            if len(token) >= 2 and token not in _ZH_STOP:
+                words.add(token)
+        elif token not in _EN_STOP:
+            words.add(_stem(token))
+    from rag_app.index.keywords import period_tokens  # lazily: it imports numpy and bm25s
+
+    words.update(period_tokens(text))  # 2024年第二季度 meets a row labelled 2024Q2
+    # A column labelled 2026E or 2024A is that year: "P/E for 2026" meets it.
+    words.update(m.group(1) for w in list(words) if (m := _YEAR_LABEL.match(w)))
+    bigrams: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair[0] not in _ZH_STOP_CHARS and pair[1] not in _ZH_STOP_CHARS:
+                bigrams.add(pair)
+    bigrams -= _ZH_STOP
+    return words, bigrams
+
+
+@dataclass(frozen=True)
+class QuestionTerms:
+    """A question's words and Chinese bigrams, its finance synonyms included; ``synonyms`` is the
+    expansion's text ("" when none applied)."""
+
+    words: frozenset[str]
+    bigrams: frozenset[str]
+    synonyms: str = ""
+
+
+def question_terms(question: str) -> QuestionTerms:
+    """The terms of ``question`` to match passages with: its own words and bigrams, plus those of
+    its finance synonyms (营收 meets 营业收入, P/E meets 市盈率). A two-character word counts once,
+    as a word, not again as a bigram."""
+    words, bigrams = tokenize(question)
+    synonyms = " ".join(FINANCE_SYNONYMS.expand(question))
+    if synonyms:
+        s_words, s_bigrams = tokenize(synonyms)
+        words |= s_words
+        bigrams |= s_bigrams
+    return QuestionTerms(frozenset(words), frozenset(bigrams - words), synonyms)
