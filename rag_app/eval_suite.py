@@ -36,6 +36,7 @@ class EvalSet:
     docs: tuple[Path, ...]
     questions: Path
     scopes: tuple[str, ...]
+    index: str = ""  # the index folder under OUT/index (sets over the same documents share one)
 
 
 def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
@@ -57,6 +58,13 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             (REPO / "assets" / "broker_eval" / "docs",),
             REPO / "assets" / "broker_eval" / "questions.jsonl",
             ("pooled", "doc"),
+        ),
+        "broker_multi": EvalSet(
+            "broker_zh two-company (ours)",
+            (REPO / "assets" / "broker_eval" / "docs",),
+            REPO / "assets" / "broker_eval" / "questions_multi.jsonl",
+            ("pooled",),
+            index="broker",
         ),
     }
 
@@ -118,7 +126,9 @@ def run(
         if not spec.questions.exists():
             print(f"skip {spec.name}: {spec.questions} not found", file=sys.stderr)
             continue
-        settings = replace(base_settings, data_dir=out / "index" / key, knowledge_base="eval")
+        settings = replace(
+            base_settings, data_dir=out / "index" / (spec.index or key), knowledge_base="eval"
+        )
         library = Library(settings, embedder=embedder)
         files = find_documents(spec.docs)
         start = time.perf_counter()
@@ -217,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
     parser.add_argument("--out", default=str(REPO / "eval-results"))
-    parser.add_argument("--sets", default="tatqa,crud,broker")
+    parser.add_argument("--sets", default="tatqa,crud,broker,broker_multi")
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     args = parser.parse_args(argv)

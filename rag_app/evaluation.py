@@ -30,6 +30,13 @@ class Question:
     answers: tuple[str, ...]
     answer_type: str
     lang: str
+    # Questions naming several documents (broker_eval's questions_multi.jsonl): the gold items
+    # of every other document, which must all be found too.
+    other_gold: tuple[tuple[str, frozenset[int]], ...] = ()
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return (self.doc_id, *(doc for doc, _ in self.other_gold))
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -52,6 +59,11 @@ def load_questions(path: Path) -> list[Question]:
                     answers=tuple(str(a) for a in (answers or [])),
                     answer_type=str(row.get("answer_type", "")),
                     lang=str(row.get("lang", "")),
+                    other_gold=tuple(
+                        (str(g["doc_id"]), frozenset(int(i) for i in g["gold_item_indices"]))
+                        for g in row.get("gold_docs", [])
+                        if str(g["doc_id"]) != str(row["doc_id"])
+                    ),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -69,15 +81,21 @@ def find_documents(folders: Iterable[Path]) -> list[Path]:
     return files
 
 
-def is_hit(hit: Hit, question: Question) -> bool:
-    return hit.chunk.doc_id == question.doc_id and bool(question.gold & set(hit.chunk.item_indices))
+def _first_rank(hits: Sequence[Hit], doc_id: str, gold: frozenset[int]) -> int | None:
+    for rank, hit in enumerate(hits, start=1):
+        if hit.chunk.doc_id == doc_id and gold & set(hit.chunk.item_indices):
+            return rank
+    return None
 
 
 def first_hit_rank(hits: Sequence[Hit], question: Question) -> int | None:
-    for rank, hit in enumerate(hits, start=1):
-        if is_hit(hit, question):
-            return rank
-    return None
+    """Rank of the first gold hit; for a question naming several documents, the rank by which
+    each of them has had a gold hit (None if one never does)."""
+    ranks = [_first_rank(hits, question.doc_id, question.gold)]
+    ranks += [_first_rank(hits, doc, gold) for doc, gold in question.other_gold]
+    if any(r is None for r in ranks):
+        return None
+    return max(r for r in ranks if r is not None)
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -154,9 +172,7 @@ def evaluate(
     )
     names = {d.doc_id: d.name for d in library.documents(kb)}
     for n, question in enumerate(questions):
-        search_filter = (
-            SearchFilter(doc_ids=(question.doc_id,)) if scope == "doc" else SearchFilter()
-        )
+        search_filter = SearchFilter(doc_ids=question.doc_ids) if scope == "doc" else SearchFilter()
         start = time.perf_counter()
         hits = retriever.retrieve(question.question, depth, search_filter)
         latencies.append((time.perf_counter() - start) * 1000)

@@ -13,8 +13,11 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rag_app.ingest.chunking import search_title
+from rag_app.models import Chunk
 from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -113,3 +116,36 @@ def question_terms(question: str) -> QuestionTerms:
         words |= s_words
         bigrams |= s_bigrams
     return QuestionTerms(frozenset(words), frozenset(bigrams - words), synonyms)
+
+
+# A report title's leading name: the Chinese characters before the first bracket, colon, comma,
+# space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
+_LEADING_NAME = re.compile(r"^([\u3400-\u4dbf\u4e00-\u9fff]{2,12})(?=[（(：:，,\s\d]|$)")
+_GENERIC_NAMES = frozenset(
+    "年度报告 年报 半年报 深度报告 研究报告 公司 行业 点评 附录 目录".split()
+)
+
+
+def subject_words(chunk: Chunk) -> frozenset[str]:
+    """The name of what a chunk's document is about, from the document title that chunking puts
+    first in the searched text ("title > heading > ..."); empty when it does not start with one."""
+    match = _LEADING_NAME.match(search_title(chunk))
+    if match is None or match.group(1) in _GENERIC_NAMES:
+        return frozenset()
+    return frozenset({match.group(1)})
+
+
+def document_subjects(chunks: Iterable[Chunk]) -> dict[str, frozenset[str]]:
+    """Per document, the subject most of its chunks give (a title repeats on every chunk; a
+    chunk's own first line, when the document has no title, does not), in the order documents
+    first appear; empty when none has a majority."""
+    votes: dict[str, dict[frozenset[str], int]] = {}
+    for chunk in chunks:
+        counts = votes.setdefault(chunk.doc_id, {})
+        words = subject_words(chunk)
+        counts[words] = counts.get(words, 0) + 1
+    out = {}
+    for doc_id, counts in votes.items():
+        words, count = max(counts.items(), key=lambda p: p[1])
+        out[doc_id] = words if words and count * 2 >= sum(counts.values()) else frozenset()
+    return out

@@ -14,10 +14,10 @@ from rag_app.llm.offline import (
     ExtractiveAnswerer,
     named_sources,
     split_sentences,
-    subject_words,
     tokenize,
 )
 from rag_app.models import Chunk
+from rag_app.terms import subject_words
 
 CAPACITY_HTML = (
     "<table>"
@@ -300,3 +300,38 @@ def test_finance_synonyms_meet_across_languages():
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "106.2", label="市盈率（倍）")
     answer = ExtractiveAnswerer().answer_text("What is the forecast P/E for 2025?", [(1, smic)])
     assert "106.2 [Source 1]" in answer
+
+
+def test_a_question_naming_two_reports_quotes_each_of_them():
+    """Asked about two companies, the answer quotes each one's row, even when one company's
+    report has more (and better-matching) sentences than the other's."""
+    catl_rows = [
+        _forecast("catl", "宁德时代（300750.SZ）深度报告", value, label=label)
+        for value, label in [
+            ("412,680", "营业收入（百万元）"),
+            ("61,230", "营业收入增长率（%）"),
+            ("24.8", "营业收入占比（%）"),
+        ]
+    ]
+    byd_chart = Chunk(
+        "byd:fig",
+        "byd",
+        "image",
+        "图2：比亚迪季度营收",
+        "比亚迪（002594.SZ）深度报告\n图2：比亚迪季度营收",
+        (20,),
+        caption="图2：比亚迪季度营收",
+        description="柱状图：比亚迪2023Q1至2024Q4单季度营收。",
+    )
+    sources = [(1, catl_rows[0]), (2, catl_rows[1]), (3, catl_rows[2]), (4, byd_chart), (5, BYD)]
+    answer = ExtractiveAnswerer().answer_text(
+        "比亚迪和宁德时代2025年的营业收入预测分别是多少？", sources
+    )
+    assert "412,680 [Source 1]" in answer
+    assert "925,400 [Source 5]" in answer  # the 营业收入 row, not the chart naming 比亚迪
+
+
+def test_plural_english_terms_meet_their_synonyms():
+    smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "21.8", label="毛利率（%）")
+    answer = ExtractiveAnswerer().answer_text("What are the 2025E gross margins?", [(1, smic)])
+    assert "21.8 [Source 1]" in answer

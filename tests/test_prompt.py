@@ -437,7 +437,7 @@ def test_subtables_merge_into_one_block(counter):
     assert html.count("序号") == 1
     assert "(文件: 中芯国际深度报告.pdf, 页: 14-15)" in table.text
     assert "子表信息: 由原表全部 3 个子表合并而成，是完整表格" in table.text
-    assert "数据来源: 资料来源：公司公告，上海证券研究所" in table.text
+    assert "\n资料来源：公司公告，上海证券研究所\n" in table.text
     [section] = [s for s in result.report.by_kind("source") if s.chunk_id == "smic-tab13"]
     assert "sub-tables 1+2+3 merged" in section.name and section.status == "kept"
     check_report_adds_up(result, counter)
@@ -620,19 +620,24 @@ def test_a_source_too_long_whole_enters_as_an_excerpt_instead_of_being_dropped(c
         + "下游需求仍需观察。" * 40,
     )
     question = "公司2025年资本开支计划是多少？"
-    settings = PromptSettings(context_budget=420)
-    result = build_prompt(
-        question, [Hit(first, 0.9), Hit(long_text, 0.8)], counter=counter, settings=settings
-    )
+    hits = [Hit(first, 0.9), Hit(long_text, 0.8)]
+    # Whole-share limit off: the source is excerpted because it does not fit.
+    settings = PromptSettings(context_budget=420, max_whole_share=1.0)
+    result = build_prompt(question, hits, counter=counter, settings=settings)
     section = next(s for s in result.report.by_kind("source") if s.chunk_id == "long")
     assert section.status == "cut" and section.source is not None
-    assert (
-        "too long whole" in section.reason and "sentences that match the question" in section.reason
-    )
+    assert section.reason.startswith("too long whole")
+    assert "sentences that match the question" in section.reason
     excerpt = next(s.text for s in result.sources if s.hit.chunk.chunk_id == "long")
     assert "资本开支计划为500亿元" in excerpt
     assert "景气度" not in excerpt
     check_report_adds_up(result, counter)
+    # With room for it whole, it is still excerpted: after the first source it would take over
+    # a quarter of the budget.
+    roomy = build_prompt(question, hits, counter=counter, settings=PromptSettings())
+    section = next(s for s in roomy.report.by_kind("source") if s.chunk_id == "long")
+    assert section.status == "cut" and section.reason.startswith("over 25% of the budget whole")
+    assert "景气度" not in next(s.text for s in roomy.sources if s.hit.chunk.chunk_id == "long")
 
 
 def test_a_source_sharing_no_word_with_the_question_is_not_excerpted(counter):

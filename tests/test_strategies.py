@@ -16,6 +16,7 @@ from rag_app.retrieve.strategies import (
     StrategyOptions,
     _apply_quotas,
     _dedupe,
+    _interleave,
     options_from,
     retrieve,
 )
@@ -296,3 +297,70 @@ def test_quotas_give_a_strong_type_a_place_in_the_top_k() -> None:
     assert "tab" in top and "img" not in top
     assert "quota" in next(h for h in out if h.chunk.chunk_id == "tab").note
     assert len(out) == len(hits)
+
+
+# -- questions naming two reports ----------------------------------------------------------------
+
+BROKER_DOCS = TEST_DATA.parent.parent / "assets" / "broker_eval" / "docs"
+
+
+@pytest.fixture(scope="module")
+def two_reports(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(
+        tmp_path_factory.mktemp("two_reports"),
+        counter,
+        [
+            BROKER_DOCS / "byd_002594_content_list.json",
+            BROKER_DOCS / "catl_300750_content_list.json",
+        ],
+    )
+
+
+def test_a_question_naming_two_reports_retrieves_each_in_turn(two_reports: Library) -> None:
+    query = "比亚迪与宁德时代2025年的营业收入预测分别是多少？"
+    trace = retrieve(two_reports, KB, query, "hybrid", 10)
+    _check_trace(trace.hits, 10)
+    assert trace.notes[0].startswith("named reports 比亚迪, 宁德时代")
+    assert {h.chunk.doc_id for h in trace.hits[:2]} == {"byd_002594", "catl_300750"}
+    for hit in trace.hits:
+        subject = "比亚迪" if hit.chunk.doc_id == "byd_002594" else "宁德时代"
+        assert hit.note.endswith(f"retrieved for {subject}")
+    assert [h.score for h in trace.hits] == sorted((h.score for h in trace.hits), reverse=True)
+    # each report's 盈利预测 table is among the hits (the test embedder ranks loosely)
+    top = [(h.chunk.doc_id, h.chunk.caption) for h in trace.hits]
+    for doc in ("byd_002594", "catl_300750"):
+        assert (doc, "表1：盈利预测与估值") in top, top
+
+    # one named report, or the filter leaving one: a single retrieval, as before
+    single = retrieve(two_reports, KB, "比亚迪2025年的营业收入预测是多少？", "hybrid", 10)
+    assert not any(n.startswith("named reports") for n in single.notes)
+    only = SearchFilter(doc_ids=("byd_002594",))
+    filtered = retrieve(two_reports, KB, query, "hybrid", 10, only)
+    assert {h.chunk.doc_id for h in filtered.hits} == {"byd_002594"}
+    assert not any(n.startswith("named reports") for n in filtered.notes)
+    off = retrieve(
+        two_reports, KB, query, "hybrid", 10, options=StrategyOptions(use_subjects=False)
+    )
+    assert not any(n.startswith("named reports") for n in off.notes)
+
+
+def test_interleaving_takes_turns_and_keeps_a_split_tables_parts_together() -> None:
+    def chunk(doc: str, n: int, parent: str = "") -> Chunk:
+        return Chunk(
+            f"{doc}-{n}",
+            doc,
+            "table" if parent else "text",
+            "x",
+            "x",
+            (n,),
+            parent_table_id=parent,
+            subtable_index=n if parent else 0,
+        )
+
+    a = [Hit(chunk("a", 1, "t1"), 2.0), Hit(chunk("a", 2), 1.9), Hit(chunk("a", 3, "t1"), 1.8)]
+    b = [Hit(chunk("b", 1), 1.0), Hit(chunk("b", 2), 0.9)]
+    merged = _interleave([("A", a), ("B", b)], 10)
+    assert [h.chunk.chunk_id for h in merged] == ["a-1", "a-3", "b-1", "a-2", "b-2"]
+    scores = [h.score for h in merged]
+    assert scores == sorted(scores, reverse=True) and scores[2] == pytest.approx(1.8)
+    assert _interleave([("A", []), ("B", [])], 10) == []

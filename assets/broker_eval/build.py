@@ -1610,6 +1610,115 @@ QUESTIONS = [
 ]
 
 
+# Questions naming two companies: each part is answerable only from its company's look-alike
+# table or paragraph, so a retriever must bring both reports, not the better-matching one twice.
+# (question, [(doc, answer, gold keys), ...], lang, answer_from, scale)
+MULTI_QUESTIONS = [
+    (
+        "中芯国际和华虹半导体2024年的毛利率分别是多少？",
+        [("smic", "18.6", ["t_forecast", "p_revenue_trend"]), ("huahong", "10.2", ["t_forecast"])],
+        "zh",
+        "table",
+        "%",
+    ),
+    (
+        "比亚迪与宁德时代2025年的营业收入预测分别是多少？",
+        [("byd", "925,400", ["t_forecast"]), ("catl", "412,680", ["t_forecast"])],
+        "zh",
+        "table",
+        "百万元",
+    ),
+    (
+        "北方华创和中芯国际2026年的预测市盈率各是多少？",
+        [("naura", "23.8", ["t_forecast"]), ("smic", "106.2", ["t_forecast"])],
+        "zh",
+        "table",
+        "倍",
+    ),
+    (
+        "隆基绿能、宁德时代2026年归母净利润预测分别为多少？",
+        [("longi", "5,380", ["t_forecast"]), ("catl", "71,860", ["t_forecast"])],
+        "zh",
+        "table",
+        "百万元",
+    ),
+    (
+        "华虹半导体和北方华创的投资评级分别是什么？",
+        [("huahong", "增持（首次）", ["rating"]), ("naura", "买入（维持）", ["rating"])],
+        "zh",
+        "text",
+        "",
+    ),
+    (
+        "比亚迪和隆基绿能2026年的每股收益预测是多少？",
+        [
+            ("byd", "18.86", ["t_forecast", "kp_forecast"]),
+            ("longi", "0.71", ["t_forecast", "kp_forecast"]),
+        ],
+        "zh",
+        "table",
+        "元",
+    ),
+    (
+        "What are the 2025E gross margins of 中芯国际 and 华虹半导体?",
+        [
+            ("smic", "21.8", ["t_forecast", "p_assumptions"]),
+            ("huahong", "13.5", ["t_forecast", "p_assumptions"]),
+        ],
+        "en",
+        "table",
+        "%",
+    ),
+]
+
+
+def multi_company_rows(
+    docs: dict, company: dict, placeholders: dict, errors: list[str]
+) -> list[dict]:
+    """Rows of questions_multi.jsonl, each part verified like a single-document question
+    (answer in every gold item of its document, in no other item of it)."""
+    rows = []
+    for n, (question, parts, lang, answer_from, scale) in enumerate(MULTI_QUESTIONS, 1):
+        gold_docs = []
+        for name, answer, keys in parts:
+            d = docs[name]
+            answer = placeholders.get(answer, answer)
+            try:
+                gold = sorted({d.index(k) for k in keys})
+            except KeyError as e:
+                errors.append(f"m{n} {question}: unknown key {e} in {name}")
+                continue
+            if not all(contains_answer(d.items[i], answer) for i in gold):
+                errors.append(f"m{n} {question}: {answer!r} not in every gold item of {name}")
+            extra = [
+                i for i, it in enumerate(d.items) if i not in gold and contains_answer(it, answer)
+            ]
+            if extra:
+                errors.append(f"m{n} {question}: {answer!r} also in items {extra} of {name}")
+            gold_docs.append({"doc_id": d.doc_id, "gold_item_indices": gold, "answer": answer})
+        if len(gold_docs) != len(parts):
+            continue
+        first = gold_docs[0]
+        rows.append(
+            {
+                "id": f"broker_m{n:03d}",
+                "question": question,
+                "answer": [g["answer"] for g in gold_docs],
+                "answer_type": "multi-span",
+                "answer_from": answer_from,
+                "scale": scale,
+                "doc_id": first["doc_id"],
+                "gold_item_indices": first["gold_item_indices"],
+                "gold_docs": gold_docs,
+                "lang": lang,
+                "scope": "multi_doc",
+                "company": [company[name] for name, _, _ in parts],
+                "source": SOURCE,
+            }
+        )
+    return rows
+
+
 def main() -> None:
     smic = build_sample.build_smic()
     on_disk = json.loads(
@@ -1712,12 +1821,16 @@ def main() -> None:
                 "source": SOURCE,
             }
         )
+    multi_rows = multi_company_rows(docs, company, placeholders, errors)
     if errors:
         print("\n".join(errors))
         raise SystemExit(f"{len(errors)} question(s) failed verification")
 
     with open(HERE / "questions.jsonl", "w", encoding="utf-8") as f:
         for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    with open(HERE / "questions_multi.jsonl", "w", encoding="utf-8") as f:
+        for r in multi_rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     nq = Counter(r["doc_id"] for r in rows)
     with open(HERE / "manifest.jsonl", "w", encoding="utf-8") as f:

@@ -20,11 +20,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from rag_app.ingest.chunking import search_title
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.terms import question_terms, tokenize
+from rag_app.terms import document_subjects, question_terms, tokenize
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -166,6 +165,15 @@ class ExtractiveAnswerer:
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
+        named_docs = named_documents(question, sources)
+        # Once quotes are kept to the named reports, the company's name says nothing about which
+        # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
+        names = " ".join(w for words in named_docs.values() for w in words)
+        if names:
+            n_words, n_bigrams = tokenize(names)
+            if q_words - n_words or q_bigrams - n_bigrams:
+                q_words -= n_words
+                q_bigrams -= n_bigrams
         named = named_sources(question, sources)
         candidates = [
             cand
@@ -201,9 +209,22 @@ class ExtractiveAnswerer:
 
         best = scored[0].score
         chosen: list[ScoredSentence] = []
+        limit = self.max_sentences
+        if len(named_docs) >= 2:
+            # "中芯国际和华虹半导体的毛利率": the best quote of each named report first, so one
+            # report's three good rows cannot leave the other out.
+            doc_of = {number: chunk.doc_id for number, chunk in sources}
+            for doc_id in named_docs:
+                own = next((i for i in scored if doc_of[i.candidate.source] == doc_id), None)
+                if own is not None:
+                    chosen.append(own)
+            chosen.sort(key=lambda s: (-s.score, s.candidate.order))
+            limit = max(limit, len(chosen))
         for item in scored:
-            if len(chosen) >= self.max_sentences:
+            if len(chosen) >= limit:
                 break
+            if item in chosen:
+                continue
             if len(chosen) >= self.min_sentences and item.score < RELATIVE_CUTOFF * best:
                 break
             if any(_same_text(item.candidate.text, c.candidate.text) for c in chosen):
@@ -238,46 +259,26 @@ class ExtractiveAnswerer:
         yield LLMEvent.done("stop")
 
 
-# A report title's leading name: the Chinese characters before the first bracket, colon, comma,
-# space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
-_LEADING_NAME = re.compile(r"^([\u3400-\u4dbf\u4e00-\u9fff]{2,12})(?=[（(：:，,\s\d]|$)")
-_GENERIC_NAMES = frozenset(
-    "年度报告 年报 半年报 深度报告 研究报告 公司 行业 点评 附录 目录".split()
-)
-
-
-def subject_words(chunk: Chunk) -> frozenset[str]:
-    """The name of what a chunk's document is about, from the document title that chunking puts
-    first in the searched text ("title > heading > ..."); empty when it does not start with one."""
-    match = _LEADING_NAME.match(search_title(chunk))
-    if match is None or match.group(1) in _GENERIC_NAMES:
-        return frozenset()
-    return frozenset({match.group(1)})
-
-
 def _document_subjects(sources: Sequence[tuple[int, Chunk]]) -> dict[str, frozenset[str]]:
-    """Per document, the subject most of its chunks give (a title repeats on every chunk; a
-    chunk's own first line, when the document has no title, does not)."""
-    votes: dict[str, dict[frozenset[str], int]] = {}
-    for _, chunk in sources:
-        counts = votes.setdefault(chunk.doc_id, {})
-        words = subject_words(chunk)
-        counts[words] = counts.get(words, 0) + 1
-    out = {}
-    for doc_id, counts in votes.items():
-        words, count = max(counts.items(), key=lambda p: p[1])
-        out[doc_id] = words if words and count * 2 >= sum(counts.values()) else frozenset()
-    return out
+    return document_subjects(chunk for _, chunk in sources)
+
+
+def named_documents(
+    question: str, sources: Sequence[tuple[int, Chunk]]
+) -> dict[str, frozenset[str]]:
+    """The sources' documents whose subject the question names, with that subject's words, in
+    the order of their first source."""
+    lowered = question.lower()
+    subjects = _document_subjects(sources)
+    return {doc: words for doc, words in subjects.items() if any(w in lowered for w in words)}
 
 
 def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
     """The sources from the documents the question names, when it names some of the sources'
     documents but not all (look-alike tables: every report has a 盈利预测, and a question about
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
-    lowered = question.lower()
-    subjects = _document_subjects(sources)
-    named = {doc for doc, words in subjects.items() if any(w in lowered for w in words)}
-    if not named or len(named) == len(subjects):
+    named = named_documents(question, sources)
+    if not named or len(named) == len(_document_subjects(sources)):
         return None
     return {number for number, chunk in sources if chunk.doc_id in named}
 
@@ -292,8 +293,13 @@ def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:
     return idf
 
 
+# A row label's unit: "营业收入（百万元）" is named by "营业收入", "Revenue ($m)" by "revenue".
+_UNIT = re.compile(r"[（(][^（()）]*[)）]")
+
+
 def _label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
-    label_lower = label.strip().lower()
+    label = _UNIT.sub(" ", label).strip()
+    label_lower = label.lower()
     if len(label_lower) >= 2 and label_lower in question_lower:
         return True
     label_words = tokenize(label)[0]

@@ -387,15 +387,22 @@ def fit_to_budget(
             )
         trial = [_without_shown_context(e, candidate.chunk, language, settings) for e in chosen]
         total = fitter.context_tokens([*trial, entry])
-        if settings.excerpts and len(chosen) >= settings.whole_sources:
-            # Beyond the best sources, only what bears on the question: more sources fit.
+        later = len(chosen) >= settings.whole_sources
+        large = bool(chosen) and settings.max_whole_share * context_limit < full <= context_limit
+        if settings.excerpts and (later or large):
+            # Beyond the best sources, and for a long table after the first source, only what
+            # bears on the question: more sources fit.
             focused = fitter.excerpt(candidate, doc_name, terms, trial, context_limit)
             if focused is not None and fitter.context_tokens([*trial, focused[0]]) < total:
                 chosen[:] = trial
                 chosen.append(focused[0])
                 used = fitter.context_tokens(chosen)
-                reason = f"after the {settings.whole_sources} best sources: {focused[1]}"
-                decisions[index] = ("cut", reason, full)
+                why = (
+                    f"after the {settings.whole_sources} best sources"
+                    if later
+                    else f"over {settings.max_whole_share:.0%} of the budget whole ({full} tokens)"
+                )
+                decisions[index] = ("cut", f"{why}: {focused[1]}", full)
                 continue
         if total <= context_limit:
             chosen[:] = trial

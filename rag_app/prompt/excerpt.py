@@ -31,6 +31,7 @@ _ROW_START = re.compile(r"<tr\b", re.I)
 # and "U.S." stay whole).
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
 _NUMBER = re.compile(r"^[\d.,%]+$")
+_PERIOD = re.compile(r"^((?:19|20)\d\d)(?:q[1-4]|h[12])$")
 
 
 @dataclass(frozen=True)
@@ -42,30 +43,41 @@ class Unit:
     score: float
 
 
-def score_unit(text: str, terms: QuestionTerms) -> float:
-    """How much of the question ``text`` holds; 0 when it shares no informative word."""
+def score_unit(text: str, terms: QuestionTerms, numbers_suffice: bool = False) -> float:
+    """How much of the question ``text`` holds; 0 when it shares no informative word (with
+    ``numbers_suffice``, a shared number or period such as 2024 is enough)."""
     words, bigrams = tokenize(text)
+    words |= {m.group(1) for w in words if (m := _PERIOD.match(w))}  # 2024Q1 is in 2024
     shared = terms.words & words
     informative = [w for w in shared if not _NUMBER.match(w)]
     shared_bigrams = terms.bigrams & bigrams
-    if not informative and len(shared_bigrams) < 2:
-        return 0.0
     numbers = len(shared) - len(informative)
+    if not informative and len(shared_bigrams) < 2 and not (numbers_suffice and numbers):
+        return 0.0
     return len(informative) + NUMBER_WEIGHT * numbers + BIGRAM_WEIGHT * len(shared_bigrams)
 
 
 def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
-    """(header rows, all rows, the data rows that match), for a table chunk with HTML rows."""
+    """(header rows, all rows, the data rows that match), for a table chunk with HTML rows.
+
+    When no row shares a word with the question, rows sharing a year or period are taken: a
+    table with one row per quarter is asked about by year ("2024年的毛利率": rows 2024Q1-Q4)."""
     parsed = split_rows(chunk.table_html) if chunk.table_html else None
     if parsed is None:
         return 0, 0, []
     header = min(max(1, chunk.header_rows), len(parsed.segments))
-    units = []
-    for index in range(header, len(parsed.segments)):
-        text = " ".join(html.unescape(_TAG.sub(" ", parsed.segments[index])).split())
-        score = score_unit(text, terms) if text else 0.0
-        if score > 0:
-            units.append(Unit(index, text, score))
+    texts = [
+        (index, " ".join(html.unescape(_TAG.sub(" ", parsed.segments[index])).split()))
+        for index in range(header, len(parsed.segments))
+    ]
+    for numbers_suffice in (False, True):
+        units = [
+            Unit(index, text, score)
+            for index, text in texts
+            if text and (score := score_unit(text, terms, numbers_suffice)) > 0
+        ]
+        if units:
+            break
     return header, len(parsed.segments), units
 
 

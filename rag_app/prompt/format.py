@@ -264,10 +264,13 @@ def format_table_body(
     if cut_note:
         lines.append(cut_note)
     if chunk.footnote:
-        lines.append(f"{labels.table_footnote}: {chunk.footnote}")
+        # "数据来源：Wind" already says what it is; other footnotes get the label.
+        footnote = chunk.footnote.strip()
+        known = footnote.startswith(("数据来源", "资料来源", "来源", "Source"))
+        lines.append(footnote if known else f"{labels.table_footnote}: {footnote}")
     if chunk.context and with_context:
         lines.append(f"{labels.table_context}: {chunk.context}")
-    note = subtable_note(candidate, lang)
+    note = subtable_note(candidate, lang) if excerpt_rows is None else ""
     if note:
         lines.append(f"{labels.subtable}: {note}")
     return "\n".join(lines)

@@ -39,9 +39,13 @@ class PromptSettings:
     # evidence fits the budget: on tatqa_dev pooled, answer_in_context@3000 0.937 -> 0.941 with
     # 40 hits offered; 3 whole sources lost answers that rows not matching the question held
     # ("What are the components of ...?"), 8 gained nothing over no excerpts (README).
+    # A source after the first that would take more than ``max_whole_share`` of the context
+    # budget whole (a quarterly table merged from six parts: 1142 of 3000 tokens) is excerpted
+    # too, so it cannot crowd out the second company's 盈利预测 in a two-company question.
     excerpts: bool = True
     whole_sources: int = 5
-    excerpt_units: int = 3
+    max_whole_share: float = 0.25
+    excerpt_units: int = 4
     excerpt_min_share: float = 0.5
     # The model's whole window (prompt + answer). 8192 is the smallest window among the chat
     # models users configure here (gpt-4 8k; qwen, deepseek and gpt-4o are larger), so the
@@ -66,6 +70,8 @@ class PromptSettings:
             raise ValueError("history_budget and max_history_turns must not be negative")
         if self.whole_sources < 0 or self.excerpt_units < 1:
             raise ValueError("whole_sources must not be negative and excerpt_units must be >= 1")
+        if not 0.0 < self.max_whole_share <= 1.0:
+            raise ValueError("max_whole_share must be in (0, 1]")
         if not 0.0 <= self.excerpt_min_share <= 1.0:
             raise ValueError("excerpt_min_share must be between 0 and 1")
         if not 0.0 <= self.min_cjk_share <= 1.0:

@@ -6,6 +6,8 @@ term from a group brings the others in. Extendable from settings (``extra_synony
 
 from __future__ import annotations
 
+import re
+
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("营收", "营业收入", "营业总收入", "收入", "销售收入", "revenue", "revenues", "sales"),
     ("净利润", "归母净利润", "归属于母公司股东的净利润", "归母净利", "net profit", "net income"),
@@ -51,10 +53,10 @@ class SynonymDictionary:
 
 def _contains(text: str, term: str) -> bool:
     if term.isascii():
-        # whole words for latin terms: "pe" must not match "operating"
-        import re
-
-        return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", text) is not None
+        # whole words for latin terms ("pe" must not match "operating"), plurals included
+        # ("gross margins" is "gross margin")
+        pattern = rf"(?<![a-z0-9]){re.escape(term)}(?:e?s)?(?![a-z0-9])"
+        return re.search(pattern, text) is not None
     return term in text
 
 

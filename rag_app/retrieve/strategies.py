@@ -48,6 +48,7 @@ from rag_app.models import (
 )
 from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
+from rag_app.terms import document_subjects
 
 LAYERS = {
     "text": ("semantic", "keyword", "expansion"),
@@ -112,6 +113,9 @@ class StrategyOptions:
     use_type_weights: bool = False
     use_quotas: bool = True
     use_rerank: bool = True
+    # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
+    # retrieved once per named report and the results interleaved (``per_subject_hits``).
+    use_subjects: bool = True
     smart_threshold: float = 0.7
     cues: RoutingCues = field(default_factory=RoutingCues)
 
@@ -661,6 +665,113 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     return out
 
 
+def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]:
+    """What each document is about (the leading name of its title: 中芯国际 of
+    "中芯国际（688981.SH）深度报告"), per knowledge-base generation; documents without one are
+    left out."""
+
+    def build(snap: Snapshot) -> dict[str, frozenset[str]]:
+        return {d: w for d, w in document_subjects(snap.chunks.values()).items() if w}
+
+    return _per_generation("subjects", library, kb, build)
+
+
+def named_subjects(
+    query: str, subjects: dict[str, frozenset[str]], search_filter: SearchFilter
+) -> dict[str, tuple[str, ...]]:
+    """The subjects the query names, each with its documents (within the filter), in the order
+    the query names them."""
+    lowered = query.lower()
+    named: dict[str, list[str]] = {}
+    for doc_id, words in subjects.items():
+        if search_filter.doc_ids and doc_id not in search_filter.doc_ids:
+            continue
+        for word in words:
+            if word.lower() in lowered:
+                named.setdefault(word, []).append(doc_id)
+    order = sorted(named, key=lambda w: lowered.index(w.lower()))
+    return {w: tuple(named[w]) for w in order}
+
+
+def _interleave(per_subject: Sequence[tuple[str, Sequence[Hit]]], k: int) -> list[Hit]:
+    """The subjects' hits taking turns (first of each, then second of each, ...), so neither
+    named report fills the top. A turn is one source of the prompt: the other retrieved parts of
+    a split table come with its first part (the prompt merges them back). Scores are each
+    subject's scaled so its best equals the overall best, then capped to never rise down the
+    list (the prompt takes sources by score). A chunk found for two subjects keeps its first
+    place."""
+    lists = [(subject, list(hits)) for subject, hits in per_subject if hits and hits[0].score > 0]
+    if not lists:
+        return []
+    best = max(hits[0].score for _, hits in lists)
+    out: list[Hit] = []
+    seen: set[str] = set()
+    ceiling = best
+    cursors = [0] * len(lists)
+    while any(cursors[i] < len(hits) for i, (_, hits) in enumerate(lists)):
+        for i, (subject, hits) in enumerate(lists):
+            while cursors[i] < len(hits) and hits[cursors[i]].chunk.chunk_id in seen:
+                cursors[i] += 1
+            if cursors[i] >= len(hits):
+                continue
+            first = hits[cursors[i]]
+            table = (first.chunk.doc_id, first.chunk.parent_table_id)
+            turn = [first]
+            if first.chunk.parent_table_id:
+                turn += [
+                    h
+                    for h in hits[cursors[i] + 1 :]
+                    if (h.chunk.doc_id, h.chunk.parent_table_id) == table
+                    and h.chunk.chunk_id not in seen
+                ]
+            for hit in turn:
+                seen.add(hit.chunk.chunk_id)
+                ceiling = min(ceiling, hit.score * best / hits[0].score)
+                note = (f"{hit.note}; " if hit.note else "") + f"retrieved for {subject}"
+                out.append(replace(hit, score=ceiling, note=note))
+    return out[:k]
+
+
+def per_subject_trace(
+    library: Library,
+    kb: str,
+    query: str,
+    mode: str,
+    k: int,
+    search_filter: SearchFilter,
+    settings: Settings | None,
+    options: StrategyOptions,
+    named: dict[str, tuple[str, ...]],
+) -> RetrievalTrace:
+    """Retrieval for a query naming several reports: once per named subject, within that
+    subject's documents and without the other names (they only pull the search towards the
+    other report), the results interleaved."""
+    started = time.perf_counter()
+    single = replace(options, use_subjects=False)
+    traces = []
+    for subject, doc_ids in named.items():
+        sub_query = query
+        for other in named:
+            if other != subject:
+                sub_query = sub_query.replace(other, " ")
+        sub_filter = replace(search_filter, doc_ids=doc_ids)
+        trace = retrieve(library, kb, sub_query, mode, k, sub_filter, settings, single)
+        traces.append((subject, trace))
+    hits = _interleave([(subject, t.hits) for subject, t in traces], k)
+    first = traces[0][1]
+    note = f"named reports {', '.join(named)}: retrieved for each separately and interleaved"
+    return RetrievalTrace(
+        query=query,
+        mode=mode,
+        hits=_finalise(hits, k),
+        routing=first.routing,
+        layers=tuple(step for _, t in traces for step in t.layers),
+        notes=(note, *(n for _, t in traces for n in t.notes)),
+        expanded_terms=first.expanded_terms,
+        ms=(time.perf_counter() - started) * 1000,
+    )
+
+
 def retrieve(
     library: Library,
     kb: str,
@@ -680,6 +791,12 @@ def retrieve(
     if mode not in ("smart", "hybrid"):
         raise ValueError(f"unknown mode {mode!r}; use smart or hybrid")
     options = options or options_from(settings)
+    if options.use_subjects:
+        named = named_subjects(query, subjects_by_document(library, kb), search_filter)
+        if len(named) >= 2:
+            return per_subject_trace(
+                library, kb, query, mode, k, search_filter, settings, options, named
+            )
     started = time.perf_counter()
     types = _types_present(library, kb)
     if search_filter.types:
