@@ -477,3 +477,40 @@ def test_core_reasons_are_worded_in_the_users_language() -> None:
         assert i18n.reason_text((routing.why,), routing.reason) == routing.reason
     finally:
         st.session_state["lang"] = "zh"
+
+
+def test_every_prompt_budget_reason_has_a_chinese_wording() -> None:
+    """Sources kept, excerpted, cut and dropped, history kept/cut/dropped: each section of the
+    prompt report gives a key the Chinese UI words (no English left in the 原因 column)."""
+    import streamlit as st
+
+    from rag_app.models import Chunk, Hit
+    from rag_app.prompt import PromptSettings, Turn, build_prompt
+    from rag_app.tokens import get_token_counter
+
+    rows = "".join(f"<tr><td>产线{i}</td><td>{i}</td></tr>" for i in range(200))
+    big = Chunk(
+        "big", "d", "table", "x", "x", (1,), table_html=f"<table>{rows}</table>", header_rows=1
+    )
+    text = Chunk("t", "d", "text", "产线1的产能为1万片。" * 80, "x", (2,))
+    small = Chunk("s", "d", "text", "产线合计产能持续提升。", "x", (3,))
+    hits = [Hit(big, 0.9), Hit(big, 0.85), Hit(text, 0.8), Hit(small, 0.7), Hit(small, 0.6)]
+    history = [Turn("问" * 10, "答" * 2000), Turn("", "x"), Turn("之前的问题", "之前的回答")]
+    result = build_prompt(
+        "产线1的产能是多少？",
+        hits,
+        history,
+        counter=get_token_counter(),
+        settings=PromptSettings(context_budget=400, history_budget=300, max_history_turns=2),
+    )
+    sections = result.report.sections
+    assert {s.status for s in sections} == {"kept", "cut", "dropped"}
+    try:
+        st.session_state["lang"] = "zh"
+        for section in sections:
+            assert section.why is not None, section
+            worded = i18n.reason_text((section.why,), section.reason)
+            words = re.sub(r"max_tokens|tokens", "", worded)  # the unit stays as it is
+            assert worded != section.reason and not re.search(r"[a-z]{4,}", words), worded
+    finally:
+        st.session_state["lang"] = "zh"

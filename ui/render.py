@@ -628,7 +628,7 @@ def sections_frame(report: Any) -> pd.DataFrame:
                 t("col_tokens"): s.tokens,
                 t("col_full"): s.full_tokens,
                 t("col_status"): status.get(s.status, s.status),
-                t("col_reason"): s.reason,
+                t("col_reason"): reason_text((s.why,), s.reason) if s.why else s.reason,
             }
             for s in report.sections
         ]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from rag_app.models import Chunk, Hit
+from rag_app.models import Chunk, Hit, Reason
 from rag_app.prompt.excerpt import best_first, table_units, text_units
 from rag_app.prompt.format import (
     LABELS,
@@ -23,6 +23,7 @@ from rag_app.prompt.format import (
     ContextEntry,
     ContextLayout,
     format_body,
+    format_source,
     format_table_body,
     format_text_excerpt,
     layout_context,
@@ -68,6 +69,11 @@ class Section:
     full_tokens: int = 0
     chunk_id: str = ""
     source: int | None = None
+    why: Reason | None = None  # ``reason`` as a key and values, for the UI's languages
+
+
+def _why(key: str, **values: object) -> Reason:
+    return Reason(key, tuple((k, str(v)) for k, v in values.items()))
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,7 @@ def merge_subtables(hits: Sequence[Hit]) -> tuple[list[Candidate], list[Section]
                     "dropped",
                     "duplicate: the same chunk was retrieved twice; the better-scored copy is used",
                     chunk_id=chunk.chunk_id,
+                    why=_why("duplicate"),
                 )
             )
             continue
@@ -180,6 +187,11 @@ def _describe(candidate: Candidate) -> str:
     return f"source {chunk.chunk_id} ({chunk.type})"
 
 
+# Tokens a block may add to a context beyond its own: the separator before it, a group heading
+# when it opens a new group, and a source number one digit longer ("[Source 10]").
+_LAYOUT_MARGIN = 16
+
+
 class _Fitter:
     def __init__(self, counter: TokenCounter, lang: Language, settings: PromptSettings) -> None:
         self.counter = counter
@@ -193,7 +205,7 @@ class _Fitter:
 
     def cut(
         self, candidate: Candidate, doc_name: str, limit: int
-    ) -> tuple[ContextEntry, str] | None:
+    ) -> tuple[ContextEntry, str, dict[str, int]] | None:
         """The candidate cut so that, alone, the context stays within ``limit`` tokens, and how."""
         chunk = candidate.chunk
         parsed = split_rows(chunk.table_html) if chunk.type == "table" else None
@@ -224,7 +236,12 @@ class _Fitter:
                 else:
                     hi = mid - 1
             if best is not None:
-                return best, f"first {lo - 1} of {len(parsed.segments)} table rows kept"
+                shown, rows = lo - 1, len(parsed.segments)
+                return (
+                    best,
+                    f"first {shown} of {rows} table rows kept",
+                    {"shown": shown, "rows": rows},
+                )
         marker = LABELS[self.lang].text_cut
         body = format_body(candidate, self.lang, self.table_format)
         room = limit - self.context_tokens([ContextEntry(candidate, marker, doc_name)])
@@ -234,7 +251,7 @@ class _Fitter:
             )
             excess = self.context_tokens([entry]) - limit
             if excess <= 0:
-                return entry, "text cut at a token boundary"
+                return entry, "text cut at a token boundary", {}
             room -= excess
         return None
 
@@ -245,9 +262,11 @@ class _Fitter:
         terms: QuestionTerms,
         chosen: Sequence[ContextEntry],
         limit: int,
-    ) -> tuple[ContextEntry, str] | None:
+        base: int,
+    ) -> tuple[ContextEntry, str, dict[str, object], int] | None:
         """The candidate as a question-focused excerpt that fits after ``chosen`` within
-        ``limit``, and how it was cut; None when no row or sentence matches or none fits.
+        ``limit``, how it was cut, and the context's tokens with it; None when no row or
+        sentence matches or none fits. ``base`` is at least the tokens of ``chosen`` laid out.
 
         Matching units enter best first while the context stays within the limit, then are
         shown in their original order."""
@@ -275,17 +294,28 @@ class _Fitter:
 
         else:
             return None
-        best: ContextEntry | None = None
-        kept: list[int] = []
+        # Trials are counted as the context so far plus the block alone plus a margin for the
+        # separator, a new group heading and a longer source number (counting the whole context
+        # for every trial made prompts 3x slower); the result is then checked exactly.
+        added: list[int] = []
         for unit in best_first(units, self.excerpt_units, self.excerpt_min_share):
-            trial = sorted([*kept, unit.index])
-            entry = ContextEntry(candidate, render(trial), doc_name)
-            if self.context_tokens([*chosen, entry]) > limit:
+            entry = ContextEntry(candidate, render(sorted([*added, unit.index])), doc_name)
+            block = self.counter.count(format_source(len(chosen) + 1, entry, self.lang))
+            if base + block + _LAYOUT_MARGIN > limit:
                 break
-            best, kept = entry, trial
-        if best is None:
+            added.append(unit.index)
+        tokens = limit + 1
+        while added:
+            kept = sorted(added)
+            best = ContextEntry(candidate, render(kept), doc_name)
+            tokens = self.context_tokens([*chosen, best])
+            if tokens <= limit:
+                break
+            added.pop()
+        if not added:
             return None
-        return best, f"excerpt: {len(kept)} of {total} {unit_name} that match the question kept"
+        how = f"excerpt: {len(kept)} of {total} {unit_name} that match the question kept"
+        return best, how, {"kept": len(kept), "total": total, "unit": unit_name}, tokens
 
 
 def fit_to_budget(
@@ -323,7 +353,15 @@ def fit_to_budget(
     system_tokens = counter.count(system)
     instruction_tokens = counter.count(instructions)
     sections.append(
-        Section("system", "system", system_tokens, "kept", "always sent", system_tokens)
+        Section(
+            "system",
+            "system",
+            system_tokens,
+            "kept",
+            "always sent",
+            system_tokens,
+            why=_why("always_sent"),
+        )
     )
     sections.append(
         Section(
@@ -333,6 +371,7 @@ def fit_to_budget(
             "kept",
             f"{settings.mode} template: task, headings, answer requirements",
             instruction_tokens,
+            why=_why("template", mode=settings.mode),
         )
     )
 
@@ -357,11 +396,18 @@ def fit_to_budget(
             "cut",
             f"the question alone exceeds the room the window leaves ({question_room} tokens)",
             question_full,
+            why=_why("question_cut", room=question_room),
         )
     else:
         question_tokens = question_full
         question_section = Section(
-            "question", "question", question_tokens, "kept", "always sent", question_full
+            "question",
+            "question",
+            question_tokens,
+            "kept",
+            "always sent",
+            question_full,
+            why=_why("always_sent"),
         )
     room = question_room - question_tokens
 
@@ -370,7 +416,8 @@ def fit_to_budget(
     terms = question_terms(question)
     context_limit = max(0, min(settings.context_budget, room))
     chosen: list[ContextEntry] = []
-    decisions: dict[int, tuple[Status, str, int]] = {}  # index in candidates -> decision
+    # index in candidates -> (status, reason, full tokens, the reason as a key)
+    decisions: dict[int, tuple[Status, str, int, Reason]] = {}
     used = 0
     for index, candidate in enumerate(candidates):
         doc_name = names.get(candidate.chunk.doc_id, candidate.chunk.doc_id)
@@ -392,22 +439,29 @@ def fit_to_budget(
         if settings.excerpts and (later or large):
             # Beyond the best sources, and for a long table after the first source, only what
             # bears on the question: more sources fit.
-            focused = fitter.excerpt(candidate, doc_name, terms, trial, context_limit)
-            if focused is not None and fitter.context_tokens([*trial, focused[0]]) < total:
+            focused = fitter.excerpt(candidate, doc_name, terms, trial, context_limit, used)
+            if focused is not None and focused[3] < total:
                 chosen[:] = trial
                 chosen.append(focused[0])
-                used = fitter.context_tokens(chosen)
-                why = (
-                    f"after the {settings.whole_sources} best sources"
-                    if later
-                    else f"over {settings.max_whole_share:.0%} of the budget whole ({full} tokens)"
-                )
-                decisions[index] = ("cut", f"{why}: {focused[1]}", full)
+                used = focused[3]
+                if later:
+                    why = f"after the {settings.whole_sources} best sources"
+                    key = _why("excerpt_after", whole=settings.whole_sources, **focused[2])
+                else:
+                    share = f"{settings.max_whole_share:.0%}"
+                    why = f"over {share} of the budget whole ({full} tokens)"
+                    key = _why("excerpt_large", share=share, tokens=full, **focused[2])
+                decisions[index] = ("cut", f"{why}: {focused[1]}", full, key)
                 continue
         if total <= context_limit:
             chosen[:] = trial
             chosen.append(entry)
-            decisions[index] = ("kept", f"fits: context at {total}/{context_limit} tokens", full)
+            decisions[index] = (
+                "kept",
+                f"fits: context at {total}/{context_limit} tokens",
+                full,
+                _why("fits", used=total, limit=context_limit),
+            )
             used = total
         elif not chosen:
             cut = fitter.cut(candidate, doc_name, context_limit)
@@ -416,6 +470,7 @@ def fit_to_budget(
                     "dropped",
                     f"even cut, it does not fit in {context_limit} tokens",
                     full,
+                    _why("no_fit_even_cut", limit=context_limit),
                 )
                 continue
             chosen.append(cut[0])
@@ -424,26 +479,35 @@ def fit_to_budget(
                 "cut",
                 f"best source, too long alone ({total} > {context_limit} tokens): {cut[1]}",
                 full,
+                _why(
+                    "first_cut_rows" if cut[2] else "first_cut_text",
+                    total=total,
+                    limit=context_limit,
+                    **cut[2],
+                ),
             )
         else:
-            needs = f"needs {total - used} more tokens, {context_limit - used} left"
+            more, left = total - used, context_limit - used
+            needs = f"needs {more} more tokens, {left} left"
             excerpt = (
-                fitter.excerpt(candidate, doc_name, terms, chosen, context_limit)
+                fitter.excerpt(candidate, doc_name, terms, chosen, context_limit, used)
                 if settings.excerpts
                 else None
             )
             if excerpt is None:
-                decisions[index] = ("dropped", f"{needs} of {context_limit}", full)
+                key = _why("dropped_no_room", needs=more, left=left, limit=context_limit)
+                decisions[index] = ("dropped", f"{needs} of {context_limit}", full, key)
                 continue
             chosen.append(excerpt[0])
-            used = fitter.context_tokens(chosen)
-            decisions[index] = ("cut", f"too long whole ({needs}): {excerpt[1]}", full)
+            used = excerpt[3]
+            key = _why("excerpt_no_room", needs=more, left=left, **excerpt[2])
+            decisions[index] = ("cut", f"too long whole ({needs}): {excerpt[1]}", full, key)
     layout = layout_context(chosen, language)
     context_tokens = counter.count(layout.text) if chosen else 0
     number_of = {id(entry): i + 1 for i, entry in enumerate(layout.entries)}
     block_tokens = 0
     for index, candidate in enumerate(candidates):
-        status, reason, full = decisions[index]
+        status, reason, full, key = decisions[index]
         entry_or_none = next((e for e in chosen if e.candidate is candidate), None)
         tokens, number = 0, None
         if entry_or_none is not None:
@@ -460,6 +524,7 @@ def fit_to_budget(
                 full,
                 candidate.chunk.chunk_id,
                 number,
+                why=key,
             )
         )
     sections.extend(duplicates)
@@ -472,6 +537,7 @@ def fit_to_budget(
                 "kept",
                 "group headings and separators between sources",
                 context_tokens - block_tokens,
+                why=_why("framing"),
             )
         )
     room -= context_tokens
@@ -492,15 +558,18 @@ def fit_to_budget(
         full = counter.count(user) + counter.count(answer)
         if position < recent_from:
             reason = f"older than the last {settings.max_history_turns} turns"
-            history_sections.append(Section("history", name, 0, "dropped", reason, full))
+            key = _why("history_old", n=settings.max_history_turns)
+            history_sections.append(Section("history", name, 0, "dropped", reason, full, why=key))
             continue
         if not user or not answer:
             reason = "incomplete turn (no question or no answer)"
-            history_sections.append(Section("history", name, 0, "dropped", reason, full))
+            key = _why("history_incomplete")
+            history_sections.append(Section("history", name, 0, "dropped", reason, full, why=key))
             continue
         if stopped:
             reason = f"{stopped}; older turns are dropped to keep the dialogue whole"
-            history_sections.append(Section("history", name, 0, "dropped", reason, full))
+            key = _why("history_after_stop")
+            history_sections.append(Section("history", name, 0, "dropped", reason, full, why=key))
             continue
         formatting = 2 * TOKENS_PER_MESSAGE
         if history_used + full <= history_limit and window_used + full + formatting <= room:
@@ -508,7 +577,8 @@ def fit_to_budget(
             history_used += full
             window_used += full + formatting
             reason = f"fits: history at {history_used}/{history_limit} tokens"
-            history_sections.append(Section("history", name, full, "kept", reason, full))
+            key = _why("history_fits", used=history_used, limit=history_limit)
+            history_sections.append(Section("history", name, full, "kept", reason, full, why=key))
             continue
         user_tokens = counter.count(user)
         marker = LABELS[language].text_cut
@@ -522,11 +592,15 @@ def fit_to_budget(
             history_used += tokens
             window_used += tokens + formatting
             reason = f"newest turn, too long ({full} > {history_limit} tokens): answer cut"
-            history_sections.append(Section("history", name, tokens, "cut", reason, full))
+            key = _why("history_cut", full=full, limit=history_limit)
+            history_sections.append(Section("history", name, tokens, "cut", reason, full, why=key))
             stopped = "the newest turn was cut to fit"
             continue
         reason = f"needs {full} tokens, {history_limit - history_used} left of {history_limit}"
-        history_sections.append(Section("history", name, 0, "dropped", reason, full))
+        key = _why(
+            "history_no_room", full=full, left=history_limit - history_used, limit=history_limit
+        )
+        history_sections.append(Section("history", name, 0, "dropped", reason, full, why=key))
         stopped = "a newer turn did not fit"
     kept.reverse()
     history_sections.reverse()
@@ -540,6 +614,7 @@ def fit_to_budget(
             "kept",
             "kept free for the answer (the LLM's max_tokens)",
             settings.answer_reserve,
+            why=_why("reserve"),
         )
     )
     return BudgetResult(

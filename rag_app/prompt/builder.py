@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rag_app.models import Hit
+from rag_app.models import Hit, Reason
 from rag_app.prompt.budget import REPLY_PRIMING, TOKENS_PER_MESSAGE, Section, fit_to_budget
 from rag_app.prompt.history import Turn
 from rag_app.prompt.language import detect_language
@@ -182,6 +182,9 @@ def build_prompt(
             "kept",
             f"{TOKENS_PER_MESSAGE} per message, {REPLY_PRIMING} to prime the reply, and joins",
             prompt_tokens - counted,
+            why=Reason(
+                "formatting", (("per", str(TOKENS_PER_MESSAGE)), ("priming", str(REPLY_PRIMING)))
+            ),
         ),
     )
     cut_ids = {s.chunk_id for s in fitted.sections if s.kind == "source" and s.status == "cut"}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.prompt.tables import split_rows
-from rag_app.terms import QuestionTerms, tokenize
+from rag_app.terms import QuestionTerms
 
 # Same weighting as the offline answerer's: bigrams only rescue what word matching missed.
 BIGRAM_WEIGHT = 0.3
@@ -31,7 +31,6 @@ _ROW_START = re.compile(r"<tr\b", re.I)
 # and "U.S." stay whole).
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
 _NUMBER = re.compile(r"^[\d.,%]+$")
-_PERIOD = re.compile(r"^((?:19|20)\d\d)(?:q[1-4]|h[12])$")
 
 
 @dataclass(frozen=True)
@@ -45,16 +44,31 @@ class Unit:
 
 def score_unit(text: str, terms: QuestionTerms, numbers_suffice: bool = False) -> float:
     """How much of the question ``text`` holds; 0 when it shares no informative word (with
-    ``numbers_suffice``, a shared number or period such as 2024 is enough)."""
-    words, bigrams = tokenize(text)
-    words |= {m.group(1) for w in words if (m := _PERIOD.match(w))}  # 2024Q1 is in 2024
-    shared = terms.words & words
-    informative = [w for w in shared if not _NUMBER.match(w)]
-    shared_bigrams = terms.bigrams & bigrams
-    numbers = len(shared) - len(informative)
-    if not informative and len(shared_bigrams) < 2 and not (numbers_suffice and numbers):
+    ``numbers_suffice``, a shared number or year such as 2024, also in 2024Q1, is enough).
+
+    Terms are found as substrings (Latin ones at a word start, so "revenue" finds "Revenues"
+    and "pe" not "operating"): no segmentation per row, which made prompts three times slower.
+    """
+    lowered = text.lower()
+    informative = numbers = 0
+    for word in terms.words:
+        if _occurs(lowered, word):
+            if _NUMBER.match(word):
+                numbers += 1
+            else:
+                informative += 1
+    bigrams = sum(1 for b in terms.bigrams if b in lowered)
+    if not informative and bigrams < 2 and not (numbers_suffice and numbers):
         return 0.0
-    return len(informative) + NUMBER_WEIGHT * numbers + BIGRAM_WEIGHT * len(shared_bigrams)
+    return informative + NUMBER_WEIGHT * numbers + BIGRAM_WEIGHT * bigrams
+
+
+def _occurs(lowered: str, word: str) -> bool:
+    if not word.isascii():
+        return word in lowered
+    # tokenize stems "companies" to "company": look for the stem's start too
+    stem = word[:-1] if word.endswith("y") and len(word) > 3 else word
+    return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
 
 
 def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:

@@ -9,6 +9,7 @@ description and path. Blocks are grouped by type under 文本信息 / 表格数�
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -197,6 +198,7 @@ def _heading_line(chunk: Chunk, labels: Labels) -> list[str]:
     return [f"{labels.section}: {' > '.join(path)}"] if path else []
 
 
+@functools.lru_cache(maxsize=1024)  # the budget renders a table several times per prompt
 def html_table_to_markdown(table_html: str) -> str:
     """A pipe table of an HTML table: spans expanded, multi-row headers joined per column.
 
