@@ -101,6 +101,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -rerank": {"use_rerank": False},
     "hybrid -expansion": {"use_expansion": False},
     "hybrid -introduced tables": {"intro_weight": 0.0},
+    "hybrid -per-report split": {"use_subjects": False},
 }
 # Prompt-side ablations: the same hybrid hits, a different context.
 PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
