@@ -85,14 +85,18 @@ def tokenize(text: str) -> tuple[set[str], set[str]]:
     words.update(period_tokens(text))  # 2024年第二季度 meets a row labelled 2024Q2
     # A column labelled 2026E or 2024A is that year: "P/E for 2026" meets it.
     words.update(m.group(1) for w in list(words) if (m := _YEAR_LABEL.match(w)))
+    return words, cjk_bigrams(text, _ZH_STOP_CHARS) - _ZH_STOP
+
+
+def cjk_bigrams(text: str, stop_chars: frozenset[str]) -> set[str]:
+    """Adjacent Chinese character pairs of ``text`` that contain none of ``stop_chars``."""
     bigrams: set[str] = set()
     for run in _CJK_RUN.findall(text):
         for i in range(len(run) - 1):
             pair = run[i : i + 2]
-            if pair[0] not in _ZH_STOP_CHARS and pair[1] not in _ZH_STOP_CHARS:
+            if pair[0] not in stop_chars and pair[1] not in stop_chars:
                 bigrams.add(pair)
-    bigrams -= _ZH_STOP
-    return words, bigrams
+    return bigrams
 
 
 @dataclass(frozen=True)

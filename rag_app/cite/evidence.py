@@ -19,12 +19,12 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from rag_app.cite.sentences import split_sentences
 from rag_app.index.keywords import words as jieba_words
 from rag_app.models import Chunk
+from rag_app.terms import cjk_bigrams
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
 # "1,234.5" (ASCII thousands separators), or a plain "1234.5". A full-width comma is a list
 # separator in Chinese ("80，35"), never a thousands separator.
 _NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?!\d)")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _HAS_DIGIT = re.compile(r"\d")
 _TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
@@ -117,13 +117,7 @@ def features(text: str) -> Features:
         token = _stem(token) if token.isascii() else token
         if token not in FRAMING_WORDS:
             words.add(token)
-    bigrams = set()
-    for run in _CJK_RUN.findall(text):
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if pair[0] not in _STOP_CHARS and pair[1] not in _STOP_CHARS:
-                bigrams.add(pair)
-    bigrams -= FRAMING_WORDS
+    bigrams = cjk_bigrams(text, _STOP_CHARS) - FRAMING_WORDS
     return Features(text, frozenset(words), frozenset(bigrams), extract_numbers(text))
 
 
