@@ -634,18 +634,20 @@ def test_english_switch_relabels_every_page(page: Any) -> None:
     assert placeholder.startswith("Ask a question")
     assert page.get_by_text("Example questions").is_visible()
 
-    goto_page(page, "Library")  # the language survives a page change
+    # The language survives a page change. A page's heading can be drawn before the rest of
+    # it, so each label is waited for (and fails the test if it never shows in English).
+    goto_page(page, "Library")
     heading(page, "Library").wait_for()
     main = main_area(page)
-    assert main.get_by_role("button", name="Create").is_visible()
-    assert main.get_by_text("Choose files (several at once)").is_visible()
-    assert main.get_by_text("Preview and delete").is_visible()
+    main.get_by_role("button", name="Create").wait_for()
+    main.get_by_text("Choose files (several at once)").wait_for()
+    main.get_by_text("Preview and delete").wait_for()
     goto_page(page, "Settings")
     heading(page, "Settings").wait_for()
-    assert main.get_by_text("Language model provider").is_visible()
+    main.get_by_text("Language model provider").wait_for()
     goto_page(page, "Compare")
     heading(page, "Smart vs hybrid").wait_for()
-    assert main.get_by_role("button", name="Compare").is_visible()
+    main.get_by_role("button", name="Compare").wait_for()
 
 
 def test_library_labels_fit_their_buttons_at_1280_px_in_english(page: Any) -> None:
