@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from rag_app.ingest.chunking import search_title
@@ -153,3 +153,21 @@ def document_subjects(chunks: Iterable[Chunk]) -> dict[str, frozenset[str]]:
         words, count = max(counts.items(), key=lambda p: p[1])
         out[doc_id] = words if words and count * 2 >= sum(counts.values()) else frozenset()
     return out
+
+
+def named_subjects(
+    question: str, subjects: Mapping[str, frozenset[str]], doc_ids: Collection[str] = ()
+) -> dict[str, tuple[str, ...]]:
+    """The subjects (of ``subjects``: doc_id -> its subject words) that ``question`` names, each
+    with its documents (only those in ``doc_ids`` when given), in the order the question names
+    them."""
+    lowered = question.lower()
+    named: dict[str, list[str]] = {}
+    for doc_id, words in subjects.items():
+        if doc_ids and doc_id not in doc_ids:
+            continue
+        for word in words:
+            if word.lower() in lowered:
+                named.setdefault(word, []).append(doc_id)
+    order = sorted(named, key=lambda w: lowered.index(w.lower()))
+    return {w: tuple(named[w]) for w in order}

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.terms import document_subjects, question_terms, tokenize
+from rag_app.terms import document_subjects, named_subjects, question_terms, tokenize
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -165,7 +165,8 @@ class ExtractiveAnswerer:
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
-        named_docs = named_documents(question, sources)
+        subjects = document_subjects(chunk for _, chunk in sources)
+        named_docs = _named_documents(question, subjects)
         # Once quotes are kept to the named reports, the company's name says nothing about which
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
         names = " ".join(w for words in named_docs.values() for w in words)
@@ -174,7 +175,7 @@ class ExtractiveAnswerer:
             if q_words - n_words or q_bigrams - n_bigrams:
                 q_words -= n_words
                 q_bigrams -= n_bigrams
-        named = named_sources(question, sources)
+        named = _sources_of(named_docs, subjects, sources)
         candidates = [
             cand
             for rank, (number, chunk) in enumerate(sources)
@@ -259,26 +260,28 @@ class ExtractiveAnswerer:
         yield LLMEvent.done("stop")
 
 
-def _document_subjects(sources: Sequence[tuple[int, Chunk]]) -> dict[str, frozenset[str]]:
-    return document_subjects(chunk for _, chunk in sources)
-
-
-def named_documents(
-    question: str, sources: Sequence[tuple[int, Chunk]]
+def _named_documents(
+    question: str, subjects: Mapping[str, frozenset[str]]
 ) -> dict[str, frozenset[str]]:
-    """The sources' documents whose subject the question names, with that subject's words, in
-    the order of their first source."""
-    lowered = question.lower()
-    subjects = _document_subjects(sources)
-    return {doc: words for doc, words in subjects.items() if any(w in lowered for w in words)}
+    """The documents whose subject the question names, with that subject's words."""
+    named = named_subjects(question, subjects)
+    return {doc: subjects[doc] for docs in named.values() for doc in docs}
 
 
 def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
     """The sources from the documents the question names, when it names some of the sources'
     documents but not all (look-alike tables: every report has a 盈利预测, and a question about
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
-    named = named_documents(question, sources)
-    if not named or len(named) == len(_document_subjects(sources)):
+    subjects = document_subjects(chunk for _, chunk in sources)
+    return _sources_of(_named_documents(question, subjects), subjects, sources)
+
+
+def _sources_of(
+    named: Mapping[str, frozenset[str]],
+    subjects: Mapping[str, frozenset[str]],
+    sources: Sequence[tuple[int, Chunk]],
+) -> set[int] | None:
+    if not named or len(named) == len(subjects):
         return None
     return {number for number, chunk in sources if chunk.doc_id in named}
 

@@ -192,13 +192,22 @@ def _describe(candidate: Candidate) -> str:
 _LAYOUT_MARGIN = 16
 
 
+@dataclass(frozen=True)
+class _Excerpt:
+    """A candidate cut to the units that match the question, and the context's tokens with it."""
+
+    entry: ContextEntry
+    how: str
+    values: dict[str, object]  # kept, total, unit: for the reason key
+    tokens: int
+
+
 class _Fitter:
     def __init__(self, counter: TokenCounter, lang: Language, settings: PromptSettings) -> None:
         self.counter = counter
         self.lang = lang
+        self.settings = settings
         self.table_format = settings.table_format
-        self.excerpt_units = settings.excerpt_units
-        self.excerpt_min_share = settings.excerpt_min_share
 
     def context_tokens(self, entries: Sequence[ContextEntry]) -> int:
         return self.counter.count(layout_context(entries, self.lang).text)
@@ -263,10 +272,10 @@ class _Fitter:
         chosen: Sequence[ContextEntry],
         limit: int,
         base: int,
-    ) -> tuple[ContextEntry, str, dict[str, object], int] | None:
+    ) -> _Excerpt | None:
         """The candidate as a question-focused excerpt that fits after ``chosen`` within
-        ``limit``, how it was cut, and the context's tokens with it; None when no row or
-        sentence matches or none fits. ``base`` is at least the tokens of ``chosen`` laid out.
+        ``limit``; None when no row or sentence matches or none fits. ``base`` is at least the
+        tokens of ``chosen`` laid out.
 
         Matching units enter best first while the context stays within the limit, then are
         shown in their original order."""
@@ -298,7 +307,7 @@ class _Fitter:
         # separator, a new group heading and a longer source number (counting the whole context
         # for every trial made prompts 3x slower); the result is then checked exactly.
         added: list[int] = []
-        for unit in best_first(units, self.excerpt_units, self.excerpt_min_share):
+        for unit in best_first(units, self.settings.excerpt_units, self.settings.excerpt_min_share):
             entry = ContextEntry(candidate, render(sorted([*added, unit.index])), doc_name)
             block = self.counter.count(format_source(len(chosen) + 1, entry, self.lang))
             if base + block + _LAYOUT_MARGIN > limit:
@@ -315,7 +324,7 @@ class _Fitter:
         if not added:
             return None
         how = f"excerpt: {len(kept)} of {total} {unit_name} that match the question kept"
-        return best, how, {"kept": len(kept), "total": total, "unit": unit_name}, tokens
+        return _Excerpt(best, how, {"kept": len(kept), "total": total, "unit": unit_name}, tokens)
 
 
 def fit_to_budget(
@@ -436,22 +445,26 @@ def fit_to_budget(
         total = fitter.context_tokens([*trial, entry])
         later = len(chosen) >= settings.whole_sources
         large = bool(chosen) and settings.max_whole_share * context_limit < full <= context_limit
-        if settings.excerpts and (later or large):
+        # One excerpt per candidate at most: when tried here and not found, it would not be
+        # found below either (the context there is the same or longer).
+        focused: _Excerpt | None = None
+        tried = settings.excerpts and (later or large)
+        if tried:
             # Beyond the best sources, and for a long table after the first source, only what
             # bears on the question: more sources fit.
             focused = fitter.excerpt(candidate, doc_name, terms, trial, context_limit, used)
-            if focused is not None and focused[3] < total:
+            if focused is not None and focused.tokens < total:
                 chosen[:] = trial
-                chosen.append(focused[0])
-                used = focused[3]
+                chosen.append(focused.entry)
+                used = focused.tokens
                 if later:
                     why = f"after the {settings.whole_sources} best sources"
-                    key = _why("excerpt_after", whole=settings.whole_sources, **focused[2])
+                    key = _why("excerpt_after", whole=settings.whole_sources, **focused.values)
                 else:
                     share = f"{settings.max_whole_share:.0%}"
                     why = f"over {share} of the budget whole ({full} tokens)"
-                    key = _why("excerpt_large", share=share, tokens=full, **focused[2])
-                decisions[index] = ("cut", f"{why}: {focused[1]}", full, key)
+                    key = _why("excerpt_large", share=share, tokens=full, **focused.values)
+                decisions[index] = ("cut", f"{why}: {focused.how}", full, key)
                 continue
         if total <= context_limit:
             chosen[:] = trial
@@ -491,17 +504,17 @@ def fit_to_budget(
             needs = f"needs {more} more tokens, {left} left"
             excerpt = (
                 fitter.excerpt(candidate, doc_name, terms, chosen, context_limit, used)
-                if settings.excerpts
+                if settings.excerpts and not tried
                 else None
             )
             if excerpt is None:
                 key = _why("dropped_no_room", needs=more, left=left, limit=context_limit)
                 decisions[index] = ("dropped", f"{needs} of {context_limit}", full, key)
                 continue
-            chosen.append(excerpt[0])
-            used = excerpt[3]
-            key = _why("excerpt_no_room", needs=more, left=left, **excerpt[2])
-            decisions[index] = ("cut", f"too long whole ({needs}): {excerpt[1]}", full, key)
+            chosen.append(excerpt.entry)
+            used = excerpt.tokens
+            key = _why("excerpt_no_room", needs=more, left=left, **excerpt.values)
+            decisions[index] = ("cut", f"too long whole ({needs}): {excerpt.how}", full, key)
     layout = layout_context(chosen, language)
     context_tokens = counter.count(layout.text) if chosen else 0
     number_of = {id(entry): i + 1 for i, entry in enumerate(layout.entries)}

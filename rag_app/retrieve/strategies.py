@@ -48,7 +48,7 @@ from rag_app.models import (
 )
 from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
-from rag_app.terms import document_subjects
+from rag_app.terms import document_subjects, named_subjects
 
 LAYERS = {
     "text": ("semantic", "keyword", "expansion"),
@@ -676,23 +676,6 @@ def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]
     return _per_generation("subjects", library, kb, build)
 
 
-def named_subjects(
-    query: str, subjects: dict[str, frozenset[str]], search_filter: SearchFilter
-) -> dict[str, tuple[str, ...]]:
-    """The subjects the query names, each with its documents (within the filter), in the order
-    the query names them."""
-    lowered = query.lower()
-    named: dict[str, list[str]] = {}
-    for doc_id, words in subjects.items():
-        if search_filter.doc_ids and doc_id not in search_filter.doc_ids:
-            continue
-        for word in words:
-            if word.lower() in lowered:
-                named.setdefault(word, []).append(doc_id)
-    order = sorted(named, key=lambda w: lowered.index(w.lower()))
-    return {w: tuple(named[w]) for w in order}
-
-
 def _interleave(per_subject: Sequence[tuple[str, Sequence[Hit]]], k: int) -> list[Hit]:
     """The subjects' hits taking turns (first of each, then second of each, ...), so neither
     named report fills the top. A turn is one source of the prompt: the other retrieved parts of
@@ -792,7 +775,7 @@ def retrieve(
         raise ValueError(f"unknown mode {mode!r}; use smart or hybrid")
     options = options or options_from(settings)
     if options.use_subjects:
-        named = named_subjects(query, subjects_by_document(library, kb), search_filter)
+        named = named_subjects(query, subjects_by_document(library, kb), search_filter.doc_ids)
         if len(named) >= 2:
             return per_subject_trace(
                 library, kb, query, mode, k, search_filter, settings, options, named
