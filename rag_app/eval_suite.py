@@ -106,6 +106,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
 # Prompt-side ablations: the same hybrid hits, a different context.
 PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -excerpts": {"excerpts": False},
+    "hybrid -small tables whole": {"whole_table_rows": 0},
 }
 
 

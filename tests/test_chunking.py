@@ -260,3 +260,69 @@ def test_chunk_invariants(path: Path, counter) -> None:  # type: ignore[no-untyp
         and not (e["type"] == "text" and not str(e.get("text", "")).strip())
     }
     assert content - covered == set()
+
+
+def _table(
+    index: int, rows: list[list[str]], page: int | None = 0, footnote: tuple[str, ...] = ()
+) -> Item:
+    body = (
+        "<table>"
+        + "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+        + "</table>"
+    )
+    return Item(index=index, kind="table", table_body=body, page=page, footnote=footnote)
+
+
+def test_a_tables_notes_join_it_and_other_paragraphs_do_not(counter) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        ["", "2019", "2018"],
+        ["Recorded investment (1)", "$22,446", "$31,182"],
+        ["Other(2)", "(3)", "(1)"],
+        ["Total", "22,443", "31,181"],
+    ]
+    items = [
+        _text(0, "The following table presents financing receivables:"),
+        _table(1, rows, footnote=("Source: company filings",)),
+        _text(2, "(1) Includes deferred initial direct costs."),
+        _text(3, "(2) Represents the write-off of certain spare parts."),
+        _text(4, "(3) Not a note: the table has no such mark, only a negative number."),
+        _text(5, "Receivables fell in 2019."),
+    ]
+    chunks = chunk_document(_doc(items), counter)
+    table = next(c for c in chunks if c.type == "table")
+    assert table.item_indices == (1, 2, 3)
+    assert table.footnote.split("\n") == [
+        "Source: company filings",
+        "(1) Includes deferred initial direct costs.",
+        "(2) Represents the write-off of certain spare parts.",
+    ]
+    assert "write-off of certain spare parts" in table.search_text  # found by "What is Other?"
+    rest = [c for c in chunks if c.type == "text"]
+    assert [c.item_indices for c in rest] == [(0,), (4, 5)]
+
+    # A note word joins without a mark; a note on another page, or after other text, does not.
+    items = [
+        _table(0, [["指标", "2024A"], ["营业收入", "4.6"]]),
+        _text(1, "注：2024A为公司公告数据。"),
+        _table(2, [["", "2019"], ["Other (1)", "5"]]),
+        _text(3, "(1) Represents other items.", page=1),
+    ]
+    chunks = chunk_document(_doc(items), counter)
+    assert [c.item_indices for c in chunks] == [(0, 1), (2,), (3,)]
+    assert chunks[0].footnote == "注：2024A为公司公告数据。"
+
+
+def test_table_notes_are_capped_and_follow_every_part_of_a_split_table(counter) -> None:  # type: ignore[no-untyped-def]
+    rows = [["Item", "2019"]] + [[f"Segment {n} revenue (1)", str(n)] for n in range(60)]
+    items = [
+        _table(0, rows),
+        _text(1, "(1) Restated for the adoption of the new standard."),
+        _text(2, "Note: " + "long explanation " * 300),
+    ]
+    options = ChunkingOptions(table_chunk_tokens=150)
+    chunks = chunk_document(_doc(items), counter, options)
+    parts = [c for c in chunks if c.type == "table"]
+    assert len(parts) > 1
+    assert all(p.footnote == "(1) Restated for the adoption of the new standard." for p in parts)
+    assert all(p.item_indices == (0, 1) for p in parts)
+    assert chunks[-1].type == "text" and chunks[-1].item_indices == (2,)  # over the cap

@@ -666,14 +666,118 @@ def test_english_excerpt_and_settings_bounds(counter):
         n_cols=3,
     )
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)]
-    settings = PromptSettings(whole_sources=1)
-    result = build_prompt(
-        "What was the depreciation in 2019?", hits, counter=counter, settings=settings
-    )
+    question = "What was the depreciation in 2019?"
+    # A table of three rows is shown whole: it costs little more than an excerpt
+    small = build_prompt(question, hits, counter=counter, settings=PromptSettings(whole_sources=1))
+    assert "Revenue" in small.sources[-1].text and "Excerpt" not in small.sources[-1].text
+    settings = PromptSettings(whole_sources=1, whole_table_rows=2)
+    result = build_prompt(question, hits, counter=counter, settings=settings)
     excerpt = result.sources[-1].text
     assert "| Depreciation | 2,500 | 2,600 |" in excerpt and "Revenue" not in excerpt
     assert "(Excerpt: 1 of 3 rows, those related to the question.)" in excerpt
+    # ... unless it does not fit whole: then it is excerpted rather than dropped
+    room = small.report.context_tokens - 1
+    tight = build_prompt(
+        question,
+        hits,
+        counter=counter,
+        settings=PromptSettings(whole_sources=1, context_budget=room),
+    )
+    assert "(Excerpt: 1 of 3 rows" in tight.sources[-1].text
     with pytest.raises(ValueError):
         PromptSettings(excerpt_units=0)
     with pytest.raises(ValueError):
         PromptSettings(excerpt_min_share=1.5)
+    with pytest.raises(ValueError):
+        PromptSettings(whole_table_rows=-1)
+
+
+def _excerpted(question: str, chunk: Chunk, counter) -> str:
+    """The text ``chunk`` is shown as when it comes after one whole source."""
+    settings = PromptSettings(whole_sources=1, whole_table_rows=0)
+    result = build_prompt(
+        question, [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)], counter=counter, settings=settings
+    )
+    return result.sources[-1].text
+
+
+def test_an_excerpt_keeps_what_its_rows_and_sentences_cannot_be_read_without(counter):
+    header = ["", "2019 $'000", "2018 $'000"]
+    rows = [
+        ["Continuing Operations", "", ""],
+        ["Operating revenue", "154,159", "176,931"],
+        ["Gross profit", "52,963", "45,139"],
+        ["EBITDA", "7,202", "10,878"],
+        ["Reported Results", "", ""],
+        ["Operating revenue", "154,585", "178,139"],
+        ["NPAT", "(4,360)", "(15,640)"],
+        ["", "150,225", "162,499"],
+    ]
+    table = replace(
+        forecast_table("groups", "doc1"),
+        table_html=table_html(rows, header),
+        caption="",
+        n_rows=9,
+        n_cols=3,
+    )
+    # a group heading brings the rows under it, not those of the next group
+    excerpt = _excerpted("What are the components of Continuing Operations?", table, counter)
+    assert "| EBITDA | 7,202 | 10,878 |" in excerpt and "| Gross profit |" in excerpt
+    assert "Reported Results" not in excerpt and "NPAT" not in excerpt
+    # a row with values and no label under other rows is their total
+    excerpt = _excerpted("What was the total in 2019?", table, counter)
+    assert "150,225" in excerpt and "EBITDA" not in excerpt
+
+    text = text_chunk(
+        "cash",
+        "Net cash provided by operating activities increased $224 million for fiscal 2019. "
+        "Revenue grew in every segment. "
+        "Net cash provided by operating activities increased $242 million for fiscal 2018. "
+        "The increase was primarily due to lower payments for taxes. "
+        "Capital expenditure was flat. "
+        "Headcount rose by 4%. "
+        "Net cash used in investing activities rose.",
+    )
+    excerpt = _excerpted(
+        "Why did net cash provided by operating activities increase in 2018?", text, counter
+    )
+    # the sentence that continues a kept one comes with it, joined as written (no ellipsis
+    # between sentences that were next to each other); an ellipsis marks a gap
+    assert (
+        "increased $242 million for fiscal 2018. The increase was primarily due to lower payments"
+        in excerpt.replace("\n", " ")
+    )
+    assert " … " in excerpt and "Headcount" not in excerpt
+
+
+def test_table_notes_are_labelled_and_an_excerpt_keeps_the_notes_of_its_rows(counter):
+    header = ["(In thousands)", "2019", "2018"]
+    rows = [
+        ["Salaries", "345,041", "317,118"],
+        ["Service delivery costs(1)", "661,214", "615,267"],
+        ["Customer related costs(2)", "260,215", "261,307"],
+        ["Other external purchases", "101,332", "92,418"],
+    ]
+    chunk = replace(
+        forecast_table("notes", "doc1"),
+        table_html=table_html(rows, header),
+        caption="",
+        n_rows=5,
+        n_cols=3,
+        footnote="(1) Include cost of equipment sold.\n"
+        "(2) Include advertising and marketing expenses.\n"
+        "Source: annual report",
+    )
+    whole = (
+        build_prompt(
+            "What is included in customer related costs?", [Hit(chunk, 0.9)], counter=counter
+        )
+        .sources[0]
+        .text
+    )
+    assert "Notes: (1) Include cost of equipment sold.\n(2) Include advertising" in whole
+    assert "Source: annual report" in whole and "Data source: Source" not in whole
+    excerpt = _excerpted("What is included in customer related costs?", chunk, counter)
+    assert "Customer related costs(2)" in excerpt and "Salaries" not in excerpt
+    assert "(2) Include advertising and marketing expenses." in excerpt
+    assert "equipment sold" not in excerpt  # the note of a row the excerpt leaves out

@@ -16,6 +16,12 @@ Rules, and why:
   (数据来源) and the paragraph that introduces it (seed 000's enhanced table info). A table over
   ``table_chunk_tokens`` is split by rows into sub-tables that repeat the header rows and carry
   ``parent_table_id``/``subtable_index`` so the prompt can merge them back.
+- Table notes travel with their table: paragraphs right after a table, on its page, that are its
+  notes ("(1) Includes deferred costs ..." for a row "Recorded investment (1)", "注：...",
+  "资料来源：...") join the table's footnote, searched text and items. Apart, the table says
+  "Other (1)" and the paragraph "(1) Represents the write-off of spare parts", and neither is
+  found for "What do Other items represent?"; a numbered note joins only a table that carries
+  its mark.
 - Images: caption, footnote, the parser's description, heading path and image path; a figure is
   often known only by its caption and description, so those are what is searched.
 - Q&A rows: question and answer embedded together (seed 003: user_input + agent_response).
@@ -25,9 +31,10 @@ Every chunk keeps the indices of the items it was built from (evaluation and cit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from rag_app.ingest.notes import is_table_note, table_marks
 from rag_app.ingest.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
@@ -43,6 +50,7 @@ class ChunkingOptions:
     latin_text_chunk_tokens: int = 400
     table_chunk_tokens: int = 600
     context_chars: int = 300
+    table_note_tokens: int = 400  # notes a table takes in, at most
 
 
 def chunk_document(
@@ -82,6 +90,7 @@ class _Builder:
         self.last_paragraph = ""
         self.title = document_title(doc)
         self.text_limit = _text_limit(doc, options)
+        self.open_table: _OpenTable | None = None  # the table notes may still join
 
     # -- helpers ---------------------------------------------------------------------------------
     def _next_id(self) -> str:
@@ -108,6 +117,10 @@ class _Builder:
 
     # -- items -----------------------------------------------------------------------------------
     def add(self, item: Item) -> None:
+        if self.open_table is not None:
+            if item.kind in _TEXTUAL and self._take_note(item):
+                return
+            self.open_table = None
         if item.kind == "heading":
             self.flush()
             while self.path and self.path[-1][0] >= item.level:
@@ -169,6 +182,40 @@ class _Builder:
         return text if len(text) <= limit else text[:limit] + "…"
 
     def _add_table(self, item: Item) -> None:
+        first = len(self.chunks)
+        self._add_table_chunks(item)
+        self.open_table = _OpenTable(
+            first=first,
+            page=item.page,
+            marks=table_marks(item.table_body or item.text),
+            tokens=self.counter.count(" ".join(item.footnote)),
+        )
+
+    def _take_note(self, item: Item) -> bool:
+        """Join ``item`` to the open table's chunks when it is one of the table's notes."""
+        table = self.open_table
+        assert table is not None
+        text = item.text.strip()
+        if (item.page is not None and table.page is not None and item.page != table.page) or (
+            not is_table_note(text, table.marks)
+        ):
+            return False
+        tokens = self.counter.count(text)
+        if table.tokens + tokens > self.options.table_note_tokens:
+            return False
+        table.tokens += tokens
+        for n in range(table.first, len(self.chunks)):
+            chunk = self.chunks[n]
+            footnote = f"{chunk.footnote}\n{text}" if chunk.footnote else text
+            self.chunks[n] = replace(
+                chunk,
+                footnote=footnote,
+                search_text=f"{chunk.search_text}\n{text}",
+                item_indices=tuple(sorted({*chunk.item_indices, item.index})),
+            )
+        return True
+
+    def _add_table_chunks(self, item: Item) -> None:
         heading_indices, heading_pages = self._take_headings()
         caption = " ".join(item.caption)
         footnote = " ".join(item.footnote)
@@ -278,6 +325,16 @@ class _Builder:
                 fields=item.fields,
             )
         )
+
+
+@dataclass
+class _OpenTable:
+    """The last table added, while the paragraphs after it may be its notes."""
+
+    first: int  # its first chunk's position
+    page: int | None
+    marks: frozenset[str]  # note marks its cells carry: "1" for "Other (1)", "*", "a"
+    tokens: int  # notes taken in so far
 
 
 def search_title(chunk: Chunk) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from rag_app.models import Chunk, Hit, Reason
-from rag_app.prompt.excerpt import best_first, table_units, text_units
+from rag_app.prompt.excerpt import Unit, best_first, table_units, text_units
 from rag_app.prompt.format import (
     LABELS,
     Candidate,
@@ -294,28 +294,31 @@ class _Fitter:
                 )
 
         elif chunk.type == "text":
-            total, units = text_units(chunk.text, terms)
-            unit_name = "sentences"
-            texts = {u.index: u.text for u in units}
+            parts, units = text_units(chunk.text, terms)
+            total, unit_name = len(parts), "sentences"
 
             def render(kept: list[int]) -> str:
-                return format_text_excerpt(chunk, self.lang, [texts[i] for i in kept], total)
+                return format_text_excerpt(chunk, self.lang, parts, kept)
 
         else:
             return None
         # Trials are counted as the context so far plus the block alone plus a margin for the
         # separator, a new group heading and a longer source number (counting the whole context
         # for every trial made prompts 3x slower); the result is then checked exactly.
-        added: list[int] = []
+        added: list[Unit] = []
+
+        def shown(units: list[Unit]) -> list[int]:
+            return sorted({i for unit in units for i in unit.indices})
+
         for unit in best_first(units, self.settings.excerpt_units, self.settings.excerpt_min_share):
-            entry = ContextEntry(candidate, render(sorted([*added, unit.index])), doc_name)
+            entry = ContextEntry(candidate, render(shown([*added, unit])), doc_name)
             block = self.counter.count(format_source(len(chosen) + 1, entry, self.lang))
             if base + block + _LAYOUT_MARGIN > limit:
                 break
-            added.append(unit.index)
+            added.append(unit)
         tokens = limit + 1
         while added:
-            kept = sorted(added)
+            kept = shown(added)
             best = ContextEntry(candidate, render(kept), doc_name)
             tokens = self.context_tokens([*chosen, best])
             if tokens <= limit:
@@ -323,6 +326,8 @@ class _Fitter:
             added.pop()
         if not added:
             return None
+        if chunk.type == "table":
+            kept = [i for i in kept if i >= header]
         how = f"excerpt: {len(kept)} of {total} {unit_name} that match the question kept"
         return _Excerpt(best, how, {"kept": len(kept), "total": total, "unit": unit_name}, tokens)
 
@@ -448,7 +453,13 @@ def fit_to_budget(
         # One excerpt per candidate at most: when tried here and not found, it would not be
         # found below either (the context there is the same or longer).
         focused: _Excerpt | None = None
-        tried = settings.excerpts and (later or large)
+        # A small table is shown whole while it fits: its rows are read together ("Which
+        # component made up the most?"), and whole it costs little more than an excerpt.
+        small = (
+            candidate.chunk.type == "table"
+            and candidate.chunk.n_rows - candidate.chunk.header_rows <= settings.whole_table_rows
+        )
+        tried = settings.excerpts and (later or large) and not small
         if tried:
             # Beyond the best sources, and for a long table after the first source, only what
             # bears on the question: more sources fit.

@@ -9,6 +9,11 @@ source can still bring its evidence instead of nothing.
 Units are scored by the question's words they contain (numbers alone, such as a year, count a
 quarter) plus Chinese bigrams at 0.3 (a name jieba cut differently); a unit needs a shared
 word that is not a number, or two shared bigrams, to be kept at all.
+
+A unit brings what it cannot be read without: a table's group heading ("Continuing Operations",
+a row with a label and no values) brings the rows under it; a sentence brings the sentences that
+continue it ("Net cash ... increased $242 million." + "The increase was primarily due to ...").
+A row with values but no label after other rows is their total, and matches "total"/"合计".
 """
 
 from __future__ import annotations
@@ -33,13 +38,31 @@ _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
 _NUMBER = re.compile(r"^[\d.,%]+$")
 
 
+# A sentence continuing the one before: it refers back to it ("The increase was due to ...").
+_CONTINUES = re.compile(
+    r"^(?:this|these|that|those|it|its|such|they|their|also|the (?:increase|decrease|decline|"
+    r"growth|change|rise|improvement|reduction|drop|difference|shortfall)s?)\b"
+    r"|^(?:这|此|该|其|主要(?:系|是|由于|受|因为|原因)|原因)",
+    re.I,
+)
+_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.I | re.S)
+GROUP_ROWS = 12  # the most rows a group heading brings
+CONTINUATIONS = 2  # the most sentences that continue a kept one
+
+
 @dataclass(frozen=True)
 class Unit:
-    """A table row (``index`` of its row segment) or a sentence (``index`` in the text)."""
+    """A table row (``index`` of its row segment) or a sentence (``index`` in the text), with
+    the rows or sentences it brings (``span``, ``index`` first)."""
 
     index: int
     text: str
     score: float
+    span: tuple[int, ...] = ()
+
+    @property
+    def indices(self) -> tuple[int, ...]:
+        return self.span or (self.index,)
 
 
 def score_unit(text: str, terms: QuestionTerms, numbers_suffice: bool = False) -> float:
@@ -72,27 +95,52 @@ def _occurs(lowered: str, word: str) -> bool:
 
 
 def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
-    """(header rows, all rows, the data rows that match), for a table chunk with HTML rows.
+    """(header rows, all rows, the rows that match), for a table chunk with HTML rows.
 
     When no row shares a word with the question, rows sharing a year or period are taken: a
-    table with one row per quarter is asked about by year ("2024年的毛利率": rows 2024Q1-Q4)."""
+    table with one row per quarter is asked about by year ("2024年的毛利率": rows 2024Q1-Q4).
+    A matching group heading, in the header or not, brings the data rows under it."""
     parsed = split_rows(chunk.table_html) if chunk.table_html else None
     if parsed is None:
         return 0, 0, []
     header = min(max(1, chunk.header_rows), len(parsed.segments))
-    texts = [
-        (index, " ".join(html.unescape(_TAG.sub(" ", parsed.segments[index])).split()))
-        for index in range(header, len(parsed.segments))
-    ]
+    rows = [_cells(segment) for segment in parsed.segments]
+    headings = [n for n, cells in enumerate(rows) if n > 0 and _is_heading(cells)]
+    texts = []
+    for index in range(1, len(rows)):
+        if index < header and index not in headings:
+            continue  # shown anyway
+        text = " ".join(cell for cell in rows[index] if cell)
+        if index >= header and not rows[index][0] and index > header and any(rows[index][1:]):
+            text = f"total 合计 总计 {text}"  # values under the rows they add up
+        texts.append((index, text))
     for numbers_suffice in (False, True):
-        units = [
-            Unit(index, text, score)
-            for index, text in texts
-            if text and (score := score_unit(text, terms, numbers_suffice)) > 0
-        ]
+        units = []
+        for index, text in texts:
+            score = score_unit(text, terms, numbers_suffice) if text else 0.0
+            if score <= 0:
+                continue
+            if index in headings:
+                end = next((h for h in headings if h > index), len(rows))
+                span = tuple(i for i in range(index, end) if i >= header)[:GROUP_ROWS]
+                if span:
+                    units.append(Unit(span[0], text, score, span))
+            else:
+                units.append(Unit(index, text, score))
         if units:
             break
     return header, len(parsed.segments), units
+
+
+def _cells(segment: str) -> list[str]:
+    return [" ".join(html.unescape(_TAG.sub(" ", c)).split()) for c in _CELL.findall(segment)] or [
+        ""
+    ]
+
+
+def _is_heading(cells: list[str]) -> bool:
+    """A group heading: a label and no values ("Continuing Operations", "流动资产：")."""
+    return bool(cells[0]) and len(cells) > 1 and not any(cells[1:])
 
 
 def table_excerpt_html(table_html: str, header: int, rows: set[int]) -> str:
@@ -115,8 +163,8 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
-def text_units(text: str, terms: QuestionTerms) -> tuple[int, list[Unit]]:
-    """(all sentences, the sentences that match) of a passage."""
+def text_units(text: str, terms: QuestionTerms) -> tuple[list[str], list[Unit]]:
+    """(all sentences, the sentences that match, each with the sentences continuing it)."""
     parts = sentences(text)
     units, seen = [], set()
     for index, part in enumerate(parts):
@@ -125,8 +173,15 @@ def text_units(text: str, terms: QuestionTerms) -> tuple[int, list[Unit]]:
         seen.add(part)
         score = score_unit(part, terms)
         if score > 0:
-            units.append(Unit(index, part, score))
-    return len(parts), units
+            span = [index]
+            while (
+                len(span) <= CONTINUATIONS
+                and span[-1] + 1 < len(parts)
+                and _CONTINUES.match(parts[span[-1] + 1])
+            ):
+                span.append(span[-1] + 1)
+            units.append(Unit(index, part, score, tuple(span)))
+    return parts, units
 
 
 def best_first(units: list[Unit], at_most: int, min_share: float) -> list[Unit]:

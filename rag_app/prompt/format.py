@@ -13,6 +13,7 @@ import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from rag_app.ingest.notes import note_mark, says_what_it_is, table_marks
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.excerpt import table_excerpt_html
 from rag_app.prompt.settings import Language
@@ -38,6 +39,7 @@ class Labels:
     table_header_rows: str  # header=, plural=
     table_content: str
     table_footnote: str
+    table_notes: str
     table_context: str
     subtable: str
     subtable_one: str  # index=, count=
@@ -68,6 +70,7 @@ LABELS: dict[Language, Labels] = {
         table_header_rows="（含表头 {header} 行）",
         table_content="表格内容",
         table_footnote="数据来源",
+        table_notes="表注",
         table_context="表格上下文",
         subtable="子表信息",
         subtable_one="这是原表（共 {count} 个子表）的第 {index} 个子表，其余子表未检索到",
@@ -96,6 +99,7 @@ LABELS: dict[Language, Labels] = {
         table_header_rows=" (incl. {header} header row{plural})",
         table_content="Table content",
         table_footnote="Data source",
+        table_notes="Notes",
         table_context="Table context",
         subtable="Sub-table",
         subtable_one="part {index} of {count} of a longer table; the other parts were not retrieved",
@@ -266,10 +270,9 @@ def format_table_body(
     if cut_note:
         lines.append(cut_note)
     if chunk.footnote:
-        # "数据来源：Wind" already says what it is; other footnotes get the label.
-        footnote = chunk.footnote.strip()
-        known = footnote.startswith(("数据来源", "资料来源", "来源", "Source"))
-        lines.append(footnote if known else f"{labels.table_footnote}: {footnote}")
+        # an excerpt keeps the notes of the rows it shows ("(2) ..." for "Customer costs(2)")
+        body = content if excerpt_rows is not None else None
+        lines.extend(footnote_lines(chunk.footnote, labels, body))
     if chunk.context and with_context:
         lines.append(f"{labels.table_context}: {chunk.context}")
     note = subtable_note(candidate, lang) if excerpt_rows is None else ""
@@ -278,12 +281,44 @@ def format_table_body(
     return "\n".join(lines)
 
 
-def format_text_excerpt(chunk: Chunk, lang: Language, kept: Sequence[str], total: int) -> str:
-    """A text source cut to the sentences ``kept`` (in their order), joined by an ellipsis."""
+def footnote_lines(footnote: str, labels: Labels, shown: str | None = None) -> list[str]:
+    """A table's footnote for the prompt: a line naming itself ("资料来源：Wind", "注：...") as it
+    is, marked notes ("(1) Includes ...") under one notes label, anything else as the data
+    source (what MinerU's ``table_footnote`` usually is). With ``shown`` (an excerpt's body),
+    marked notes whose mark it does not carry are left out."""
+    marks = table_marks(shown) if shown is not None else None
+    named, marked, other = [], [], []
+    for line in (part.strip() for part in footnote.split("\n")):
+        if not line:
+            continue
+        mark = note_mark(line)
+        if says_what_it_is(line):
+            named.append(line)
+        elif mark:
+            if marks is None or mark in marks:
+                marked.append(line)
+        else:
+            other.append(line)
+    out = [f"{labels.table_footnote}: {line}" for line in other]
+    if marked:
+        out.append(f"{labels.table_notes}: " + "\n".join(marked))
+    return out + named
+
+
+def format_text_excerpt(
+    chunk: Chunk, lang: Language, parts: Sequence[str], kept: Sequence[int]
+) -> str:
+    """A text source cut to the sentences ``parts[i]`` for ``i`` in ``kept`` (ascending): next
+    sentences joined as they were, an ellipsis where sentences were left out."""
     labels = LABELS[lang]
     lines = _heading_line(chunk, labels)
-    lines.append(" … ".join(kept))
-    lines.append(labels.text_excerpt.format(shown=len(kept), total=total))
+    shown = ""
+    for n, index in enumerate(kept):
+        if n:
+            shown += " " if index == kept[n - 1] + 1 else " … "
+        shown += parts[index]
+    lines.append(shown)
+    lines.append(labels.text_excerpt.format(shown=len(kept), total=len(parts)))
     return "\n".join(lines)
 
 

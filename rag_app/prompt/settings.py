@@ -47,6 +47,9 @@ class PromptSettings:
     max_whole_share: float = 0.25
     excerpt_units: int = 4
     excerpt_min_share: float = 0.5
+    # A table with at most this many data rows is never excerpted: it costs little whole, and
+    # "Which component made up the most of personnel expenses?" needs every row.
+    whole_table_rows: int = 6
     # The model's whole window (prompt + answer). 8192 is the smallest window among the chat
     # models users configure here (gpt-4 8k; qwen, deepseek and gpt-4o are larger), so the
     # defaults above (3000 + 800 + 1024 + the question) fit with room to spare.
@@ -74,6 +77,8 @@ class PromptSettings:
             raise ValueError("max_whole_share must be in (0, 1]")
         if not 0.0 <= self.excerpt_min_share <= 1.0:
             raise ValueError("excerpt_min_share must be between 0 and 1")
+        if self.whole_table_rows < 0:
+            raise ValueError("whole_table_rows must be at least 0")
         if not 0.0 <= self.min_cjk_share <= 1.0:
             raise ValueError("min_cjk_share must be between 0 and 1")
 
