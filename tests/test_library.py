@@ -9,6 +9,7 @@ import hashlib
 import json
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +139,22 @@ def test_reingest_identical_content_is_a_duplicate_and_changes_nothing(library: 
         _chroma_ids(library),
     )
     assert after == before
+
+
+def test_reingest_of_a_file_chunked_differently_now_re_indexes_it(library: Library) -> None:
+    # A library indexed by an older version (here: other chunk limits) picks up this version's
+    # chunking when the file is uploaded again, instead of calling it a duplicate.
+    _ingest(library, SAMPLE_CONTENT_LIST)
+    before = library.chunks(KB)
+    library.settings = replace(library.settings, text_chunk_tokens=60, latin_text_chunk_tokens=60)
+    (again,) = library.ingest_paths([SAMPLE_CONTENT_LIST])
+    assert again.status == "ingested" and "replaced the earlier version" in again.message
+    after = library.chunks(KB)
+    assert len(after) > len(before)
+    assert len(library.documents(KB)) == 1
+    assert set(_chroma_ids(library)) == {c.chunk_id for c in after}
+    (third,) = library.ingest_paths([SAMPLE_CONTENT_LIST])
+    assert third.status == "duplicate"
 
 
 def test_reingest_changed_content_replaces_without_stale_chunks(

@@ -25,7 +25,15 @@ from rag_app.index.keywords import TOKENIZER_VERSION, BM25Index, tokenize
 from rag_app.index.store import ChromaStore, collection_name
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
-from rag_app.models import NO_FILTER, Chunk, DocumentInfo, IngestReport, Progress, SearchFilter
+from rag_app.models import (
+    NO_FILTER,
+    Chunk,
+    Document,
+    DocumentInfo,
+    IngestReport,
+    Progress,
+    SearchFilter,
+)
 from rag_app.protocols import Embedder, TokenCounter
 
 _log = logging.getLogger(__name__)
@@ -194,7 +202,8 @@ class Library:
                 continue
             doc = entry.document
             same = self.catalogue.find_hash(kb, doc.content_hash)
-            if same is not None:
+            chunks = chunk_document(doc, self.counter, options)
+            if same is not None and not self._chunked_differently(kb, same, doc, chunks):
                 reports.append(
                     IngestReport(
                         name=doc.name,
@@ -218,7 +227,6 @@ class Library:
                 )
                 continue
             seen_ids[doc.doc_id] = doc.name
-            chunks = chunk_document(doc, self.counter, options)
             if not chunks:
                 reports.append(
                     IngestReport(
@@ -243,6 +251,14 @@ class Library:
                 reports[position] = self._write(kb, entry, chunks, part)
             progress(Progress("index", len(loaded), len(loaded)))
         return [r for r in reports if r is not None]
+
+    def _chunked_differently(
+        self, kb: str, same: DocumentInfo, doc: Document, chunks: list[Chunk]
+    ) -> bool:
+        """Whether the library holds this very file (``same``) cut into other chunks than this
+        version's chunking makes of it: then uploading it again re-indexes it instead of being a
+        no-op, so a library picks up better chunking (table notes joined, say) from a re-upload."""
+        return same.doc_id == doc.doc_id and self.catalogue.chunks(kb, same.doc_id) != chunks
 
     def _embed(self, chunks: Sequence[Chunk], progress: ProgressFn) -> np.ndarray:
         """Encode every chunk in length-sorted groups (little padding), reporting progress."""
