@@ -43,6 +43,8 @@ if not st.session_state.get("_sample_checked"):
         if state.sample_needed(library):
             with st.spinner(t("seeding", kb=state.SAMPLE_KB), show_time=True):
                 state.seed_sample(library)
+        else:  # re-indexed only when this version chunks it differently (once per process)
+            state.seed_sample(library)
         st.session_state["_sample_checked"] = True
     except Exception as exc:  # noqa: BLE001 - the app still works without the sample
         st.error(t("seed_failed", error=exc), icon="⚠️")

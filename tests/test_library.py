@@ -20,7 +20,7 @@ from rag_app.index.embedder import HashEmbedder
 from rag_app.index.keywords import BM25Index
 from rag_app.index.library import Library
 from rag_app.index.store import collection_name
-from rag_app.models import Progress, SearchFilter
+from rag_app.models import IngestReport, Progress, SearchFilter
 from rag_app.retrieve import make_retriever
 
 from .conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
@@ -379,3 +379,23 @@ def test_concurrent_searches_while_ingesting(library: Library) -> None:
     start = time.perf_counter()
     assert library.keyword_search(KB, "宁德时代", 3)  # the new documents are searchable
     assert time.perf_counter() - start < 5
+
+
+def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library: Library) -> None:
+    from ui import state
+
+    def seed() -> tuple[IngestReport, ...]:
+        state._seed_sample.clear()
+        return state.seed_sample(library)
+
+    (first,) = seed()
+    assert first.status == "ingested"
+    assert seed() == ()  # unchanged: nothing to do
+    library.settings = replace(library.settings, text_chunk_tokens=60, latin_text_chunk_tokens=60)
+    (again,) = seed()
+    assert again.status == "ingested" and "replaced the earlier version" in again.message
+    # a user who deleted the sample from a knowledge base holding other reports keeps it deleted
+    _ingest(library, TATQA_LIKE, kb=state.SAMPLE_KB)
+    assert library.delete_document(state.SAMPLE_KB, again.doc_id)
+    assert seed() == ()
+    state._seed_sample.clear()

@@ -111,7 +111,7 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
         if index < header and index not in headings:
             continue  # shown anyway
         text = " ".join(cell for cell in rows[index] if cell)
-        if index >= header and not rows[index][0] and index > header and any(rows[index][1:]):
+        if index > header and not rows[index][0] and any(rows[index][1:]):
             text = f"total 合计 总计 {text}"  # values under the rows they add up
         texts.append((index, text))
     for numbers_suffice in (False, True):
@@ -133,9 +133,8 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
 
 
 def _cells(segment: str) -> list[str]:
-    return [" ".join(html.unescape(_TAG.sub(" ", c)).split()) for c in _CELL.findall(segment)] or [
-        ""
-    ]
+    cells = [" ".join(html.unescape(_TAG.sub(" ", c)).split()) for c in _CELL.findall(segment)]
+    return cells or [""]
 
 
 def _is_heading(cells: list[str]) -> bool:
