@@ -335,3 +335,38 @@ def test_plural_english_terms_meet_their_synonyms():
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "21.8", label="毛利率（%）")
     answer = ExtractiveAnswerer().answer_text("What are the 2025E gross margins?", [(1, smic)])
     assert "21.8 [Source 1]" in answer
+
+
+def test_a_row_is_quoted_with_its_note_and_a_sentence_with_its_reason(answerer):
+    table = Chunk(
+        "opex",
+        "acme",
+        "table",
+        "opex",
+        "opex",
+        (3, 4, 5),
+        pages=(0,),
+        table_html="<table><tr><td>(In thousands)</td><td>2019</td></tr>"
+        "<tr><td>Service delivery costs(1)</td><td>661,214</td></tr>"
+        "<tr><td>Customer related costs(2)</td><td>260,215</td></tr></table>",
+        footnote="(1) Include cost of equipment sold.\n(2) Include advertising expenses.",
+        header_rows=1,
+    )
+    text = Chunk(
+        "why",
+        "acme",
+        "text",
+        "Operating expenses rose 6.4% in 2019. The increase was primarily due to the new "
+        "network. Headcount was flat.",
+        "",
+        (6,),
+    )
+    answer = collect(answerer.stream("What do customer related costs include?", [(1, table)]))
+    lines = quoted_lines(answer.text)
+    assert "Customer related costs(2)" in lines[0] and "(2) Include advertising" in lines[0]
+    assert "equipment sold" not in lines[0]  # another row's note
+    answer = collect(answerer.stream("Why did operating expenses rise in 2019?", [(1, text)]))
+    assert (
+        "Operating expenses rose 6.4% in 2019. The increase was primarily due to the new network."
+        in quoted_lines(answer.text)[0]
+    )

@@ -20,9 +20,11 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from rag_app.ingest.notes import note_mark, table_marks
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
+from rag_app.prompt.excerpt import continues
 from rag_app.terms import document_subjects, named_subjects, question_terms, tokenize
 
 NOTICE = {
@@ -86,6 +88,18 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+def quotable_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, a sentence that continues the one before joined to it: "Costs
+    rose 6.4%. The increase was due to ..." is quoted whole, with its reason."""
+    out: list[str] = []
+    for sentence in split_sentences(text):
+        if out and continues(sentence) and len(out[-1]) + len(sentence) < MAX_SENTENCE_CHARS:
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_SENTENCE_CHARS else text[: MAX_SENTENCE_CHARS - 1] + "…"
@@ -99,10 +113,15 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
     units: list[tuple[str, str]] = []  # (text, row label)
     if chunk.type == "table" and chunk.table_html:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
-        units = [
-            (_clip(text), label)
-            for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows))
-        ]
+        # A row is quoted with the notes its marks point to ("Customer costs(2)" with "(2)
+        # Include advertising ..."): the note is often what the question asks.
+        notes = {note_mark(line): line.strip() for line in chunk.footnote.split("\n")}
+        notes.pop("", None)
+        units = []
+        for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows)):
+            marked = sorted(table_marks(text) & notes.keys())
+            note = " ".join(notes[m] for m in marked)
+            units.append((_clip(f"{text} {note}" if note else text), label))
     elif chunk.type == "image":
         description = split_sentences(chunk.description)
         caption = _clip(chunk.caption.strip())
@@ -111,7 +130,7 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
             description[0] = _clip(f"{caption}：{description[0]}")
         units = [(s, "") for s in description] or ([(caption, "")] if caption else [])
     if not units:
-        units = [(s, "") for s in split_sentences(chunk.text)]
+        units = [(s, "") for s in quotable_sentences(chunk.text)]
     out = []
     for i, (text, label) in enumerate(units):
         words, bigrams = tokenize(text)

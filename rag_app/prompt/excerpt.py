@@ -94,6 +94,11 @@ def _occurs(lowered: str, word: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
 
 
+def continues(sentence: str) -> bool:
+    """Whether a sentence continues the one before ("The increase was due to ...", "这主要由于")."""
+    return _CONTINUES.match(sentence.strip()) is not None
+
+
 def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
     """(header rows, all rows, the rows that match), for a table chunk with HTML rows.
 
@@ -176,7 +181,7 @@ def text_units(text: str, terms: QuestionTerms) -> tuple[list[str], list[Unit]]:
             while (
                 len(span) <= CONTINUATIONS
                 and span[-1] + 1 < len(parts)
-                and _CONTINUES.match(parts[span[-1] + 1])
+                and continues(parts[span[-1] + 1])
             ):
                 span.append(span[-1] + 1)
             units.append(Unit(index, part, score, tuple(span)))
