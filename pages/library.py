@@ -185,7 +185,13 @@ def upload_section(kb: str) -> None:
         )
     )
     if files:
-        if st.button(t("ingest_button", n=len(files), kb=kb), type="primary", icon="📥"):
+        if st.button(
+            t("ingest_button_one", kb=kb)
+            if len(files) == 1
+            else t("ingest_button", n=len(files), kb=kb),
+            type="primary",
+            icon="📥",
+        ):
             state.wait_for_model()
             rows = []
             for upload in files:

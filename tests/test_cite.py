@@ -396,6 +396,19 @@ def test_a_clause_before_a_semicolon_takes_the_citation_after_it() -> None:
     assert all(s.supported for s in report.sentences)
 
 
+def test_a_sentence_takes_the_citation_of_the_next_one_that_continues_it() -> None:
+    answer = (
+        "SMIC reported revenue of US$8.03 billion in 2024. "
+        "This was up 27% year on year [Source 5].\n"
+        "Gross margin fell to 18.6%. Capital expenditure stays flat [Source 5]."
+    )
+    report = check_answer(answer, SOURCES, None)
+    cited = [s.cited for s in report.sentences]
+    assert cited[:2] == [(5,), (5,)]  # "This was ..." continues the sentence before
+    assert cited[2] == ()  # a new statement does not borrow the next one's citation
+    assert report.uncited_count == 1
+
+
 @pytest.mark.parametrize(
     "answer",
     [

@@ -276,6 +276,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Size limits: {zip} per .zip file, {file} per other file.",
     ),
     "ingest_button": ("导入 {n} 个文件到「{kb}」", "Import {n} files into “{kb}”"),
+    "ingest_button_one": ("导入 1 个文件到「{kb}」", "Import 1 file into “{kb}”"),
     "ingest_stage_chunk": ("解析切分", "parsing"),
     "ingest_stage_embed": ("向量化 {done}/{total}", "embedding {done}/{total}"),
     "ingest_stage_index": ("写入索引", "indexing"),

@@ -64,6 +64,7 @@ from rag_app.cite.settings import (
     CiteSettings,
 )
 from rag_app.models import Chunk, Hit, Reason
+from rag_app.prompt.excerpt import continues
 from rag_app.protocols import Embedder
 
 if TYPE_CHECKING:
@@ -237,12 +238,14 @@ class _Pending:
 
 def _inherit_citations(pending: list[_Pending], answer: str) -> list[tuple[int, ...]]:
     """Citations per sentence; a clause ending in "；" with none of its own takes those of the
-    clause after it on the same line ("A增长20%；B增长15% [Source 1]。")."""
+    clause after it on the same line ("A增长20%；B增长15% [Source 1]。"), and so does a sentence
+    the next one continues ("Costs rose 6.4%. The increase was due to X [Source 1].")."""
     out = [p.cited for p in pending]
     for i in range(len(pending) - 2, -1, -1):
         current, following = pending[i], pending[i + 1]
         same_line = "\n" not in answer[current.segment.end : following.segment.start]
-        if not out[i] and same_line and _SOFT_END.search(current.text):
+        joined = _SOFT_END.search(current.text) or continues(following.text)
+        if not out[i] and same_line and joined:
             out[i] = out[i + 1]
     return out
 
