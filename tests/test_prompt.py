@@ -586,6 +586,18 @@ def forecast_table(chunk_id: str, doc: str) -> Chunk:
     )
 
 
+def plain_table(chunk_id: str, header: list[str], rows: list[list[str]], **extra) -> Chunk:
+    """A captionless table of ``rows`` under one ``header`` row (English report pages)."""
+    return replace(
+        forecast_table(chunk_id, "doc1"),
+        table_html=table_html(rows, header),
+        caption="",
+        n_rows=len(rows) + 1,
+        n_cols=len(header),
+        **extra,
+    )
+
+
 def test_sources_after_the_best_become_excerpts_of_the_rows_the_question_names(counter):
     # Three look-alike forecast tables: the best is shown whole, the later ones only with the
     # header and the row the question asks about, so all three fit where two whole ones did.
@@ -658,13 +670,7 @@ def test_english_excerpt_and_settings_bounds(counter):
         ["Depreciation", "2,500", "2,600"],
         ["Net income", "39,240", "16,571"],
     ]
-    chunk = replace(
-        forecast_table("en", "doc1"),
-        table_html=table_html(rows, header),
-        caption="",
-        n_rows=4,
-        n_cols=3,
-    )
+    chunk = plain_table("en", header, rows)
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)]
     question = "What was the depreciation in 2019?"
     # A table of three rows is shown whole: it costs little more than an excerpt
@@ -713,13 +719,7 @@ def test_an_excerpt_keeps_what_its_rows_and_sentences_cannot_be_read_without(cou
         ["NPAT", "(4,360)", "(15,640)"],
         ["", "150,225", "162,499"],
     ]
-    table = replace(
-        forecast_table("groups", "doc1"),
-        table_html=table_html(rows, header),
-        caption="",
-        n_rows=9,
-        n_cols=3,
-    )
+    table = plain_table("groups", header, rows)
     # a group heading brings the rows under it, not those of the next group
     excerpt = _excerpted("What are the components of Continuing Operations?", table, counter)
     assert "| EBITDA | 7,202 | 10,878 |" in excerpt and "| Gross profit |" in excerpt
@@ -758,12 +758,10 @@ def test_table_notes_are_labelled_and_an_excerpt_keeps_the_notes_of_its_rows(cou
         ["Customer related costs(2)", "260,215", "261,307"],
         ["Other external purchases", "101,332", "92,418"],
     ]
-    chunk = replace(
-        forecast_table("notes", "doc1"),
-        table_html=table_html(rows, header),
-        caption="",
-        n_rows=5,
-        n_cols=3,
+    chunk = plain_table(
+        "notes",
+        header,
+        rows,
         footnote="(1) Include cost of equipment sold.\n"
         "(2) Include advertising and marketing expenses.\n"
         "Source: annual report",
