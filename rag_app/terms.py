@@ -171,3 +171,17 @@ def named_subjects(
                 named.setdefault(word, []).append(doc_id)
     order = sorted(named, key=lambda w: lowered.index(w.lower()))
     return {w: tuple(named[w]) for w in order}
+
+
+# A sentence continuing the one before: it refers back to it ("The increase was due to ...").
+_CONTINUES = re.compile(
+    r"^(?:this|these|that|those|it|its|such|they|their|also|the (?:increase|decrease|decline|"
+    r"growth|change|rise|improvement|reduction|drop|difference|shortfall)s?)\b"
+    r"|^(?:这|此|该|其|主要(?:系|是|由于|受|因为|原因)|原因)",
+    re.I,
+)
+
+
+def continues(sentence: str) -> bool:
+    """Whether a sentence continues the one before ("The increase was due to ...", "这主要由于")."""
+    return _CONTINUES.match(sentence.strip()) is not None

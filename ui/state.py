@@ -130,10 +130,8 @@ def _seed_sample(settings_key: str, _lib: Library) -> tuple[IngestReport, ...]:
     # have seeded the same data folder meanwhile).
     # A sample indexed by an earlier version is uploaded again: a no-op when this version cuts it
     # into the same chunks, a re-index when chunking improved.
-    present = (
-        any(d.name == SAMPLE_ZIP.name for d in _lib.documents(SAMPLE_KB))
-        if (SAMPLE_KB in _lib.knowledge_bases())
-        else False
+    present = SAMPLE_KB in _lib.knowledge_bases() and any(
+        d.name == SAMPLE_ZIP.name for d in _lib.documents(SAMPLE_KB)
     )
     if not sample_needed(_lib) and not present:
         return ()

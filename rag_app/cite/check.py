@@ -64,8 +64,8 @@ from rag_app.cite.settings import (
     CiteSettings,
 )
 from rag_app.models import Chunk, Hit, Reason
-from rag_app.prompt.excerpt import continues
 from rag_app.protocols import Embedder
+from rag_app.terms import continues
 
 if TYPE_CHECKING:
     from rag_app.prompt.builder import Source

@@ -28,7 +28,6 @@ from rag_app.ingest.loader import load_bytes, load_path
 from rag_app.models import (
     NO_FILTER,
     Chunk,
-    Document,
     DocumentInfo,
     IngestReport,
     Progress,
@@ -202,8 +201,13 @@ class Library:
                 continue
             doc = entry.document
             same = self.catalogue.find_hash(kb, doc.content_hash)
-            chunks = chunk_document(doc, self.counter, options)
-            if same is not None and not self._chunked_differently(kb, same, doc, chunks):
+            # The same bytes under another name are the same document: nothing to chunk.
+            chunks = (
+                []
+                if same and same.doc_id != doc.doc_id
+                else chunk_document(doc, self.counter, options)
+            )
+            if same is not None and not self._chunked_differently(kb, same, chunks):
                 reports.append(
                     IngestReport(
                         name=doc.name,
@@ -252,13 +256,12 @@ class Library:
             progress(Progress("index", len(loaded), len(loaded)))
         return [r for r in reports if r is not None]
 
-    def _chunked_differently(
-        self, kb: str, same: DocumentInfo, doc: Document, chunks: list[Chunk]
-    ) -> bool:
-        """Whether the library holds this very file (``same``) cut into other chunks than this
-        version's chunking makes of it: then uploading it again re-indexes it instead of being a
-        no-op, so a library picks up better chunking (table notes joined, say) from a re-upload."""
-        return same.doc_id == doc.doc_id and self.catalogue.chunks(kb, same.doc_id) != chunks
+    def _chunked_differently(self, kb: str, same: DocumentInfo, chunks: list[Chunk]) -> bool:
+        """Whether the library holds this very file (``same``, under the same id: ``chunks``
+        made) cut into other chunks than this version's chunking makes of it: then uploading it
+        again re-indexes it instead of being a no-op, so a library picks up better chunking
+        (table notes joined, say) from a re-upload."""
+        return bool(chunks) and self.catalogue.chunks(kb, same.doc_id) != chunks
 
     def _embed(self, chunks: Sequence[Chunk], progress: ProgressFn) -> np.ndarray:
         """Encode every chunk in length-sorted groups (little padding), reporting progress."""

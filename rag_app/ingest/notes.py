@@ -47,7 +47,7 @@ def says_what_it_is(text: str) -> bool:
 def is_table_note(text: str, marks: frozenset[str]) -> bool:
     """Whether a paragraph after a table is one of its notes: it starts with a mark the table
     carries ("(1) Represents ..." after a row "Other (1)"), or says it is a note or a source."""
-    if _NOTE_WORD.match(text):
+    if says_what_it_is(text):
         return True
     mark = note_mark(text)
     return bool(mark) and mark in marks

@@ -24,8 +24,13 @@ from rag_app.ingest.notes import note_mark, table_marks
 from rag_app.ingest.tables import labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.prompt.excerpt import continues
-from rag_app.terms import document_subjects, named_subjects, question_terms, tokenize
+from rag_app.terms import (
+    continues,
+    document_subjects,
+    named_subjects,
+    question_terms,
+    tokenize,
+)
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -115,8 +120,7 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
         # A row is quoted with the notes its marks point to ("Customer costs(2)" with "(2)
         # Include advertising ..."): the note is often what the question asks.
-        notes = {note_mark(line): line.strip() for line in chunk.footnote.split("\n")}
-        notes.pop("", None)
+        notes = {m: line.strip() for line in chunk.footnote.split("\n") if (m := note_mark(line))}
         units = []
         for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows)):
             marked = sorted(table_marks(text) & notes.keys())

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.prompt.tables import split_rows
-from rag_app.terms import QuestionTerms
+from rag_app.terms import QuestionTerms, continues
 
 # Same weighting as the offline answerer's: bigrams only rescue what word matching missed.
 BIGRAM_WEIGHT = 0.3
@@ -38,13 +38,6 @@ _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
 _NUMBER = re.compile(r"^[\d.,%]+$")
 
 
-# A sentence continuing the one before: it refers back to it ("The increase was due to ...").
-_CONTINUES = re.compile(
-    r"^(?:this|these|that|those|it|its|such|they|their|also|the (?:increase|decrease|decline|"
-    r"growth|change|rise|improvement|reduction|drop|difference|shortfall)s?)\b"
-    r"|^(?:这|此|该|其|主要(?:系|是|由于|受|因为|原因)|原因)",
-    re.I,
-)
 _CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.I | re.S)
 GROUP_ROWS = 12  # the most rows a group heading brings
 CONTINUATIONS = 2  # the most sentences that continue a kept one
@@ -92,11 +85,6 @@ def _occurs(lowered: str, word: str) -> bool:
     # tokenize stems "companies" to "company": look for the stem's start too
     stem = word[:-1] if word.endswith("y") and len(word) > 3 else word
     return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
-
-
-def continues(sentence: str) -> bool:
-    """Whether a sentence continues the one before ("The increase was due to ...", "这主要由于")."""
-    return _CONTINUES.match(sentence.strip()) is not None
 
 
 def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
