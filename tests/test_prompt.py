@@ -750,6 +750,27 @@ def test_an_excerpt_keeps_what_its_rows_and_sentences_cannot_be_read_without(cou
     assert " … " in excerpt and "Headcount" not in excerpt
 
 
+def test_a_group_heading_brings_its_rows_only_when_the_question_is_about_the_group(counter):
+    header = ["", "2019", "2018"]
+    rows = [
+        ["Deferred tax assets:", "", ""],
+        *[[f"Reserve {n}", f"{n},100", f"{n},200"] for n in range(1, 10)],
+        ["Total", "20,101", "47,233"],
+        ["Deferred tax liabilities:", "", ""],
+        ["Fixed assets", "(246)", "(1,391)"],
+        ["Net deferred tax assets", "7,561", "37,187"],
+    ]
+    table = plain_table("deferred", header, rows)
+    # the row named by the question matches better than the heading: the heading's nine
+    # rows stay out, the answer row is in
+    excerpt = _excerpted("What was the net deferred tax assets in 2019?", table, counter)
+    assert "| Net deferred tax assets | 7,561 | 37,187 |" in excerpt
+    assert "Reserve 1" not in excerpt and "Reserve 9" not in excerpt
+    # the heading is the best match and no row under it matches as well: it brings them
+    excerpt = _excerpted("Which items make up the deferred tax assets?", table, counter)
+    assert "| Reserve 1 | 1,100 | 1,200 |" in excerpt and "| Reserve 9 |" in excerpt
+
+
 def test_table_notes_are_labelled_and_an_excerpt_keeps_the_notes_of_its_rows(counter):
     header = ["(In thousands)", "2019", "2018"]
     rows = [

@@ -17,6 +17,7 @@ from rag_app.retrieve.strategies import (
     _apply_quotas,
     _dedupe,
     _interleave,
+    _Run,
     options_from,
     retrieve,
 )
@@ -364,3 +365,20 @@ def test_interleaving_takes_turns_and_keeps_a_split_tables_parts_together() -> N
     scores = [h.score for h in merged]
     assert scores == sorted(scores, reverse=True) and scores[2] == pytest.approx(1.8)
     assert _interleave([("A", []), ("B", [])], 10) == []
+
+
+def test_below_the_last_threshold_the_strongest_candidates_of_any_layer_fill_in(
+    corpus: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No candidate reaches a threshold: the fill takes the best layer scores across layers,
+    not the semantic list's weak tail before the keyword list's strong head."""
+    run = _Run(corpus, KB, "deferred tax", SearchFilter(), StrategyOptions(), ("text",))
+    lists = {
+        "semantic": [("s1", 0.45), ("s2", 0.40), ("s3", 0.35)],
+        "keyword": [("k1", 0.49), ("s1", 0.30), ("k2", 0.10)],
+    }
+    monkeypatch.setattr(run, "layer_list", lambda chunk_type, layer: lists.get(layer, []))
+    admitted = run.recall("text", 3)
+    assert admitted == {"k1": "keyword (fill)", "s1": "semantic (fill)", "s2": "semantic (fill)"}
+    fill = run.steps[-1]
+    assert fill.layer == "fill" and fill.found == 3

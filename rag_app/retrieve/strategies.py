@@ -427,14 +427,19 @@ class _Run:
             if len(admitted) >= target:
                 break
         if len(admitted) < target:
-            # Below the lowest threshold: the best remaining candidates by rank, so that a
-            # small library still answers.
+            # Below the lowest threshold: the best remaining candidates, so that a small
+            # library still answers. Best by their layer score, whichever layer: taking one
+            # layer's whole list first let its weak tail in before another layer's strong head.
             before = len(admitted)
-            for layer in layers:
-                for chunk_id, _ in lists[layer]:
-                    if len(admitted) >= target:
-                        break
-                    admitted.setdefault(chunk_id, f"{layer} (fill)")
+            best: dict[str, tuple[float, int, str]] = {}
+            for n, layer in enumerate(layers):
+                for chunk_id, score in lists[layer]:
+                    if chunk_id not in admitted and score > best.get(chunk_id, (-1.0, 0, ""))[0]:
+                        best[chunk_id] = (score, -n, layer)
+            for chunk_id, (_, _, layer) in sorted(
+                best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0])
+            )[: max(0, target - len(admitted))]:
+                admitted[chunk_id] = f"{layer} (fill)"
             self.steps.append(
                 LayerStep(
                     chunk_type,
