@@ -185,3 +185,25 @@ _CONTINUES = re.compile(
 def continues(sentence: str) -> bool:
     """Whether a sentence continues the one before ("The increase was due to ...", "这主要由于")."""
     return _CONTINUES.match(sentence.strip()) is not None
+
+
+# A question asking for a list: "有哪些产线", "列出…", "Which segments are …", "What are the …".
+_ASKS_FOR_LIST = re.compile(
+    r"有哪些|哪几|列出|列举|分别是(?:什么|哪)|包括哪|包含哪"
+    r"|\b(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?:are|were)\b"
+    r"|\bwhich\s+(?:[\w-]+\s+){0,2}?(?!(?:has|was|is|does|its|this)\b)[\w-]*[^\Ws]s\b"
+    r"|\blist\b|\bname the\b",
+    re.I,
+)
+# ... unless it asks for the one that stands out: "哪些公司的毛利率最高", "Which segments grew most".
+_SUPERLATIVE = re.compile(
+    r"最|\b(?:most|least|best|worst|(?:high|low|larg|small|bigg|great|fast|strong|weak)est)\b",
+    re.I,
+)
+
+
+def asks_for_list(question: str) -> bool:
+    """Whether ``question`` asks for a list of things ("中芯国际的产线有哪些？", "What are the
+    segments of revenue?", "Which fabs does SMIC have?") rather than one value or the one that
+    stands out ("Which segment grew most?")."""
+    return _ASKS_FOR_LIST.search(question) is not None and _SUPERLATIVE.search(question) is None

@@ -370,3 +370,61 @@ def test_a_row_is_quoted_with_its_note_and_a_sentence_with_its_reason(answerer):
         "Operating expenses rose 6.4% in 2019. The increase was primarily due to the new network."
         in quoted_lines(answer.text)[0]
     )
+
+
+LINES_HTML = (
+    "<table><tr><th>序号</th><th>晶圆尺寸</th><th>厂区</th><th>月产能（万片）</th></tr>"
+    "<tr><td>1</td><td>8英寸</td><td>中芯上海（S1）</td><td>12.0</td></tr>"
+    "<tr><td>2</td><td>8英寸</td><td>中芯天津（T1）</td><td>18.0</td></tr>"
+    "<tr><td>3</td><td>12英寸</td><td>中芯北京（B1）</td><td>6.0</td></tr>"
+    "<tr><td>4</td><td>12英寸</td><td>中芯南方（SN1）</td><td>3.5</td></tr>"
+    "<tr><td>合计</td><td></td><td></td><td>39.5</td></tr>"
+    "</table>"
+)
+LINES = Chunk(
+    "d1-tab6",
+    "d1",
+    "table",
+    "",
+    "",
+    (9,),
+    pages=(5,),
+    table_html=LINES_HTML,
+    caption="表6：中芯国际产线一览",
+    header_rows=1,
+    n_rows=6,
+    n_cols=4,
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["中芯国际的产线有哪些？", "列出中芯国际的产线", "Which production lines does SMIC have?"],
+)
+def test_a_list_question_gets_the_names_the_list_table_gives(answerer, question):
+    lines = quoted_lines(answerer.answer_text(question, [(1, TEXT), (3, IMAGE), (4, LINES)]))
+    # the naming column (not the numbers, not the repeated wafer sizes, not the total row),
+    # once, and no row of the same table again
+    assert lines[0] == (
+        "- 表6：中芯国际产线一览 · 厂区: 中芯上海（S1）; 中芯天津（T1）; 中芯北京（B1）; "
+        "中芯南方（SN1） [Source 4]"
+    )
+    assert sum("[Source 4]" in line for line in lines) == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "中芯南方的月产能是多少？",  # one value
+        "哪条产线的月产能最高？",  # the one that stands out
+        "公司有哪些风险？",  # no table lists risks: 公司 in a caption is no match
+    ],
+)
+def test_other_questions_do_not_get_a_list(answerer, question):
+    answer = answerer.answer_text(question, [*SOURCES, (4, LINES)])
+    assert "厂区: 中芯上海（S1）; 中芯天津（T1）" not in answer
+
+
+def test_the_company_a_report_is_about_does_not_make_a_table_its_list(answerer):
+    answer = answerer.answer_text("中芯国际有哪些竞争优势？", [*SOURCES, (4, LINES)])
+    assert "厂区: 中芯上海（S1）; 中芯天津（T1）" not in answer

@@ -21,6 +21,7 @@ from rag_app.retrieve.strategies import (
     options_from,
     retrieve,
 )
+from rag_app.terms import asks_for_list
 
 from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
@@ -382,3 +383,27 @@ def test_below_the_last_threshold_the_strongest_candidates_of_any_layer_fill_in(
     assert admitted == {"k1": "keyword (fill)", "s1": "semantic (fill)", "s2": "semantic (fill)"}
     fill = run.steps[-1]
     assert fill.layer == "fill" and fill.found == 3
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("中芯国际的产线有哪些？", True),
+        ("公司有哪几座12英寸晶圆厂？", True),
+        ("What are the segments of revenue?", True),
+        ("Which fabs does SMIC have?", True),
+        ("What are the interest rates?", True),
+        ("中芯国际2024年毛利率是多少？", False),
+        ("哪些公司的毛利率最高", False),
+        ("Which country had the highest revenue?", False),
+        ("Which segments grew the most?", False),
+        ("Which production lines does SMIC have?", True),
+        ("Which business unit reported a loss?", False),
+        ("Which segment has the higher margin?", False),
+        ("What was the interest expense?", False),
+    ],
+)
+def test_list_questions_are_told_from_value_and_superlative_questions(
+    question: str, wanted: bool
+) -> None:
+    assert asks_for_list(question) is wanted

@@ -2,8 +2,10 @@
 
 Used when no language model is configured. It never writes anything of its own beyond a notice:
 the answer is 2-4 sentences (or table rows, or figure descriptions) copied from the top sources,
-each followed by its ``[Source N]``, chosen by weighted term overlap with the question. If no
-sentence shares a term with the question it says the sources do not contain the answer.
+each followed by its ``[Source N]``, chosen by weighted term overlap with the question. A
+question asking for a list ("中芯国际的产线有哪些？") first gets the names the table listing them
+gives (its naming column's cells, in one line). If no sentence shares a term with the question
+it says the sources do not contain the answer.
 
 Scoring, per candidate sentence ``s`` and question terms ``T``:
 ``sum(idf(t) * w(t) for t in T if t in s)`` with ``idf`` computed over all candidate sentences
@@ -21,10 +23,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.ingest.notes import note_mark, table_marks
-from rag_app.ingest.tables import labelled_rows, parse_table
+from rag_app.ingest.tables import column_labels, labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
 from rag_app.terms import (
+    asks_for_list,
     continues,
     document_subjects,
     named_subjects,
@@ -230,6 +233,16 @@ class ExtractiveAnswerer:
         if not scored:
             return []
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
+        listing = (
+            _list_of_table(q_words, q_bigrams, sources, named, scored[0].score)
+            if asks_for_list(question)
+            else None
+        )
+        if listing is not None:
+            # "中芯国际的产线有哪些？": the list table's names first, then what else matches; its
+            # rows one by one would only repeat the list.
+            table = listing.candidate.source
+            scored = [listing, *(s for s in scored if s.candidate.source != table)]
 
         best = scored[0].score
         chosen: list[ScoredSentence] = []
@@ -281,6 +294,69 @@ class ExtractiveAnswerer:
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")
+
+
+_VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\u9fff]{0,3}$")
+_TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
+LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
+# Words that name no kind of thing a table could list.
+_GENERIC_WORDS = frozenset("公司 企业 集团 报告 情况 table tabl company report".split())
+
+
+def _list_of_table(
+    q_words: set[str],
+    q_bigrams: set[str],
+    sources: Sequence[tuple[int, Chunk]],
+    named: set[int] | None,
+    best: float,
+) -> ScoredSentence | None:
+    """For a question asking for a list, the names in the table that lists them, quoted as one
+    line ("表6：中芯国际产线一览 · 厂区: 中芯上海（S1）; 中芯北京（B1）; ...") scored above
+    ``best``; None when no source table fits.
+
+    The table is the source table whose caption or heading shares the most words with the
+    question (the earlier on ties), not counting words like 公司 or the company most sources
+    name; its naming column is the first whose values are all there, all different and not
+    numbers (not 序号, not the 8英寸 / 12英寸 that repeat); total rows are left out."""
+    # A word most sources share (the company a report is about) says nothing of what a table
+    # lists: "中芯国际有哪些风险？" is not answered by 表6：中芯国际产线一览.
+    texts = [
+        f"{c.search_text} {c.text} {c.caption} {c.description} {c.table_html}".lower()
+        for _, c in sources
+    ]
+    wanted = {
+        w
+        for w in q_words | q_bigrams
+        if w not in _GENERIC_WORDS and 2 * sum(w in t for t in texts) <= len(texts)
+    }
+    found: list[tuple[int, int, tuple[str, ...], int, Chunk]] = []
+    for rank, (number, chunk) in enumerate(sources):
+        if chunk.type != "table" or not chunk.table_html or (named and number not in named):
+            continue
+        words, bigrams = tokenize(" ".join([chunk.caption, *chunk.heading_path[-1:]]))
+        shared = tuple(sorted(wanted & (words | bigrams)))
+        if shared:
+            found.append((-len(shared), rank, shared, number, chunk))
+    for _, _, shared, number, chunk in sorted(found, key=lambda f: f[:2]):
+        grid = parse_table(chunk.table_html, chunk.header_rows)
+        rows = [r for r in grid.rows[grid.header_rows :] if not _TOTAL.match(r[0].strip())]
+        if len(rows) < LIST_MIN_ROWS:
+            continue
+        labels = column_labels(grid)
+        for c in range(grid.n_cols):
+            values = [r[c].strip() for r in rows]
+            if not all(values) or len(set(values)) < len(values):
+                continue
+            if any(_VALUE.match(v) for v in values):
+                continue
+            title = chunk.caption.strip() or (chunk.heading_path or ("",))[-1]
+            label = labels[c] if c < len(labels) else ""
+            names = "; ".join(values)
+            text = _clip(f"{title} · {label}: {names}" if label else f"{title}: {names}")
+            words, bigrams = tokenize(text)
+            line = Candidate(number, -1, text.strip(" ·:"), frozenset(words), frozenset(bigrams))
+            return ScoredSentence(line, best + 1.0, shared)
+    return None
 
 
 def _named_documents(

@@ -20,7 +20,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("净资产收益率", "roe", "return on equity"),
     ("产能", "月产能", "产量", "capacity"),
     ("产能利用率", "稼动率", "utilization", "utilisation"),
-    ("产线", "生产线", "工厂", "晶圆厂", "fab", "fabs", "厂区"),
+    ("产线", "生产线", "工厂", "晶圆厂", "fab", "fabs", "厂区", "production line"),
     ("工艺节点", "制程", "工艺", "技术节点", "process node", "node"),
     ("资本开支", "资本支出", "capex", "capital expenditure"),
     ("研发费用", "研发投入", "研发支出", "r&d"),
