@@ -300,7 +300,7 @@ _VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\
 _TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
 LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
 # Words that name no kind of thing a table could list.
-_GENERIC_WORDS = frozenset("公司 企业 集团 报告 情况 table tabl company report".split())
+_GENERIC_WORDS = frozenset("公司 企业 集团 报告 情况 table company report".split())
 
 
 def _list_of_table(

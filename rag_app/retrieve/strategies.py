@@ -431,15 +431,15 @@ class _Run:
             # library still answers. Best by their layer score, whichever layer: taking one
             # layer's whole list first let its weak tail in before another layer's strong head.
             before = len(admitted)
-            best: dict[str, tuple[float, int, str]] = {}
+            best: dict[str, tuple[float, int]] = {}  # id -> (best layer score, that layer)
             for n, layer in enumerate(layers):
                 for chunk_id, score in lists[layer]:
-                    if chunk_id not in admitted and score > best.get(chunk_id, (-1.0, 0, ""))[0]:
-                        best[chunk_id] = (score, -n, layer)
-            for chunk_id, (_, _, layer) in sorted(
-                best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0])
-            )[: max(0, target - len(admitted))]:
-                admitted[chunk_id] = f"{layer} (fill)"
+                    if chunk_id not in admitted and score > best.get(chunk_id, (-1.0, 0))[0]:
+                        best[chunk_id] = (score, n)
+            # Highest score first; on ties, the earlier layer, then the id (deterministic).
+            ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
+            for chunk_id, (_, n) in ranked[: max(0, target - len(admitted))]:
+                admitted[chunk_id] = f"{layers[n]} (fill)"
             self.steps.append(
                 LayerStep(
                     chunk_type,
