@@ -428,3 +428,12 @@ def test_other_questions_do_not_get_a_list(answerer, question):
 def test_the_company_a_report_is_about_does_not_make_a_table_its_list(answerer):
     answer = answerer.answer_text("中芯国际有哪些竞争优势？", [*SOURCES, (4, LINES)])
     assert "厂区: 中芯上海（S1）; 中芯天津（T1）" not in answer
+
+
+def test_a_list_question_naming_a_cell_value_gets_the_rows_that_have_it(answerer):
+    sources = [(1, TEXT), (4, LINES)]
+    lines = quoted_lines(answerer.answer_text("中芯国际有哪几座12英寸晶圆厂？", sources))
+    # 12英寸 is a 晶圆尺寸 cell: only those rows, and the list says so
+    assert lines[0] == (
+        "- 表6：中芯国际产线一览 · 12英寸 · 厂区: 中芯北京（B1）; 中芯南方（SN1） [Source 4]"
+    )

@@ -234,7 +234,7 @@ class ExtractiveAnswerer:
             return []
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
         listing = (
-            _list_of_table(q_words, q_bigrams, sources, named, scored[0].score)
+            _list_of_table(question, q_words, q_bigrams, sources, named, scored[0].score)
             if asks_for_list(question)
             else None
         )
@@ -297,6 +297,7 @@ class ExtractiveAnswerer:
 
 
 _VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\u9fff]{0,3}$")
+_NUMBER = re.compile(r"^[\s$¥￥€£(（+-]*[\d.,]+[%％)）]*$")  # a bare number, not "12英寸"
 _TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
 LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
 # Words that name no kind of thing a table could list.
@@ -304,6 +305,7 @@ _GENERIC_WORDS = frozenset("公司 企业 集团 报告 情况 table company rep
 
 
 def _list_of_table(
+    question: str,
     q_words: set[str],
     q_bigrams: set[str],
     sources: Sequence[tuple[int, Chunk]],
@@ -351,12 +353,46 @@ def _list_of_table(
                 continue
             title = chunk.caption.strip() or (chunk.heading_path or ("",))[-1]
             label = labels[c] if c < len(labels) else ""
+            kept, named_values = _rows_named(question, rows, c)
+            if named_values:
+                values = [r[c].strip() for r in kept]
+                title = f"{title} · {' / '.join(named_values)}"
             names = "; ".join(values)
             text = _clip(f"{title} · {label}: {names}" if label else f"{title}: {names}")
             words, bigrams = tokenize(text)
             line = Candidate(number, -1, text.strip(" ·:"), frozenset(words), frozenset(bigrams))
             return ScoredSentence(line, best + 1.0, shared)
     return None
+
+
+def _rows_named(
+    question: str, rows: Sequence[tuple[str, ...]], naming: int
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The rows a list question narrows to by naming cells of theirs ("哪几座12英寸晶圆厂":
+    the rows whose 晶圆尺寸 is 12英寸), with the named values; all rows and no values when it
+    names none. A value counts when the question holds it whole, it is not a bare number (a
+    question's "12" is no 序号 12) and only some rows have it;
+    values named in one column are alternatives, named in several columns all must hold."""
+    lowered = question.lower()
+    wanted: dict[int, set[str]] = {}
+    for c in range(len(rows[0])):
+        if c == naming:
+            continue
+        column = {r[c].strip() for r in rows}
+        for value in column:
+            if (
+                len(value) >= 2
+                and not _NUMBER.match(value)
+                and value.lower() in lowered
+                and len(column) > 1
+            ):
+                wanted.setdefault(c, set()).add(value)
+    if not wanted:
+        return list(rows), []
+    kept = [r for r in rows if all(r[c].strip() in values for c, values in wanted.items())]
+    if not kept:
+        return list(rows), []
+    return kept, sorted({v for values in wanted.values() for v in values})
 
 
 def _named_documents(
