@@ -7,6 +7,8 @@ with ``streamlit run app.py`` (``make run``).
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from ui import state
@@ -40,10 +42,11 @@ with st.sidebar:
 library = state.library()
 if not st.session_state.get("_sample_checked"):
     try:
-        if state.sample_needed(library):
-            with st.spinner(t("seeding", kb=state.SAMPLE_KB), show_time=True):
-                state.seed_sample(library)
-        else:  # re-indexed only when this version chunks it differently (once per process)
+        # A spinner for the first seeding; otherwise a quick check (once per process) that
+        # re-indexes the sample only when this version chunks it differently.
+        first = state.sample_needed(library)
+        spinner = st.spinner(t("seeding", kb=state.SAMPLE_KB), show_time=True)
+        with spinner if first else nullcontext():
             state.seed_sample(library)
         st.session_state["_sample_checked"] = True
     except Exception as exc:  # noqa: BLE001 - the app still works without the sample

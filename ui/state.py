@@ -129,18 +129,18 @@ def _seed_sample(settings_key: str, _lib: Library) -> tuple[IngestReport, ...]:
     # wait, so two first visitors never ingest twice. Checked again inside (another process may
     # have seeded the same data folder meanwhile).
     # A sample indexed by an earlier version is uploaded again: a no-op when this version cuts it
-    # into the same chunks, a re-index when chunking improved.
-    present = SAMPLE_KB in _lib.knowledge_bases() and any(
-        d.name == SAMPLE_ZIP.name for d in _lib.documents(SAMPLE_KB)
-    )
-    if not sample_needed(_lib) and not present:
+    # into the same chunks, a re-index when chunking improved. A base holding the user's own
+    # documents without the sample (they removed it) is left as it is.
+    docs = _lib.documents(SAMPLE_KB) if SAMPLE_KB in _lib.knowledge_bases() else []
+    if docs and all(d.name != SAMPLE_ZIP.name for d in docs):
         return ()
     reports = _lib.ingest_bytes([(SAMPLE_ZIP.name, SAMPLE_ZIP.read_bytes())], SAMPLE_KB)
     return tuple(r for r in reports if r.status != "duplicate")
 
 
 def seed_sample(lib: Library) -> tuple[IngestReport, ...]:
-    """Ingest the sample report into the 示例 knowledge base if it is missing or empty."""
+    """Ingest the sample report into the 示例 knowledge base if it is missing or empty, and
+    re-index it when this version chunks it differently; the reports of what was (re)indexed."""
     return _seed_sample(repr(lib.settings), lib)
 
 

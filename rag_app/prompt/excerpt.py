@@ -122,24 +122,25 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
                 units.append(Unit(index, text, score))
         if units:
             break
-    return header, len(parsed.segments), [_narrowed(unit, units) for unit in units]
+    return header, len(parsed.segments), _narrowed(units)
 
 
-def _narrowed(unit: Unit, units: list[Unit]) -> Unit:
-    """A group heading without its rows unless it is what the question is about: the row that
-    matches best, and no row under it matching as well. "The net deferred tax assets" wants the
-    row "Net deferred tax assets", not the twenty under "Deferred tax assets:"; "the components
-    of Continuing Operations" matches the heading alone and keeps its rows."""
-    if len(unit.indices) < 2:
-        return unit
-    rows = set(unit.indices[1:])
-    if any(
-        other is not unit
-        and (other.score > unit.score or (other.index in rows and other.score >= unit.score))
-        for other in units
-    ):
-        return Unit(unit.index, unit.text, unit.score)
-    return unit
+def _narrowed(units: list[Unit]) -> list[Unit]:
+    """The units, each group heading without its rows unless it is what the question is about:
+    the row that matches best, and no row under it matching as well. "The net deferred tax
+    assets" wants the row "Net deferred tax assets", not the twenty under "Deferred tax
+    assets:"; "the components of Continuing Operations" matches the heading alone and keeps its
+    rows."""
+    best = max((unit.score for unit in units), default=0.0)
+    out = []
+    for unit in units:
+        if len(unit.indices) > 1:
+            rows = set(unit.indices[1:])
+            under = any(o is not unit and o.index in rows and o.score >= unit.score for o in units)
+            if unit.score < best or under:
+                unit = Unit(unit.index, unit.text, unit.score)
+        out.append(unit)
+    return out
 
 
 def _cells(segment: str) -> list[str]:
