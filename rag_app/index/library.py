@@ -21,7 +21,7 @@ import numpy as np
 
 from rag_app.config import Settings
 from rag_app.index.catalogue import Catalogue
-from rag_app.index.keywords import TOKENIZER_VERSION, BM25Index, tokenize
+from rag_app.index.keywords import BM25Index
 from rag_app.index.store import ChromaStore, collection_name
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
@@ -34,6 +34,7 @@ from rag_app.models import (
     SearchFilter,
 )
 from rag_app.protocols import Embedder, TokenCounter
+from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
@@ -306,7 +307,7 @@ class Library:
             try:
                 self.store.upsert(kb, chunks, vectors)
                 self.catalogue.add_document(
-                    kb, info, chunks, [tokenize(c.search_text) for c in chunks]
+                    kb, info, chunks, [index_tokens(c.search_text) for c in chunks]
                 )
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)
@@ -357,7 +358,7 @@ class Library:
             with self._write_lock:  # tokens from an older tokenizer: recompute them once
                 chunks = self.catalogue.chunks(kb)
                 self.catalogue.replace_tokens(
-                    kb, {c.chunk_id: tokenize(c.search_text) for c in chunks}, TOKENIZER_VERSION
+                    kb, {c.chunk_id: index_tokens(c.search_text) for c in chunks}, TOKENIZER_VERSION
                 )
         generation = self.catalogue.generation(kb)
         with self._snapshot_lock:
@@ -409,7 +410,7 @@ class Library:
                 if (not search_filter.types or c.type in search_filter.types)
                 and (not search_filter.doc_ids or c.doc_id in search_filter.doc_ids)
             }
-        found = snap.keywords.search(tokenize(query), k, allowed)
+        found = snap.keywords.search(index_tokens(query), k, allowed)
         return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
 
 

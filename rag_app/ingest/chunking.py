@@ -30,18 +30,18 @@ Every chunk keeps the indices of the items it was built from (evaluation and cit
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from rag_app.ingest.notes import is_table_note, table_marks
-from rag_app.ingest.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
+from rag_app.text.language import cjk_share
+from rag_app.text.sentences import sentence_pieces
+from rag_app.text.subjects import PATH_SEPARATOR
+from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 
 _TEXTUAL = frozenset({"text", "list", "equation", "code"})
-PATH_SEPARATOR = " > "  # between the title and headings of the searched text's first line
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=\.)\s+")
 
 
 @dataclass(frozen=True)
@@ -64,15 +64,11 @@ def chunk_document(
     return builder.chunks
 
 
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-
-
 def _text_limit(doc: Document, options: ChunkingOptions) -> int:
     """The document's text chunk limit: Chinese when its CJK characters outnumber Latin words."""
     text = " ".join(item.text for item in doc.items if item.kind in _TEXTUAL)
-    cjk, latin = len(_CJK_CHAR.findall(text)), len(_LATIN_WORD.findall(text))
-    if cjk >= latin:
+    share = cjk_share(text)
+    if share is None or share >= 0.5:
         return options.text_chunk_tokens
     return min(options.text_chunk_tokens, options.latin_text_chunk_tokens)
 
@@ -337,13 +333,6 @@ class _OpenTable:
     tokens: int  # notes taken in so far
 
 
-def search_title(chunk: Chunk) -> str:
-    """The first element of the "title > heading > ..." line chunking puts before a chunk's
-    searched text: its document's title when the document has one (else the first line)."""
-    first_line = chunk.search_text.split("\n", 1)[0]
-    return first_line.split(PATH_SEPARATOR, 1)[0].strip()
-
-
 def document_title(doc: Document) -> str:
     """The first top-level heading (else the first heading) of a document, at most 80 chars."""
     headings = [i for i in doc.items if i.kind == "heading" and i.text]
@@ -376,7 +365,7 @@ def _row_groups(grid, counter: TokenCounter, limit: int) -> list[tuple[tuple[str
 
 def _split_long(text: str, counter: TokenCounter, limit: int) -> list[str]:
     """Split an over-long paragraph at sentence ends (then hard cuts) into pieces within limit."""
-    sentences = [s for s in _SENTENCE_END.split(text) if s and s.strip()]
+    sentences = sentence_pieces(text)
     pieces: list[str] = []
     current = ""
     for sentence in sentences:

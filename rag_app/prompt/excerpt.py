@@ -18,27 +18,21 @@ A row with values but no label after other rows is their total, and matches "tot
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
-from rag_app.prompt.tables import split_rows
-from rag_app.terms import QuestionTerms, continues
+from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
+from rag_app.text.phrasing import continues
+from rag_app.text.sentences import split_sentences
+from rag_app.text.table_rows import keep_rows as table_excerpt_html
+from rag_app.text.table_rows import row_cells, split_rows
 
-# Same weighting as the offline answerer's: bigrams only rescue what word matching missed.
-BIGRAM_WEIGHT = 0.3
+__all__ = ["Unit", "best_first", "score_unit", "table_excerpt_html", "table_units", "text_units"]
+
 NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
 
-_TAG = re.compile(r"<[^>]+>")
-_ROW_START = re.compile(r"<tr\b", re.I)
-# Sentence ends: Chinese and full-width marks, newlines, and ". ! ? ;" before a space (so "3.5"
-# and "U.S." stay whole).
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")
 _NUMBER = re.compile(r"^[\d.,%]+$")
-
-
-_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.I | re.S)
 GROUP_ROWS = 12  # the most rows a group heading brings
 CONTINUATIONS = 2  # the most sentences that continue a kept one
 
@@ -97,7 +91,7 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
     if parsed is None:
         return 0, 0, []
     header = min(max(1, chunk.header_rows), len(parsed.segments))
-    rows = [_cells(segment) for segment in parsed.segments]
+    rows = [row_cells(segment) for segment in parsed.segments]
     headings = [n for n, cells in enumerate(rows) if n > 0 and _is_heading(cells)]
     texts = []
     for index in range(1, len(rows)):
@@ -143,39 +137,14 @@ def _narrowed(units: list[Unit]) -> list[Unit]:
     return out
 
 
-def _cells(segment: str) -> list[str]:
-    cells = [" ".join(html.unescape(_TAG.sub(" ", c)).split()) for c in _CELL.findall(segment)]
-    return cells or [""]
-
-
 def _is_heading(cells: list[str]) -> bool:
     """A group heading: a label and no values ("Continuing Operations", "流动资产：")."""
     return bool(cells[0]) and len(cells) > 1 and not any(cells[1:])
 
 
-def table_excerpt_html(table_html: str, header: int, rows: set[int]) -> str:
-    """The table with its ``header`` rows and the row segments in ``rows`` only, well formed."""
-    parsed = split_rows(table_html)
-    if parsed is None:
-        return table_html
-    kept = []
-    for index, segment in enumerate(parsed.segments):
-        if index < header or index in rows:
-            kept.append(segment)
-        elif index == header:
-            # What stands between the header and the first data row (</thead><tbody>) stays.
-            start = _ROW_START.search(segment)
-            kept.append(segment[: start.start()] if start else "")
-    return parsed.prefix + "".join(kept) + parsed.suffix
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
 def text_units(text: str, terms: QuestionTerms) -> tuple[list[str], list[Unit]]:
     """(all sentences, the sentences that match, each with the sentences continuing it)."""
-    parts = sentences(text)
+    parts = split_sentences(text)
     units, seen = [], set()
     for index, part in enumerate(parts):
         if part in seen:

@@ -5,9 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from rag_app.text.language import Language
+
+__all__ = [
+    "DEFAULT_PROMPT_SETTINGS",
+    "MODES",
+    "Language",
+    "LanguageChoice",
+    "Mode",
+    "PromptSettings",
+]
+
 Mode = Literal["simple", "advanced", "precise"]
 MODES: tuple[Mode, ...] = ("simple", "advanced", "precise")
-Language = Literal["zh", "en"]
 LanguageChoice = Literal["auto", "zh", "en"]
 
 

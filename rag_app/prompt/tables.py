@@ -1,76 +1,14 @@
-"""Row-level handling of a table's HTML: shape, cutting to the first rows, merging sub-tables.
-
-Parsers (MinerU and the like) write tables as one ``<table>`` with ``<tr>`` rows; a table too
-long for one chunk is split by rows into sub-tables that each repeat the header rows. Regular
-expressions are enough for that shape; nothing here needs a full HTML parser.
-"""
+"""Sub-tables of one table joined back: a table too long for one chunk is split by rows into
+sub-tables that each repeat the header rows; the prompt shows it whole again when it fits."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from rag_app.models import Chunk
+from rag_app.text.table_rows import TableRows, same_row, split_rows, table_shape
 
-_ROW = re.compile(r"<tr\b[^>]*>.*?</tr\s*>", re.S | re.I)
-_CELL = re.compile(r"<t[dh]\b([^>]*)>", re.I)
-_COLSPAN = re.compile(r"""colspan\s*=\s*["']?(\d+)""", re.I)
-_SPACE = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class TableRows:
-    """A table's HTML cut into ``prefix + "".join(segments) + suffix``.
-
-    Each segment ends with one ``<tr>...</tr>`` row; whatever stood between it and the previous
-    row (``</thead><tbody>`` for instance) stays at the segment's start, so joining the segments
-    back gives the original HTML exactly.
-    """
-
-    prefix: str
-    segments: tuple[str, ...]
-    suffix: str
-
-    @property
-    def rows(self) -> tuple[str, ...]:
-        return tuple(_ROW.search(segment).group(0) for segment in self.segments)  # type: ignore[union-attr]
-
-    def html(self, n_rows: int | None = None) -> str:
-        """The table with only its first ``n_rows`` rows (all when None), still well closed."""
-        segments = self.segments if n_rows is None else self.segments[:n_rows]
-        return self.prefix + "".join(segments) + self.suffix
-
-
-def split_rows(html: str) -> TableRows | None:
-    """Cut table HTML into rows, or None when it has no ``<tr>`` rows."""
-    matches = list(_ROW.finditer(html))
-    if not matches:
-        return None
-    segments = []
-    start = matches[0].start()
-    for match in matches:
-        segments.append(html[start : match.end()])
-        start = match.end()
-    return TableRows(html[: matches[0].start()], tuple(segments), html[matches[-1].end() :])
-
-
-def table_shape(html: str) -> tuple[int, int]:
-    """(rows, columns) of table HTML; columns count ``colspan``. (0, 0) without rows."""
-    parsed = split_rows(html)
-    if parsed is None:
-        return 0, 0
-    n_cols = 0
-    for row in parsed.rows:
-        width = 0
-        for attrs in _CELL.findall(row):
-            span = _COLSPAN.search(attrs)
-            width += int(span.group(1)) if span else 1
-        n_cols = max(n_cols, width)
-    return len(parsed.segments), n_cols
-
-
-def _same_row(a: str, b: str) -> bool:
-    return _SPACE.sub("", a) == _SPACE.sub("", b)
+__all__ = ["TableRows", "merge_table_chunks", "split_rows", "table_shape"]
 
 
 def merge_table_chunks(parts: list[Chunk]) -> Chunk:
@@ -102,7 +40,7 @@ def merge_table_chunks(parts: list[Chunk]) -> Chunk:
                 header
                 and len(rows) >= len(header)
                 and all(
-                    _same_row(row, head)
+                    same_row(row, head)
                     for row, head in zip(rows[: len(header)], header, strict=True)
                 )
             ):

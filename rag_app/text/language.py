@@ -1,10 +1,12 @@
-"""Which language to write the prompt in, from the question alone."""
+"""Which language a text is in: Chinese or English, by its share of CJK characters among its
+words. A question's language picks the prompt's; a document's picks its text chunk size."""
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from rag_app.prompt.settings import Language
+Language = Literal["zh", "en"]
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")

@@ -1,0 +1,170 @@
+"""The analyzer: the one place that segments words. jieba is set up here once, with the finance
+dictionary, and everything that needs words (the keyword index and its queries, the prompt's
+excerpts, the offline answerer, the citation check, routing) gets them from here.
+
+Two views of a text, as Lucene has one analyzer per field:
+- ``index_tokens``: what BM25 indexes and queries with (jieba precise-mode words, lower-cased,
+  index stopwords dropped, period tokens, plus every Chinese character bigram);
+- ``match_terms``: the words and bigrams a question and a passage share (jieba search-mode
+  words of two or more characters, question stopwords dropped, English stemmed, period tokens;
+  bigrams without function characters), used by excerpts and the offline answerer;
+  ``question_terms`` adds the finance synonyms of a question's words.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from rag_app.text import lexicon
+from rag_app.text.periods import labelled_year, period_tokens, year_tokens
+from rag_app.text.synonyms import FINANCE_SYNONYMS
+
+CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+_CJK_RUN_2 = re.compile(r"[\u4e00-\u9fff]{2,}")
+_WORDISH = re.compile(f"[0-9A-Za-z{CJK_CLASS}]")
+_KEEP = re.compile(r"[\w\u4e00-\u9fff]", re.UNICODE)
+
+# Weight of a Chinese character bigram against a whole word wherever both are counted (excerpt
+# scores, the offline answerer, the citation check's unit ranking): bigrams only rescue a match
+# that jieba's segmentation missed (a name cut differently in question and text), so they must
+# not outvote real word matches. Set by hand on the tests' report snippets.
+BIGRAM_WEIGHT = 0.3
+
+# Bump when index_tokens() changes: stored tokens of older versions are recomputed on next load.
+TOKENIZER_VERSION = "jieba-bigram-5"
+
+INDEX_STOPWORDS = lexicon.word_set("index_stopwords.txt")
+QUESTION_STOPWORDS_ZH = lexicon.word_set("question_stopwords_zh.txt")
+QUESTION_STOPWORDS_EN = lexicon.word_set("question_stopwords_en.txt")
+BIGRAM_STOP_CHARS = lexicon.char_set("bigram_stop_chars.txt")
+
+_lock = threading.Lock()
+_jieba: Any = None
+
+
+def _segmenter() -> Any:
+    """jieba, initialised once per process with the finance terms (about 0.6 s the first time)."""
+    global _jieba
+    if _jieba is None:
+        with _lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                for term in lexicon.entries("finance_terms.txt"):
+                    jieba.add_word(term)
+                _jieba = jieba
+    return _jieba
+
+
+def cut(text: str, search_mode: bool = False) -> list[str]:
+    """jieba's words of ``text`` as written (precise mode, or search mode which adds the parts
+    of long words: 营业收入 -> 营业, 收入, 营业收入)."""
+    jieba = _segmenter()
+    return list(jieba.cut_for_search(text) if search_mode else jieba.cut(text))
+
+
+def stem(word: str) -> str:
+    """Just enough English normalisation for "revenues" ~ "revenue", "companies" ~ "company";
+    "gross", "status" and "analysis" stay whole."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def cjk_bigrams(text: str, stop_chars: frozenset[str] = BIGRAM_STOP_CHARS) -> set[str]:
+    """Adjacent Chinese character pairs of ``text`` that contain none of ``stop_chars``."""
+    bigrams: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair[0] not in stop_chars and pair[1] not in stop_chars:
+                bigrams.add(pair)
+    return bigrams
+
+
+def index_words(text: str, search_mode: bool = False) -> list[str]:
+    """jieba words, lower-cased, without punctuation and index stopwords, each period label
+    followed by its bare year (2024E -> 2024, 2024fy) and the text's period tokens last; no
+    bigrams. ``search_mode`` adds the parts of long words, which suits overlap measures such as
+    the citation check's."""
+    out = []
+    lowered = text.lower()
+    periods = period_tokens(lowered)
+    part_years = {p[:4] for p in periods}  # years named with a quarter or half here
+    for token in cut(lowered, search_mode):
+        token = token.strip()
+        if token and _KEEP.search(token) and token not in INDEX_STOPWORDS:
+            out.append(token)
+            out.extend(year_tokens(token, part_years))
+    seen = set(out)
+    out.extend(t for t in periods if t not in seen)
+    return out
+
+
+def index_tokens(text: str) -> list[str]:
+    """The keyword index's tokens: ``index_words`` (precise mode) plus the character bigrams of
+    every Chinese run.
+
+    Bigrams make a query's 轻工业增加值 meet a text's 轻工业 / 增加值 however jieba segments
+    either, which word tokens alone miss (measured on crud_zh_dev: BM25 r@1 0.685 -> 0.725,
+    mrr@10 0.792 -> 0.818). A report's period labels (2024E, 2023A, 2024年) also yield the bare
+    year, so "2024 revenue" meets 2024E.
+    """
+    lowered = text.lower()
+    out = index_words(lowered)
+    for run in _CJK_RUN_2.findall(lowered):
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return out
+
+
+def match_terms(text: str) -> tuple[set[str], set[str]]:
+    """(words, bigrams) of ``text`` for matching a question with a passage: jieba search-mode
+    words (Chinese of 2+ characters, English lower-cased and stemmed, numbers) without question
+    stopwords, period tokens (2024年第二季度 meets a row labelled 2024Q2) and the years of
+    whole-year labels (2026E -> 2026); and Chinese bigrams without function characters."""
+    words: set[str] = set()
+    for token in _segmenter().lcut_for_search(text):
+        token = token.strip().lower()
+        if not token or not _WORDISH.search(token):
+            continue
+        if _CJK_CHAR.search(token):
+            if len(token) >= 2 and token not in QUESTION_STOPWORDS_ZH:
+                words.add(token)
+        elif token not in QUESTION_STOPWORDS_EN:
+            words.add(stem(token))
+    words.update(period_tokens(text))
+    words.update(year for w in list(words) if (year := labelled_year(w)))
+    return words, cjk_bigrams(text) - QUESTION_STOPWORDS_ZH
+
+
+@dataclass(frozen=True)
+class QuestionTerms:
+    """A question's words and Chinese bigrams, its finance synonyms included; ``synonyms`` is the
+    expansion's text ("" when none applied)."""
+
+    words: frozenset[str]
+    bigrams: frozenset[str]
+    synonyms: str = ""
+
+
+def question_terms(question: str) -> QuestionTerms:
+    """The terms of ``question`` to match passages with: its own words and bigrams, plus those of
+    its finance synonyms (营收 meets 营业收入, P/E meets 市盈率). A two-character word counts once,
+    as a word, not again as a bigram."""
+    words, bigrams = match_terms(question)
+    synonyms = " ".join(FINANCE_SYNONYMS.expand(question))
+    if synonyms:
+        s_words, s_bigrams = match_terms(synonyms)
+        words |= s_words
+        bigrams |= s_bigrams
+    return QuestionTerms(frozenset(words), frozenset(bigrams - words), synonyms)

@@ -1,0 +1,63 @@
+"""Periods as reports and readers write them, made comparable: 2024年第二季度, Q2 2024 and 2Q24
+all give the token ``2024q2``; a whole-year label (2024A, 2024E, 2024年) gives ``2024`` and
+``2024fy``."""
+
+from __future__ import annotations
+
+import re
+
+_CN_DIGIT = {"一": "1", "二": "2", "三": "3", "四": "4", "1": "1", "2": "2", "3": "3", "4": "4"}
+_PERIOD_PATTERNS = (
+    # 2024年第二季度, 2024年二季度, 2024年Q2 -> 2024q2
+    (re.compile(r"((?:19|20)\d\d)\s*年?\s*(?:第\s*)?([一二三四1-4])\s*季度"), "{0}q{1}"),
+    (re.compile(r"((?:19|20)\d\d)\s*年\s*q([1-4])", re.I), "{0}q{1}"),
+    # 2024年上半年 -> 2024h1
+    (re.compile(r"((?:19|20)\d\d)\s*年?\s*([上下])半年"), "{0}h{1}"),
+    # Q2 2024, Q2 FY2024 -> 2024q2
+    (re.compile(r"\bq([1-4])\s*(?:fy)?\s*((?:19|20)\d\d)\b", re.I), "{1}q{0}"),
+    # 2Q24, 2Q 2024 -> 2024q2
+    (re.compile(r"\b([1-4])q\s*'?(\d\d)\b", re.I), "20{1}q{0}"),
+)
+_PERIOD = re.compile(r"^((?:19|20)\d\d)([aefhq]\d?|年)$")
+# A year named alone (2024, 2024年) or as a whole-year column (2024A actual, 2024E/F forecast)
+# means the full year: it also yields "2024fy", which a quarter (2024Q1) or half (2024H1) does
+# not, so "2024年的毛利率" prefers the annual 盈利预测 column to a quarterly table's 2024Q1-Q4.
+_YEAR = re.compile(r"^(?:fy)?((?:19|20)\d\d)$")
+_ANNUAL = frozenset({"a", "e", "f", "年"})
+# A column labelled 2026E or 2024A is that year: "P/E for 2026" meets it.
+_YEAR_LABEL = re.compile(r"^((?:19|20)\d\d)[aef]$")
+
+
+def period_tokens(text: str) -> list[str]:
+    """Canonical period tokens (2024q2, 2024h1) for the ways reports and readers write them:
+    a question's 2024年第二季度 must meet a table row labelled 2024Q2."""
+    out = []
+    for pattern, form in _PERIOD_PATTERNS:
+        for match in pattern.finditer(text):
+            parts = [_CN_DIGIT.get(g, g) for g in match.groups()]
+            parts = ["1" if p == "上" else "2" if p == "下" else p for p in parts]
+            out.append(form.format(*parts).lower())
+    return out
+
+
+def year_tokens(token: str, part_years: set[str]) -> list[str]:
+    """The bare year of a period label (2024A, 2024Q1, FY2024 -> 2024) and, when the label means
+    the whole year and the text names no quarter or half of it, ``2024fy``."""
+    period = _PERIOD.match(token)
+    if period is not None:
+        year, whole, out = period.group(1), period.group(2) in _ANNUAL, [period.group(1)]
+    else:
+        match = _YEAR.match(token)
+        if match is None:
+            return []
+        year, whole = match.group(1), True
+        out = [year] if year != token else []
+    if whole and year not in part_years:
+        out.append(f"{year}fy")
+    return out
+
+
+def labelled_year(word: str) -> str | None:
+    """The year of a whole-year column label (2026e -> 2026), else None."""
+    match = _YEAR_LABEL.match(word)
+    return match.group(1) if match else None

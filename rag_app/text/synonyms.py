@@ -1,0 +1,40 @@
+"""Query expansion with a finance synonym dictionary (seed 004's third/fourth layer).
+
+Groups (``data/synonyms.txt``) are interchangeable names for one quantity as reports and readers
+write them; a query term from a group brings the others in.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag_app.text import lexicon
+
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = lexicon.groups("synonyms.txt")
+
+
+class SynonymDictionary:
+    def __init__(self, groups: tuple[tuple[str, ...], ...] = SYNONYM_GROUPS) -> None:
+        self._groups = [tuple(t.lower() for t in g) for g in groups]
+
+    def expand(self, query: str) -> list[str]:
+        """Synonyms of terms found in the query that the query does not already contain."""
+        lowered = query.lower()
+        out: list[str] = []
+        for group in self._groups:
+            if any(contains_term(lowered, term) for term in group):
+                out.extend(t for t in group if not contains_term(lowered, t) and t not in out)
+        return out
+
+
+def contains_term(text: str, term: str) -> bool:
+    """Whether lower-cased ``text`` holds ``term``: Chinese as a substring, Latin as whole words
+    ("pe" is not in "operating"), plurals included ("gross margins" holds "gross margin")."""
+    if term.isascii():
+        pattern = rf"(?<![a-z0-9]){re.escape(term)}(?:e?s)?(?![a-z0-9])"
+        return re.search(pattern, text) is not None
+    return term in text
+
+
+# The built-in dictionary, built once: retrieval and the offline answerer use it on every query.
+FINANCE_SYNONYMS = SynonymDictionary()

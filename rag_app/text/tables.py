@@ -1,0 +1,290 @@
+"""Tables as grids: the one table reader. HTML in (parse, expand spans, find header rows);
+rows, column labels, linearised rows and clean HTML out; Markdown pipe tables read the same way.
+
+Parser output is untrusted HTML; this module only reads cell text (stdlib ``html.parser``), so a
+table carrying scripts yields text, never markup. Rendering safe HTML is the UI's job (sanitised).
+Cutting a table's HTML into row segments without parsing it is ``rag_app.text.table_rows``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import escape
+from html.parser import HTMLParser
+
+_NUMBER = re.compile(r"^[\s(（\-−–+$¥￥€£]*\d[\d,，.\s]*%?[)）]?\s*(?:[a-zA-Z%倍元亿万千]+)?$")
+_YEAR = re.compile(r"^(?:FY)?\s*(?:19|20)\d{2}\s*(?:[AEFH年QY].*)?$|^\d{1,2}Q\d{2}$|^Q\d", re.I)
+_MAX_SPAN = 100  # a colspan of 10^6 in hostile HTML must not allocate a huge grid
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    header: bool  # from <th> or <thead>
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table with spans expanded: every row has ``n_cols`` cells (spanned cells repeat)."""
+
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int
+    # Same shape as ``rows``: the id of the HTML cell each position comes from, so a cell merged
+    # over several columns can be told from equal neighbours (empty when built by hand).
+    cell_ids: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows)
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+    @property
+    def data_rows(self) -> tuple[tuple[str, ...], ...]:
+        return self.rows[self.header_rows :]
+
+
+class _TableParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[tuple[str, bool, int, int]]] = []
+        self._cell: list[str] | None = None
+        self._cell_meta: tuple[bool, int, int] = (False, 1, 1)
+        self._in_thead = False
+        self._skip = 0  # inside <script>/<style>: text is not table content
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag == "thead":
+            self._in_thead = True
+        elif tag == "tr":
+            self._close_cell()
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._close_cell()
+            if not self.rows:
+                self.rows.append([])
+            values = dict(attrs)
+            self._cell = []
+            self._cell_meta = (
+                tag == "th" or self._in_thead,
+                _span(values.get("colspan")),
+                _span(values.get("rowspan")),
+            )
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._skip = max(0, self._skip - 1)
+        elif tag == "thead":
+            self._in_thead = False
+        elif tag in ("td", "th", "tr"):
+            self._close_cell()
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None and not self._skip:
+            self._cell.append(data)
+
+    def _close_cell(self) -> None:
+        if self._cell is not None:
+            text = " ".join("".join(self._cell).split())
+            header, colspan, rowspan = self._cell_meta
+            self.rows[-1].append((text, header, colspan, rowspan))
+            self._cell = None
+
+
+def _span(value: str | None) -> int:
+    try:
+        return max(1, min(_MAX_SPAN, int(str(value).strip())))
+    except (TypeError, ValueError):
+        return 1
+
+
+def parse_table(html: str, header_rows: int = 0) -> Grid:
+    """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows.
+
+    ``header_rows`` > 0 says how many leading rows are headers (when the chunk already knows);
+    otherwise rows of ``<th>``/``<thead>`` cells are headers, or the rows are read to guess.
+    """
+    parser = _TableParser()
+    parser.feed(html or "")
+    parser.close()
+    parser._close_cell()
+    raw = [row for row in parser.rows if row]
+    grid: list[list[tuple[int, str] | None]] = []
+    header_flags: list[bool] = []
+    cell_id = 0
+    for r, row in enumerate(raw):
+        while len(grid) <= r:
+            grid.append([])
+        out = grid[r]
+        col = 0
+        for text, _header, colspan, rowspan in row:
+            while col < len(out) and out[col] is not None:
+                col += 1
+            for dr in range(rowspan):
+                while len(grid) <= r + dr:
+                    grid.append([])
+                target = grid[r + dr]
+                for dc in range(colspan):
+                    c = col + dc
+                    while len(target) <= c:
+                        target.append(None)
+                    if target[c] is None:
+                        target[c] = (cell_id, text)
+            col += colspan
+            cell_id += 1
+        header_flags.append(bool(row) and all(cell[1] for cell in row))
+    width = max((len(row) for row in grid), default=0)
+    filled = [
+        [cell if cell is not None else (-1 - r * width - c, "") for c, cell in enumerate(row)]
+        + [(-1 - r * width - c, "") for c in range(len(row), width)]
+        for r, row in enumerate(grid)
+    ]
+    filled = [row for row in filled if any(text for _, text in row)]
+    rows = tuple(tuple(text for _, text in row) for row in filled)
+    cell_ids = tuple(tuple(i for i, _ in row) for row in filled)
+    if header_rows <= 0:
+        marked = 0
+        while marked < len(header_flags) and header_flags[marked]:
+            marked += 1
+        header_rows = marked if marked else _guess_header_rows(rows)
+    return Grid(rows, min(header_rows, max(0, len(rows) - 1)), cell_ids)
+
+
+def _is_value(cell: str) -> bool:
+    cell = cell.strip()
+    return bool(cell) and bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
+
+
+def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
+    """Leading rows with no numeric value outside the first column are headers (at most 4).
+
+    Annual-report tables open with label rows, year rows (2019 / 2023A / 1Q24) and unit rows
+    (US$'000, 亿元); the first row holding a plain number starts the data.
+    """
+    count = 0
+    for row in rows[:4]:
+        if any(_is_value(cell) for cell in row[1:]):
+            break
+        count += 1
+    if count == len(rows[:4]) and rows:
+        # No numeric row at all (a glossary, a list of names): only the first row is a header.
+        return 1 if len(rows) > 1 else 0
+    return count
+
+
+def column_labels(grid: Grid, sep: str = " ") -> list[str]:
+    """One label per column: the distinct non-empty header cells above it, joined by ``sep``."""
+    labels = []
+    for c in range(grid.n_cols):
+        parts: list[str] = []
+        for row in grid.rows[: grid.header_rows]:
+            cell = row[c].strip()
+            if cell and cell not in parts:
+                parts.append(cell)
+        labels.append(sep.join(parts))
+    return labels
+
+
+def labelled_rows(grid: Grid, sep: str = " / ") -> list[tuple[str, str]]:
+    """Per data row: (its first non-empty cell, "header: value; header: value").
+
+    Quotable rows for an answer: each value carries its column's header (a value equal to its
+    header is given alone), and a cell merged over several columns is given once.
+    """
+    labels = column_labels(grid, sep)
+    out = []
+    for r in range(grid.header_rows, grid.n_rows):
+        row = grid.rows[r]
+        ids = grid.cell_ids[r] if grid.cell_ids else tuple(range(len(row)))
+        parts: list[str] = []
+        last_id: int | None = None
+        for c, text in enumerate(row):
+            if ids[c] == last_id:
+                continue  # the rest of a cell merged across columns
+            last_id = ids[c]
+            if not text:
+                continue
+            label = labels[c] if c < len(labels) else ""
+            parts.append(f"{label}: {text}" if label and label != text else text)
+        if parts:
+            out.append((next((text for text in row if text), ""), "; ".join(parts)))
+    return out
+
+
+def linearise_row(row: tuple[str, ...], labels: list[str]) -> str:
+    """``first cell: label value; label value`` — each value next to its column's header."""
+    first = row[0].strip() if row else ""
+    parts = []
+    previous: tuple[str, str] | None = None
+    for c in range(1, len(row)):
+        value = row[c].strip()
+        label = labels[c] if c < len(labels) else ""
+        if not value or (label, value) == previous:  # a cell spanning columns repeats
+            continue
+        previous = (label, value)
+        parts.append(f"{label} {value}".strip())
+    if not parts:
+        return first
+    return f"{first}: " + "; ".join(parts) if first else "; ".join(parts)
+
+
+def linearise(grid: Grid, rows: tuple[tuple[str, ...], ...] | None = None) -> str:
+    """Header line plus one line per data row (all data rows unless ``rows`` is given)."""
+    labels = column_labels(grid)
+    lines = []
+    header = " | ".join(label for label in labels if label)
+    if header:
+        lines.append(header)
+    for row in grid.data_rows if rows is None else rows:
+        lines.append(linearise_row(row, labels))
+    return "\n".join(line for line in lines if line)
+
+
+def grid_to_html(header: tuple[tuple[str, ...], ...], rows: tuple[tuple[str, ...], ...]) -> str:
+    """A clean HTML table (escaped text, no attributes) of header rows plus data rows."""
+    out = ["<table>"]
+    for row in header:
+        out.append("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in row) + "</tr>")
+    for row in rows:
+        out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    inner = line.strip()[1:-1]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def pipe_table_rows(body: str) -> tuple[list[str], str]:
+    """Markdown pipe tables of a block linearised like HTML ones (each value beside its column
+    header), and the block with those tables removed."""
+    units: list[str] = []
+    kept: list[str] = []
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines):
+        if i + 1 < len(lines) and _PIPE_ROW.match(lines[i]) and _PIPE_RULE.match(lines[i + 1]):
+            labels = _pipe_cells(lines[i])
+            header = " | ".join(label for label in labels if label)
+            if header:
+                units.append(header)
+            i += 2
+            while i < len(lines) and _PIPE_ROW.match(lines[i]):
+                units.append(linearise_row(tuple(_pipe_cells(lines[i])), labels))
+                i += 1
+            continue
+        kept.append(lines[i])
+        i += 1
+    return [u for u in units if u.strip()], "\n".join(kept)
