@@ -40,9 +40,10 @@ browser-deps:
 	@command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver fonts-noto-cjk fonts-noto-color-emoji >/dev/null; }
 
 # Retrieval evaluation on the shared development sets (slow: about 10 minutes the first time,
-# mostly embedding; the indexes are cached under $(EVALOUT)/index).
+# mostly embedding; the indexes are cached under $(EVALOUT)/index). The results table goes to
+# $(EVALOUT)/results.md and, headed by the command and the date, to docs/eval-results.md.
 eval: setup
-	$(BIN)/python -m rag_app.eval_suite --eval-dir $(EVAL) --out $(EVALOUT)
+	$(BIN)/python -m rag_app.eval_suite --eval-dir $(EVAL) --out $(EVALOUT) --docs docs/eval-results.md
 
 eval-broker: setup
 	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT)

@@ -2,7 +2,8 @@
 
 Indexes are built once per set under ``OUT/index/<set>`` and reused (re-ingesting identical files
 is a no-op). Query vectors are cached per question text, so the ablations cost no extra model
-time. Writes ``OUT/results.json`` and a markdown table ``OUT/results.md``; prints the table.
+time. Writes ``OUT/results.json`` and a markdown table ``OUT/results.md``; prints the table and
+writes it, headed by the command and the date, to ``docs/eval-results.md`` (``--docs``).
 
 Reads ``../shared/eval`` (never copied into the repo) and the project's own ``assets/broker_eval``.
 """
@@ -10,7 +11,9 @@ Reads ``../shared/eval`` (never copied into the repo) and the project's own ``as
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -225,21 +228,39 @@ def to_markdown(results: Sequence[dict[str, object]]) -> str:
     return "\n".join([header, rule, *(_row_md(r) for r in results)])
 
 
+def write_docs_table(path: Path, results: Sequence[dict[str, object]], command: str) -> None:
+    """Write the results table to ``path`` (the repository's ``docs/eval-results.md``) under a
+    one-line header naming the command that made it and the date."""
+    today = datetime.date.today().isoformat()
+    header = f"Written by `{command}` on {today}."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{header}\n\n{to_markdown(results)}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
     parser.add_argument("--out", default=str(REPO / "eval-results"))
+    parser.add_argument(
+        "--docs",
+        default=str(REPO / "docs" / "eval-results.md"),
+        help="also write the table here, headed by the command and the date ('' for no file)",
+    )
     parser.add_argument("--sets", default="tatqa,crud,broker,broker_multi")
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     args = parser.parse_args(argv)
-    run(
+    results = run(
         [s.strip() for s in args.sets.split(",") if s.strip()],
         Path(args.eval_dir),
         Path(args.out),
         [r.strip() for r in args.retrievers.split(",")],
         not args.no_ablations,
     )
+    if args.docs and results:  # a run that found no set leaves the last table in place
+        given = sys.argv[1:] if argv is None else list(argv)
+        command = shlex.join(["python", "-m", "rag_app.eval_suite", *given])
+        write_docs_table(Path(args.docs), results, command)
     return 0
 
 

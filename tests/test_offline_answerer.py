@@ -13,7 +13,7 @@ from rag_app.llm.offline import (
     NOTICE,
     ExtractiveAnswerer,
     named_sources,
-    split_sentences,
+    quotable_parts,
     tokenize,
 )
 from rag_app.models import Chunk
@@ -224,9 +224,9 @@ def test_parse_table_tolerates_broken_html():
     assert [text for _, text in labelled_rows(grid)] == ["A; 1", "B; 2"]
 
 
-def test_split_sentences_keeps_decimals_and_drops_markdown():
+def test_quotable_parts_keep_decimals_and_drop_markdown():
     text = "## 业绩回顾\n- 营收为 3.5 亿元，同比增长 12.3%。毛利率提升！Revenue was US$1.2bn. Margin rose."
-    assert split_sentences(text) == [
+    assert quotable_parts(text) == [
         "业绩回顾",
         "营收为 3.5 亿元，同比增长 12.3%。",
         "毛利率提升！",

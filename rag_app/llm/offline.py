@@ -23,17 +23,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.ingest.notes import note_mark, table_marks
-from rag_app.ingest.tables import column_labels, labelled_rows, parse_table
 from rag_app.llm.base import LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
-from rag_app.terms import (
-    asks_for_list,
-    continues,
-    document_subjects,
-    named_subjects,
-    question_terms,
-    tokenize,
-)
+from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
+from rag_app.text.analyzer import match_terms as tokenize
+from rag_app.text.lexicon import word_set
+from rag_app.text.phrasing import asks_for_list, continues
+from rag_app.text.sentences import split_sentences
+from rag_app.text.subjects import document_subjects, named_subjects
+from rag_app.text.tables import column_labels, labelled_rows, parse_table
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -47,9 +45,6 @@ NOT_FOUND = {
     "en": "The sources do not contain the answer.",
 }
 
-# Weight of a CJK character bigram relative to a jieba word: bigrams only rescue matches the
-# word segmentation missed, so they should not outvote real word matches.
-BIGRAM_WEIGHT = 0.3
 # Bonuses, as fractions of the largest idf among the question's terms (so they scale with it).
 FIRST_CELL_BONUS = 1.0  # a table row whose label (first cell) the question names
 NUMBER_BONUS = 0.25  # research questions mostly ask for figures
@@ -64,9 +59,6 @@ MAX_SENTENCE_CHARS = 220
 
 _DIGIT = re.compile(r"\d")
 _WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# Sentence ends: Chinese and full-width marks, newlines, and ". ! ? ;" followed by a space
-# (so "3.5" and "U.S.A" stay whole).
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.](?=\s))|\n+")
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 
 
@@ -86,11 +78,12 @@ class Candidate:
     row_label: str = ""  # a table row's first cell
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``, with Markdown list/heading markers removed."""
+def quotable_parts(text: str) -> list[str]:
+    """Sentences of ``text`` worth quoting: Markdown list/heading markers removed, at least four
+    characters with a word in them, clipped."""
     out = []
-    for part in _SENTENCE_END.split(text):
-        part = _MARKDOWN_NOISE.sub("", part or "").strip()
+    for part in split_sentences(text):
+        part = _MARKDOWN_NOISE.sub("", part).strip()
         if len(part) >= 4 and _WORDISH.search(part):
             out.append(_clip(part))
     return out
@@ -100,7 +93,7 @@ def quotable_sentences(text: str) -> list[str]:
     """Sentences of ``text``, a sentence that continues the one before joined to it: "Costs
     rose 6.4%. The increase was due to ..." is quoted whole, with its reason."""
     out: list[str] = []
-    for sentence in split_sentences(text):
+    for sentence in quotable_parts(text):
         if out and continues(sentence) and len(out[-1]) + len(sentence) < MAX_SENTENCE_CHARS:
             out[-1] = f"{out[-1]} {sentence}"
         else:
@@ -130,7 +123,7 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
             note = " ".join(notes[m] for m in marked)
             units.append((_clip(f"{text} {note}" if note else text), label))
     elif chunk.type == "image":
-        description = split_sentences(chunk.description)
+        description = quotable_parts(chunk.description)
         caption = _clip(chunk.caption.strip())
         if caption and description:
             # The caption says what the figure is; prefix it to the first description sentence.
@@ -301,7 +294,7 @@ _NUMBER = re.compile(r"^[\s$¥￥€£(（+-]*[\d.,]+[%％)）]*$")  # a bare nu
 _TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
 LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
 # Words that name no kind of thing a table could list.
-_GENERIC_WORDS = frozenset("公司 企业 集团 报告 情况 table company report".split())
+_GENERIC_WORDS = word_set("generic_list_words.txt")
 
 
 def _list_of_table(
