@@ -46,7 +46,7 @@ eval: setup
 	$(BIN)/python -m rag_app.eval_suite --eval-dir $(EVAL) --out $(EVALOUT) --docs docs/eval-results.md
 
 eval-broker: setup
-	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT)
+	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT) --docs ""
 
 bench: setup
 	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL)
