@@ -1,7 +1,7 @@
 """Citations: ``[Source N]`` markers parsed and normalised, answers split into sentences, and
 each sentence checked against the sources it cites (words, numbers and embeddings)."""
 
-from rag_app.cite.check import Citation, CitationReport, SentenceCheck, check_answer
+from rag_app.cite.check import check_answer
 from rag_app.cite.markers import (
     CANONICAL,
     CitationRef,
@@ -9,6 +9,7 @@ from rag_app.cite.markers import (
     parse_citations,
     strip_markers,
 )
+from rag_app.cite.report import Citation, CitationReport, SentenceCheck
 from rag_app.cite.sentences import split_sentences
 from rag_app.cite.settings import DEFAULT_CITE_SETTINGS, CiteSettings
 

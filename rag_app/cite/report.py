@@ -1,0 +1,85 @@
+"""What ``check_answer`` returns: the sources an answer cites, each sentence's verdict, and the
+report that holds both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag_app.models import Reason
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A source the answer cites: where it comes from, how often and where it is first cited
+    (character offset of its first marker)."""
+
+    number: int
+    chunk_id: str
+    doc_id: str
+    pages: tuple[int, ...]
+    item_indices: tuple[int, ...]
+    count: int
+    first_position: int
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence of the answer and its verdict.
+
+    ``start``/``end`` span the sentence in the answer, markers included; ``text`` is the
+    sentence without its markers; ``cited`` the numbers its markers name (dangling ones
+    included; a clause ending in "；" without markers takes the next clause's). ``support`` is
+    in [0, 1] (0.0 for sentences that are not factual claims); ``supported`` is True for a
+    factual sentence whose support reaches the threshold (against its cited sources, or
+    against the best other sources when it cites none), and for every non-factual sentence.
+    ``best_source`` is the source that supports it best among those checked; ``reason`` says
+    why in a short English phrase, ``reasons`` the same as keys and values.
+    """
+
+    start: int
+    end: int
+    text: str
+    cited: tuple[int, ...]
+    support: float
+    supported: bool
+    best_source: int | None
+    reason: str
+    factual: bool = True
+    # The sentence or table row of ``best_source`` that shares most with the claim: what the UI
+    # highlights in the source card.
+    evidence: str = ""
+    # ``reason`` as keys and values, for wording it in the UI's language (see
+    # ``verdicts.english``).
+    reasons: tuple[Reason, ...] = ()
+
+    @property
+    def uncited(self) -> bool:
+        return self.factual and not self.cited
+
+    @property
+    def flagged(self) -> bool:
+        """What the UI should mark: an unsupported or uncited factual sentence."""
+        return self.factual and (not self.supported or not self.cited)
+
+
+@dataclass(frozen=True)
+class CitationReport:
+    """The citations of an answer and the check of each sentence.
+
+    ``citations`` are the cited sources that exist, by number; ``dangling`` the cited numbers
+    that point to no source; ``cited_sources`` the numbers of ``citations``.
+    """
+
+    citations: tuple[Citation, ...]
+    sentences: tuple[SentenceCheck, ...]
+    dangling: tuple[int, ...]
+    unsupported_count: int
+    cited_sources: tuple[int, ...]
+    uncited_count: int = 0
+
+    @property
+    def flagged(self) -> tuple[SentenceCheck, ...]:
+        return tuple(s for s in self.sentences if s.flagged)
+
+    def citation(self, number: int) -> Citation | None:
+        return next((c for c in self.citations if c.number == number), None)
