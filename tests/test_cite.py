@@ -16,10 +16,10 @@ import pytest
 from rag_app.cite import (
     CANONICAL,
     CiteSettings,
+    answer_sentences,
     check_answer,
     normalize_markers,
     parse_citations,
-    split_sentences,
     strip_markers,
 )
 from rag_app.cite.markers import MAX_RANGE
@@ -238,12 +238,12 @@ def test_strip_markers_tidies_spaces() -> None:
     assert strip_markers("A [1] B") == "A B"
 
 
-# -- split_sentences ------------------------------------------------------------------------
+# -- answer_sentences -----------------------------------------------------------------------
 
 
 def test_chinese_marker_after_the_full_stop_belongs_to_the_sentence_before() -> None:
     text = "公司营收增长20%。[Source 1]净利润下降5%！[Source 2] 毛利率为19.3%？"
-    assert [s for _, _, s in split_sentences(text)] == [
+    assert [s for _, _, s in answer_sentences(text)] == [
         "公司营收增长20%。[Source 1]",
         "净利润下降5%！[Source 2]",
         "毛利率为19.3%？",
@@ -255,7 +255,7 @@ def test_english_markers_either_side_of_the_full_stop() -> None:
         "SMIC grew 20% [Source 1]. Margins fell to 19.3% in the U.S. market, e.g. in Q3. "
         "[Source 2] Apple Inc. is larger. Revenue was US$8.03 bn. [Source 3] Next."
     )
-    assert [s for _, _, s in split_sentences(text)] == [
+    assert [s for _, _, s in answer_sentences(text)] == [
         "SMIC grew 20% [Source 1].",
         "Margins fell to 19.3% in the U.S. market, e.g. in Q3. [Source 2]",
         "Apple Inc. is larger.",
@@ -266,7 +266,7 @@ def test_english_markers_either_side_of_the_full_stop() -> None:
 
 def test_lines_list_items_headings_and_markers_on_their_own_line() -> None:
     text = "## 结论\n- 产能88.4万片 [1]\n2. 利用率90.4%；利用率85.5%\n[Source 3]\n\n| 季度 | 产能 |\n|---|---|\n| Q3 | 88.4 |"
-    spans = split_sentences(text)
+    spans = answer_sentences(text)
     assert [s for _, _, s in spans] == [
         "结论",
         "产能88.4万片 [1]",
@@ -280,7 +280,7 @@ def test_lines_list_items_headings_and_markers_on_their_own_line() -> None:
 
 def test_decimals_and_urls_do_not_split() -> None:
     text = "毛利率3.5%，见 example.com/a?b=1 页面。Growth was 3.5 pct. per year."
-    assert len(split_sentences(text)) == 2
+    assert len(answer_sentences(text)) == 2
 
 
 # -- check_answer: citations and dangling numbers -------------------------------------------

@@ -10,7 +10,7 @@ from rag_app.cite.markers import (
     strip_markers,
 )
 from rag_app.cite.report import Citation, CitationReport, SentenceCheck
-from rag_app.cite.sentences import split_sentences
+from rag_app.cite.sentences import answer_sentences
 from rag_app.cite.settings import DEFAULT_CITE_SETTINGS, CiteSettings
 
 __all__ = [
@@ -24,6 +24,6 @@ __all__ = [
     "check_answer",
     "normalize_markers",
     "parse_citations",
-    "split_sentences",
+    "answer_sentences",
     "strip_markers",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rag_app.cite.evidence import Features, features
 from rag_app.cite.markers import strip_markers
-from rag_app.cite.sentences import Segment, segment_sentences
+from rag_app.cite.sentences import Segment, answer_segments
 from rag_app.cite.settings import CiteSettings
 from rag_app.terms import continues
 
@@ -47,7 +47,7 @@ def read_sentences(
     markers may take the next one's (see ``inherit_citations``). Never raises.
     """
     sentences: list[AnswerSentence] = []
-    for segment in segment_sentences(text):
+    for segment in answer_segments(text):
         inside = [s for s in spans if segment.start <= s[0] < segment.end]
         cited: list[int] = []
         for _, _, numbers in inside:

@@ -23,8 +23,3 @@ def answer_segments(text: str) -> list[Segment]:
 def answer_sentences(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, text[start:end])`` for each sentence of an answer, in order."""
     return [(s.start, s.end, text[s.start : s.end]) for s in answer_segments(text)]
-
-
-# TRANSITIONAL: old names, removed once every caller uses the ones above.
-segment_sentences = answer_segments  # noqa: F811
-split_sentences = answer_sentences
