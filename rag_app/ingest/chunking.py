@@ -33,10 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rag_app.ingest.notes import is_table_note, table_marks
 from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
 from rag_app.text.language import cjk_share
+from rag_app.text.notes import is_table_note, table_marks
 from rag_app.text.sentences import sentence_pieces
 from rag_app.text.subjects import PATH_SEPARATOR
 from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table

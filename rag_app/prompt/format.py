@@ -13,11 +13,11 @@ import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_app.ingest.notes import note_mark, says_what_it_is, table_marks
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.excerpt import table_excerpt_html
 from rag_app.prompt.settings import Language
 from rag_app.prompt.tables import split_rows, table_shape
+from rag_app.text.notes import note_mark, says_what_it_is, table_marks
 
 SEPARATOR = "\n\n---\n\n"  # between sources of one group (seed 001: "\n\n---\n\n")
 GROUP_ORDER = ("text", "table", "image", "qa")  # seed 000: text, then tables, then figures
@@ -209,7 +209,7 @@ def html_table_to_markdown(table_html: str) -> str:
     About 40% fewer tokens than the HTML for the same cells, so more evidence fits the budget
     (measured on tatqa_dev: answer_in_context@3000 rises with it; see README).
     """
-    from rag_app.ingest.tables import column_labels, parse_table
+    from rag_app.text.tables import column_labels, parse_table
 
     grid = parse_table(table_html)
     if not grid.rows:

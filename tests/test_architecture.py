@@ -1,0 +1,111 @@
+"""The house's rules, enforced: which part of rag_app may import which (docs/ARCHITECTURE.md),
+one module that segments words, one that splits sentences, small modules, a UI-free core."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "rag_app"
+
+# Part -> the parts it must never import (its own part and those below it are fine).
+NEVER: dict[str, frozenset[str]] = {
+    "text": frozenset(
+        {"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline", "config"}
+    ),
+    "ingest": frozenset({"index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
+    "index": frozenset({"retrieve", "prompt", "llm", "cite", "pipeline"}),
+    "retrieve": frozenset({"prompt", "llm", "cite", "pipeline"}),
+    "prompt": frozenset({"index", "retrieve", "llm", "cite", "pipeline"}),
+    "llm": frozenset({"index", "retrieve", "prompt", "cite", "pipeline", "ingest"}),
+    "cite": frozenset({"index", "retrieve", "llm", "pipeline", "ingest"}),
+    "models": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
+}
+UI = frozenset({"streamlit", "ui", "pages", "app"})
+MAX_LINES = 450
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _part(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    return rel.parts[0]
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module an import statement in ``path`` names (at any depth: lazy imports count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _target(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "rag_app" and len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_imports_respect_the_layers(path: Path) -> None:
+    part = _part(path)
+    never = NEVER.get(part, frozenset())
+    wrong = []
+    for module in _imports(path):
+        if module.split(".")[0] in UI:
+            wrong.append(module)
+        target = _target(module)
+        if target is not None and target != part and target in never:
+            wrong.append(module)
+    assert not wrong, f"{path.relative_to(PACKAGE)} ({part}) must not import {wrong}"
+
+
+def test_only_the_analyzer_imports_jieba() -> None:
+    importers = [
+        str(path.relative_to(PACKAGE))
+        for path in _modules()
+        if any(m.split(".")[0] == "jieba" for m in _imports(path))
+    ]
+    assert importers == ["text/analyzer.py"]
+
+
+def test_only_the_sentence_module_splits_sentences() -> None:
+    splitters = []
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in (
+                "split_sentences",
+                "sentences",
+                "segment_sentences",
+            ):
+                splitters.append(str(path.relative_to(PACKAGE)))
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "_SENTENCE_END" for t in node.targets
+            ):
+                splitters.append(str(path.relative_to(PACKAGE)))
+    assert set(splitters) == {"text/sentences.py"}
+
+
+def test_no_module_is_too_long_to_hold() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in _modules()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_the_rules_catch_a_wrong_import(tmp_path: Path) -> None:
+    """The checker itself: a prompt module importing the index is reported."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from rag_app.index.library import Library\n", encoding="utf-8")
+    targets = {_target(m) for m in _imports(bad)}
+    assert targets & NEVER["prompt"] == {"index"}
