@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.index.keywords import BM25Index, period_tokens, tokenize
+from rag_app.index.keywords import BM25Index
+from rag_app.text.analyzer import index_tokens
+from rag_app.text.periods import period_tokens
 
 
 def test_words_and_bigrams_meet_however_jieba_segments() -> None:
-    tokens = tokenize("轻工业增加值同比增长")
+    tokens = index_tokens("轻工业增加值同比增长")
     assert "轻工" in tokens and "增加" in tokens  # character bigrams
-    assert "的" not in tokenize("公司的营收")  # stopwords go
+    assert "的" not in index_tokens("公司的营收")  # stopwords go
 
 
 @pytest.mark.parametrize(
@@ -26,7 +28,7 @@ def test_words_and_bigrams_meet_however_jieba_segments() -> None:
 )
 def test_the_ways_of_writing_a_quarter_meet(text: str, expected: str) -> None:
     assert expected in period_tokens(text.lower())
-    assert expected in tokenize(text)
+    assert expected in index_tokens(text)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +44,7 @@ def test_the_ways_of_writing_a_quarter_meet(text: str, expected: str) -> None:
     ],
 )
 def test_a_year_alone_means_the_whole_year(text: str, annual: bool) -> None:
-    tokens = tokenize(text)
+    tokens = index_tokens(text)
     year = next(t[:4] for t in tokens if t[:4].isdigit())
     assert year in tokens  # every period form also yields its bare year
     assert (f"{year}fy" in tokens) is annual
@@ -56,8 +58,8 @@ def test_a_year_question_prefers_the_annual_column_to_quarterly_rows() -> None:
     quarterly = (
         "季度财务数据 季度 毛利率（%） 2024Q1 13.7 2024Q2 14.0 2024Q3 20.5 2024Q4 22.6 2023Q4 16.4"
     )
-    index = BM25Index(["annual", "quarterly"], [tokenize(annual), tokenize(quarterly)])
-    year = index.scores(tokenize("中芯国际2024年的毛利率是多少？"))
+    index = BM25Index(["annual", "quarterly"], [index_tokens(annual), index_tokens(quarterly)])
+    year = index.scores(index_tokens("中芯国际2024年的毛利率是多少？"))
     assert year[0] > year[1]
-    quarter = index.scores(tokenize("2024年第三季度的毛利率是多少？"))
+    quarter = index.scores(index_tokens("2024年第三季度的毛利率是多少？"))
     assert quarter[1] > quarter[0]

@@ -25,7 +25,7 @@ from rag_app.prompt import (
     turns_from_messages,
 )
 from rag_app.prompt.format import SEPARATOR
-from rag_app.prompt.tables import split_rows, table_shape
+from rag_app.text.table_rows import split_rows, table_shape
 from rag_app.tokens import TiktokenCounter, get_token_counter
 
 GOLDEN = Path(__file__).parent / "golden" / "prompt"

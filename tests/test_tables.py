@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from rag_app.ingest import ChunkingOptions, chunk_document, load_bytes, load_path
-from rag_app.ingest.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 from rag_app.models import Chunk, Document, Item
+from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
 
 from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA
 

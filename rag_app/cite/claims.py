@@ -10,7 +10,7 @@ from rag_app.cite.evidence import Features, features
 from rag_app.cite.markers import strip_markers
 from rag_app.cite.sentences import Segment, answer_segments
 from rag_app.cite.settings import CiteSettings
-from rag_app.terms import continues
+from rag_app.text.phrasing import continues
 
 _NOT_FOUND = re.compile(
     r"未找到|没有找到|找不到|未检索到|没有检索到|未提及|没有提及|未提供|没有提供|未涉及|没有涉及|"

@@ -18,9 +18,9 @@ from rag_app.prompt.format import (
     layout_context,
 )
 from rag_app.prompt.settings import Language, PromptSettings
-from rag_app.prompt.tables import split_rows
 from rag_app.protocols import TokenCounter
-from rag_app.terms import QuestionTerms
+from rag_app.text.analyzer import QuestionTerms
+from rag_app.text.table_rows import split_rows
 
 # Tokens a block may add to a context beyond its own: the separator before it, a group heading
 # when it opens a new group, and a source number one digit longer ("[Source 10]").

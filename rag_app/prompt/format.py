@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.excerpt import table_excerpt_html
 from rag_app.prompt.settings import Language
-from rag_app.prompt.tables import split_rows, table_shape
 from rag_app.text.notes import note_mark, says_what_it_is, table_marks
+from rag_app.text.table_rows import split_rows, table_shape
 
 SEPARATOR = "\n\n---\n\n"  # between sources of one group (seed 001: "\n\n---\n\n")
 GROUP_ORDER = ("text", "table", "image", "qa")  # seed 000: text, then tables, then figures

@@ -29,7 +29,7 @@ from rag_app.prompt.format import (
 from rag_app.prompt.sections import Section, Status, reason_key, whole_section
 from rag_app.prompt.settings import Language, PromptSettings
 from rag_app.protocols import TokenCounter
-from rag_app.terms import QuestionTerms, question_terms
+from rag_app.text.analyzer import QuestionTerms, question_terms
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag_app.models import Chunk
-from rag_app.text.table_rows import TableRows, same_row, split_rows, table_shape
-
-__all__ = ["TableRows", "merge_table_chunks", "split_rows", "table_shape"]
+from rag_app.text.table_rows import same_row, split_rows, table_shape
 
 
 def merge_table_chunks(parts: list[Chunk]) -> Chunk:
