@@ -167,7 +167,7 @@ class SourceCutter:
     def _units(self, candidate: Candidate, terms: QuestionTerms) -> _Units | None:
         chunk = candidate.chunk
         if chunk.type == "table" and chunk.table_html:
-            header, n_rows, table_rows = table_units(chunk, terms)
+            header, n_rows, table_rows = table_units(chunk, terms, self.settings)
 
             def render_rows(kept: list[int]) -> str:
                 return format_table_body(
@@ -180,7 +180,7 @@ class SourceCutter:
 
             return _Units(table_rows, n_rows - header, "table rows", header, render_rows)
         if chunk.type == "text":
-            parts, sentences = text_units(chunk.text, terms)
+            parts, sentences = text_units(chunk.text, terms, self.settings)
 
             def render_sentences(kept: list[int]) -> str:
                 return format_text_excerpt(chunk, self.lang, parts, kept)

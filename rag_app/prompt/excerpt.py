@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
+from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, PromptSettings
 from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences
@@ -33,8 +34,8 @@ __all__ = ["Unit", "best_first", "score_unit", "table_excerpt_html", "table_unit
 NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
 
 _NUMBER = re.compile(r"^[\d.,%]+$")
-GROUP_ROWS = 12  # the most rows a group heading brings
-CONTINUATIONS = 2  # the most sentences that continue a kept one
+# What a label-less row of values after other rows is called, so "total"/"合计" questions meet it.
+TOTAL_WORDS = "total 合计 总计"
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,16 @@ def _occurs(lowered: str, word: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
 
 
-def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit]]:
+def table_units(
+    chunk: Chunk, terms: QuestionTerms, settings: PromptSettings = DEFAULT_PROMPT_SETTINGS
+) -> tuple[int, int, list[Unit]]:
     """(header rows, all rows, the rows that match), for a table chunk with HTML rows.
 
-    When no row shares a word with the question, rows sharing a year or period are taken: a
-    table with one row per quarter is asked about by year ("2024年的毛利率": rows 2024Q1-Q4).
-    A matching group heading, in the header or not, brings the data rows under it."""
+    With ``settings.period_rows``, when no row shares a word with the question, rows sharing a
+    year or period are taken: a table with one row per quarter is asked about by year
+    ("2024年的毛利率": rows 2024Q1-Q4). A matching group heading, in the header or not, brings
+    up to ``settings.group_heading_rows`` data rows under it; with ``settings.label_less_totals``
+    a row of values with no label after other rows is their total and matches "total"/"合计"."""
     parsed = split_rows(chunk.table_html) if chunk.table_html else None
     if parsed is None:
         return 0, 0, []
@@ -98,10 +103,15 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
         if index < header and index not in headings:
             continue  # shown anyway
         text = " ".join(cell for cell in rows[index] if cell)
-        if index > header and not rows[index][0] and any(rows[index][1:]):
-            text = f"total 合计 总计 {text}"  # values under the rows they add up
+        if (
+            settings.label_less_totals
+            and index > header
+            and not rows[index][0]
+            and any(rows[index][1:])
+        ):
+            text = f"{TOTAL_WORDS} {text}"  # values under the rows they add up
         texts.append((index, text))
-    for numbers_suffice in (False, True):
+    for numbers_suffice in (False, True) if settings.period_rows else (False,):
         units = []
         for index, text in texts:
             score = score_unit(text, terms, numbers_suffice) if text else 0.0
@@ -109,9 +119,12 @@ def table_units(chunk: Chunk, terms: QuestionTerms) -> tuple[int, int, list[Unit
                 continue
             if index in headings:
                 end = next((h for h in headings if h > index), len(rows))
-                span = tuple(i for i in range(index, end) if i >= header)[:GROUP_ROWS]
+                span = tuple(i for i in range(index, end) if i >= header)
+                span = span[: settings.group_heading_rows]
                 if span:
                     units.append(Unit(span[0], text, score, span))
+                elif not settings.group_heading_rows:
+                    units.append(Unit(index, text, score))
             else:
                 units.append(Unit(index, text, score))
         if units:
@@ -142,8 +155,11 @@ def _is_heading(cells: list[str]) -> bool:
     return bool(cells[0]) and len(cells) > 1 and not any(cells[1:])
 
 
-def text_units(text: str, terms: QuestionTerms) -> tuple[list[str], list[Unit]]:
-    """(all sentences, the sentences that match, each with the sentences continuing it)."""
+def text_units(
+    text: str, terms: QuestionTerms, settings: PromptSettings = DEFAULT_PROMPT_SETTINGS
+) -> tuple[list[str], list[Unit]]:
+    """(all sentences, the sentences that match, each with up to
+    ``settings.continuation_sentences`` sentences continuing it)."""
     parts = split_sentences(text)
     units, seen = [], set()
     for index, part in enumerate(parts):
@@ -154,7 +170,7 @@ def text_units(text: str, terms: QuestionTerms) -> tuple[list[str], list[Unit]]:
         if score > 0:
             span = [index]
             while (
-                len(span) <= CONTINUATIONS
+                len(span) <= settings.continuation_sentences
                 and span[-1] + 1 < len(parts)
                 and continues(parts[span[-1] + 1])
             ):

@@ -60,6 +60,16 @@ class PromptSettings:
     # A table with at most this many data rows is never excerpted: it costs little whole, and
     # "Which component made up the most of personnel expenses?" needs every row.
     whole_table_rows: int = 6
+    # What an excerpt unit brings along (``prompt.excerpt``; each has an ablation row in
+    # ``make eval``): a matching group heading ("Deferred tax assets:", "流动资产：") brings up
+    # to this many rows under it (0: a heading is a row like any other) ...
+    group_heading_rows: int = 12
+    # ... a kept sentence the sentences that continue it ("The increase was due to ...") ...
+    continuation_sentences: int = 2
+    # ... a label-less row of values after other rows counts as their total ("total", "合计") ...
+    label_less_totals: bool = True
+    # ... and when no row shares a word with the question, the rows sharing its year or period.
+    period_rows: bool = True
     # The model's whole window (prompt + answer). 8192 is the smallest window among the chat
     # models users configure here (gpt-4 8k; qwen, deepseek and gpt-4o are larger), so the
     # defaults above (3000 + 800 + 1024 + the question) fit with room to spare.
@@ -87,8 +97,10 @@ class PromptSettings:
             raise ValueError("max_whole_share must be in (0, 1]")
         if not 0.0 <= self.excerpt_min_share <= 1.0:
             raise ValueError("excerpt_min_share must be between 0 and 1")
-        if self.whole_table_rows < 0:
-            raise ValueError("whole_table_rows must be at least 0")
+        if self.whole_table_rows < 0 or self.group_heading_rows < 0:
+            raise ValueError("whole_table_rows and group_heading_rows must be at least 0")
+        if self.continuation_sentences < 0:
+            raise ValueError("continuation_sentences must be at least 0")
         if not 0.0 <= self.min_cjk_share <= 1.0:
             raise ValueError("min_cjk_share must be between 0 and 1")
 
