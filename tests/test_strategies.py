@@ -12,15 +12,9 @@ from rag_app.config import Settings, load_settings
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
-from rag_app.retrieve.strategies import (
-    StrategyOptions,
-    _apply_quotas,
-    _dedupe,
-    _interleave,
-    _Run,
-    options_from,
-    retrieve,
-)
+from rag_app.retrieve.scoring import _apply_quotas, _dedupe
+from rag_app.retrieve.strategies import StrategyOptions, _Run, options_from, retrieve
+from rag_app.retrieve.subjects import _interleave
 from rag_app.terms import asks_for_list
 
 from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library

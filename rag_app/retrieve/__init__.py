@@ -1,4 +1,9 @@
-"""Retrieval: per-signal retrievers, fusion, and the strategies built on them."""
+"""Retrieval: per-signal retrievers, fusion, and the strategies built on them.
+
+The smart and hybrid strategies (``strategies``) run in stages: ``signals`` (what a candidate is
+judged on), ``recall`` (which candidates are considered), ``scoring`` (their order), and
+``subjects`` for questions naming several reports; their knobs are in ``options``.
+"""
 
 from rag_app.retrieve.basic import (
     BM25Retriever,
