@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from rag_app.models import Reason, Routing
 from rag_app.text.lexicon import keyed_groups
+from rag_app.text.phrasing import content_references
 
 _CUES = keyed_groups("routing_cues.txt")
 EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
@@ -22,10 +23,6 @@ EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
 }
 IMPLICIT_CUES: dict[str, tuple[str, ...]] = {
     kind: _CUES[f"implicit {kind}"] for kind in ("table", "image", "text")
-}
-_REF = {
-    "table": re.compile(r"表\s*[0-9一二三四五六七八九十]+|\btable\s*\d+", re.I),
-    "image": re.compile(r"图\s*[0-9一二三四五六七八九十]+|\b(fig\.?|figure)\s*\d+", re.I),
 }
 
 
@@ -93,11 +90,9 @@ def detect_query_type(
     lowered = query.lower()
     points: dict[str, float] = {t: 0.0 for t in ("text", "table", "image")}
     evidence: list[str] = []
-    for kind, pattern in _REF.items():
-        match = pattern.search(query)
-        if match:
-            points[kind] += 3
-            evidence.append(f"{kind}:{match.group(0)}")
+    for kind, reference in content_references(query).items():
+        points[kind] += 3
+        evidence.append(f"{kind}:{reference}")
     for kind, words in cues.explicit.items():
         hits = [w for w in words if _has(lowered, w)]
         # "图表" also contains "图"; one explicit cue per type is enough.

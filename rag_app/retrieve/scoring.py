@@ -19,9 +19,8 @@ from rag_app.retrieve.signals import (
     Signals,
     introduced_tables,
     normalise,
-    query_numbers,
-    query_phrases,
 )
+from rag_app.text.analyzer import numbers, phrases
 
 
 def rank(
@@ -49,8 +48,8 @@ def score(search: Search, signals: Signals, admitted: dict[str, str]) -> list[Hi
             s.dense[chunk_id] = float(np.dot(vec, s.vector))
     dense_rank = {i: r for r, i in enumerate(sorted(s.dense, key=lambda i: -s.dense[i]), 1)}
     bm25_rank = {i: r for r, i in enumerate(sorted(s.bm25, key=lambda i: -s.bm25[i]), 1)}
-    numbers = query_numbers(search.query)
-    phrases = query_phrases(search.query)
+    query_numbers = numbers(search.query)
+    query_phrases = phrases(search.query)
     max_weight = max(w for _, w in o.type_weights)
     hits = []
     for chunk_id, layer in admitted.items():
@@ -61,7 +60,7 @@ def score(search: Search, signals: Signals, admitted: dict[str, str]) -> list[Hi
         if chunk_id in s.bm25:
             evidence["bm25"] = Signal(s.bm25[chunk_id], bm25_rank.get(chunk_id, 0))
         total, fused = _fused(chunk_id, s, o, (low, high))
-        total, reranked = _reranked(total, chunk, o, numbers, phrases)
+        total, reranked = _reranked(total, chunk, o, query_numbers, query_phrases)
         weight = o.weight_of(chunk.type)
         if o.use_type_weights:
             total *= 1.0 - o.type_weight_strength * (1.0 - weight / max_weight)

@@ -8,7 +8,6 @@ generation (``per_generation``); a query's signals once per query (``query_signa
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,37 +15,13 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from rag_app.index.keywords import tokenize
 from rag_app.index.library import Library, Snapshot
-from rag_app.ingest.tables import column_labels, parse_table
 from rag_app.models import Chunk, SearchFilter
-from rag_app.retrieve.expansion import FINANCE_SYNONYMS
 from rag_app.retrieve.options import StrategyOptions
-
-# words: to move to rag_app.text
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
-# How a paragraph that leads to a table ends: a colon, or words pointing at what follows.
-_INTRODUCES = re.compile(
-    r"[:：]\s*$|如下|下表|见表|详见|表\s*\d|following|below|as follows|table", re.IGNORECASE
-)
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{3,}")
-_WORD = re.compile(r"[a-z0-9]+")
-_PHRASE_STOP = frozenset("what is the of a an in to for was were how much did does".split())
-
-
-def query_phrases(query: str) -> list[str]:
-    """Character trigrams of the query's Chinese runs and bigrams of its other words."""
-    lowered = query.lower()
-    out = [run[i : i + 3] for run in _CJK_RUN.findall(lowered) for i in range(len(run) - 2)]
-    words = [w for w in _WORD.findall(lowered) if w not in _PHRASE_STOP]
-    out += [f"{a} {b}" for a, b in zip(words, words[1:])]
-    return list(dict.fromkeys(out))
-
-
-def query_numbers(query: str) -> set[str]:
-    """The numbers written in the query ("2024", "1,234.5", "12%")."""
-    return set(_NUMBER.findall(query))
-
+from rag_app.text.analyzer import index_tokens as tokenize
+from rag_app.text.phrasing import introduces_what_follows
+from rag_app.text.synonyms import FINANCE_SYNONYMS
+from rag_app.text.tables import column_labels, parse_table
 
 # ------------------------------------------------------------------------------------------------
 # Features of the knowledge base, computed once per generation.
@@ -120,7 +95,7 @@ def _introduced_tables(snap: Snapshot) -> dict[str, tuple[str, ...]]:
     seen_tables: set[tuple[str, str]] = set()
     for chunk_id, chunk in sorted(snap.chunks.items(), key=lambda p: p[1].subtable_index):
         paragraph = chunk.context.strip() if chunk.type == "table" else ""
-        if len(paragraph) < 8 or not _INTRODUCES.search(paragraph[-60:]):
+        if len(paragraph) < 8 or not introduces_what_follows(paragraph):
             continue
         if chunk.parent_table_id:
             # A table split by rows is introduced once: its first part carries the lift (the

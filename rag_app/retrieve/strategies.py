@@ -30,7 +30,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from rag_app.config import Settings
-from rag_app.index.keywords import tokenize
 from rag_app.index.library import Library
 from rag_app.models import NO_FILTER, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
 from rag_app.retrieve.options import StrategyOptions, options_from
@@ -41,12 +40,12 @@ from rag_app.retrieve.signals import (
     Search,
     dense_list,
     introduced_tables,
-    query_phrases,
     query_signals,
     structure_tokens,
 )
 from rag_app.retrieve.subjects import per_subject_trace, subjects_by_document
-from rag_app.terms import named_subjects
+from rag_app.text.analyzer import index_tokens
+from rag_app.text.subjects import named_subjects
 
 __all__ = [
     "LAYERS",
@@ -57,7 +56,6 @@ __all__ = [
     "introduced_tables",
     "options_from",
     "per_subject_trace",
-    "query_phrases",
     "retrieve",
     "single_type_hits",
     "structure_tokens",
@@ -153,7 +151,7 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     for chunk_id, share in sorted(run.signals.structure.items(), key=lambda p: -p[1]):
         chunk = run.search.snap.chunks[chunk_id]
         if share >= minimum and chunk.caption and len(query_tokens) >= 2:
-            cap_tokens = set(tokenize(chunk.caption))
+            cap_tokens = set(index_tokens(chunk.caption))
             if len(cap_tokens & set(query_tokens)) >= 2:
                 out.setdefault(chunk.type, []).append(chunk.caption)
     return out

@@ -13,7 +13,7 @@ from rag_app.models import Hit, RetrievalTrace, SearchFilter
 from rag_app.retrieve.options import StrategyOptions
 from rag_app.retrieve.scoring import finalise
 from rag_app.retrieve.signals import per_generation
-from rag_app.terms import document_subjects
+from rag_app.text.subjects import document_subjects
 
 
 def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]:

@@ -29,6 +29,9 @@ _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _CJK_RUN_2 = re.compile(r"[\u4e00-\u9fff]{2,}")
 _WORDISH = re.compile(f"[0-9A-Za-z{CJK_CLASS}]")
 _KEEP = re.compile(r"[\w\u4e00-\u9fff]", re.UNICODE)
+_CJK_RUN_3 = re.compile(r"[\u4e00-\u9fff]{3,}")
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 
 # Weight of a Chinese character bigram against a whole word wherever both are counted (excerpt
 # scores, the offline answerer, the citation check's unit ranking): bigrams only rescue a match
@@ -40,6 +43,7 @@ BIGRAM_WEIGHT = 0.3
 TOKENIZER_VERSION = "jieba-bigram-5"
 
 INDEX_STOPWORDS = lexicon.word_set("index_stopwords.txt")
+PHRASE_STOPWORDS = lexicon.word_set("phrase_stopwords.txt")
 QUESTION_STOPWORDS_ZH = lexicon.word_set("question_stopwords_zh.txt")
 QUESTION_STOPWORDS_EN = lexicon.word_set("question_stopwords_en.txt")
 BIGRAM_STOP_CHARS = lexicon.char_set("bigram_stop_chars.txt")
@@ -168,3 +172,18 @@ def question_terms(question: str) -> QuestionTerms:
         words |= s_words
         bigrams |= s_bigrams
     return QuestionTerms(frozenset(words), frozenset(bigrams - words), synonyms)
+
+
+def phrases(text: str) -> list[str]:
+    """Character trigrams of the text's Chinese runs and pairs of its other words (phrase
+    evidence: a passage holding the question's phrase, not only its words)."""
+    lowered = text.lower()
+    out = [run[i : i + 3] for run in _CJK_RUN_3.findall(lowered) for i in range(len(run) - 2)]
+    words = [w for w in _LATIN_WORD.findall(lowered) if w not in PHRASE_STOPWORDS]
+    out += [f"{a} {b}" for a, b in zip(words, words[1:])]
+    return list(dict.fromkeys(out))
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers written in the text ("2024", "1,234.5", "12%")."""
+    return set(_NUMBER.findall(text))

@@ -19,6 +19,17 @@ def continues(sentence: str) -> bool:
     return _CONTINUES.match(sentence.strip()) is not None
 
 
+# How a paragraph that leads to a table ends: a colon, or words pointing at what follows.
+_INTRODUCES = re.compile(
+    r"[:：]\s*$|如下|下表|见表|详见|表\s*\d|following|below|as follows|table", re.IGNORECASE
+)
+
+
+def introduces_what_follows(paragraph: str) -> bool:
+    """Whether a paragraph's end points at what follows it ("如下：", "see the table below")."""
+    return _INTRODUCES.search(paragraph[-60:]) is not None
+
+
 # A question asking for a list: "有哪些产线", "列出…", "Which segments are …", "What are the …".
 _ASKS_FOR_LIST = re.compile(
     r"有哪些|哪几|列出|列举|分别是(?:什么|哪)|包括哪|包含哪"
@@ -44,3 +55,21 @@ def asks_for_list(question: str) -> bool:
     segments of revenue?", "Which fabs does SMIC have?") rather than one value or the one that
     stands out ("Which segment grew most?")."""
     return _ASKS_FOR_LIST.search(question) is not None and not asks_for_superlative(question)
+
+
+# A question pointing at a numbered table or figure: "表3", "table 2", "图1", "Fig. 3".
+_REFERENCES = {
+    "table": re.compile(r"表\s*[0-9一二三四五六七八九十]+|\btable\s*\d+", re.I),
+    "image": re.compile(r"图\s*[0-9一二三四五六七八九十]+|\b(fig\.?|figure)\s*\d+", re.I),
+}
+
+
+def content_references(question: str) -> dict[str, str]:
+    """Per content type, the numbered table or figure ``question`` points at ("图3"), in the
+    words it uses; types it points at none of are left out."""
+    out = {}
+    for kind, pattern in _REFERENCES.items():
+        match = pattern.search(question)
+        if match:
+            out[kind] = match.group(0)
+    return out
