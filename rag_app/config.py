@@ -6,10 +6,17 @@ the environment after ``load_settings``; tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rag_app.cite.settings import CiteSettings
+    from rag_app.prompt.settings import PromptSettings
+    from rag_app.retrieve.options import StrategyOptions
 
 # The default embedding model is rebuilt at set-up (``rag-app setup``) from two PyPI packages
 # into this folder name under the cache directory (see RECIPES: multilingual-e5-small).
@@ -24,6 +31,16 @@ def _default_data_dir() -> Path:
 def _default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "rag_app"
+
+
+def _defaults(module: str, name: str) -> Callable[[], Any]:
+    """A default factory for a stage's own knobs, imported when a Settings is built (the stages
+    import this module, so it cannot import them at its top)."""
+
+    def build() -> Any:
+        return getattr(importlib.import_module(module), name)()
+
+    return build
 
 
 @dataclass(frozen=True)
@@ -61,8 +78,6 @@ class Settings:
     # enough for the budget to choose: 20, the depth ``rag-app eval`` measures
     # answer_in_context at (10 lost 4 of 918 tatqa_dev answers that 20 kept; 30 and 40 added none).
     top_k: int = 20
-    # Candidates each signal contributes before fusion.
-    candidate_k: int = 50
     # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
     rrf_k: int = 60
 
@@ -72,12 +87,22 @@ class Settings:
     answer_reserve: int = 1024
     history_budget: int = 800
 
-    # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
-    smart_threshold: float = 0.7
     # Routing cues added to the built-in lists, as (type, cue) pairs: explicit cues name a
     # content type outright (("table", "产线一览")), implicit ones only lean (("image", "K线")).
     extra_explicit_cues: tuple[tuple[str, str], ...] = ()
     extra_implicit_cues: tuple[tuple[str, str], ...] = ()
+
+    # Each stage's own knobs, one nested frozen object per stage, every field with a note on
+    # where its value comes from: retrieval (candidates per signal, weights, layers, smart mode's
+    # threshold: ``rag_app.retrieve.options``), the prompt (budgets, excerpts:
+    # ``rag_app.prompt.settings``) and the citation check (``rag_app.cite.settings``).
+    retrieval: StrategyOptions = field(
+        default_factory=_defaults("rag_app.retrieve.options", "StrategyOptions")
+    )
+    prompt: PromptSettings = field(
+        default_factory=_defaults("rag_app.prompt.settings", "PromptSettings")
+    )
+    cite: CiteSettings = field(default_factory=_defaults("rag_app.cite.settings", "CiteSettings"))
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)

@@ -19,7 +19,7 @@ RETRIEVERS = ("dense", "bm25", "rrf", "fused", "hybrid", "smart")
 
 def make_retriever(name: str, library, kb: str, settings=None) -> Retriever:  # type: ignore[no-untyped-def]
     """The named retriever over a knowledge base; raises ValueError for an unknown name."""
-    candidates = settings.candidate_k if settings is not None else 50
+    candidates = settings.retrieval.candidates if settings is not None else 50
     if name == "dense":
         return DenseRetriever(library, kb)
     if name == "bm25":

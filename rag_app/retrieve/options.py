@@ -16,6 +16,7 @@ from rag_app.retrieve.routing import RoutingCues
 class StrategyOptions:
     """Knobs of the strategies; each can be turned off for the ablation."""
 
+    # Candidates each signal contributes before fusion.
     candidates: int = 50
     type_weights: tuple[tuple[str, float], ...] = (
         ("text", 0.4),
@@ -69,6 +70,7 @@ class StrategyOptions:
     # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
     # retrieved once per named report and the results interleaved (``per_subject_hits``).
     use_subjects: bool = True
+    # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
     smart_threshold: float = 0.7
     cues: RoutingCues = field(default_factory=RoutingCues)
 
@@ -78,18 +80,16 @@ class StrategyOptions:
 
 
 def options_from(settings: Settings | None, **overrides: object) -> StrategyOptions:
-    """The default options with ``settings``' candidate count, smart threshold and extra routing
-    cues (when settings are given), then ``overrides`` (field name -> value) applied.
+    """``settings.retrieval`` (the defaults without settings) with the settings' extra routing
+    cues added, then ``overrides`` (field name -> value) applied.
 
     Raises TypeError for an override that names no field.
     """
     base = StrategyOptions()
     if settings is not None:
         base = replace(
-            base,
-            candidates=settings.candidate_k,
-            smart_threshold=settings.smart_threshold,
-            cues=RoutingCues().with_pairs(
+            settings.retrieval,
+            cues=settings.retrieval.cues.with_pairs(
                 settings.extra_explicit_cues, settings.extra_implicit_cues
             ),
         )
