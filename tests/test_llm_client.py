@@ -13,6 +13,7 @@ import pytest
 from rag_app.llm.base import (
     LLM,
     ChatMessage,
+    GenerationRequest,
     LLMError,
     LLMEvent,
     ProviderSettings,
@@ -30,6 +31,7 @@ MESSAGES = [
     ChatMessage("system", "只根据参考资料回答。"),
     ChatMessage("user", "中芯南方的产能是多少？"),
 ]
+REQUEST = GenerationRequest.from_messages(MESSAGES)
 
 
 @pytest.fixture
@@ -80,7 +82,7 @@ def assert_no_key(obj: object) -> None:
 
 def test_streams_tokens_in_order_then_usage_then_done(stub, llm):
     stub.enqueue(Reply(text="中芯南方产能为 3.5 万片/月。", usage=(21, 9)))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
 
     tokens = [e.text for e in events if e.kind == "token"]
     assert len(tokens) > 5  # streamed in pieces, not one blob
@@ -100,7 +102,7 @@ def test_streams_tokens_in_order_then_usage_then_done(stub, llm):
 
 def test_usage_is_estimated_when_provider_sends_none(stub, llm):
     stub.enqueue(Reply(text="hello there", send_usage=False))
-    completion = collect(llm.stream(MESSAGES))
+    completion = collect(llm.stream(REQUEST))
     assert completion.ok and completion.text == "hello there"
     assert completion.usage is not None and completion.usage.estimated
     assert completion.usage.prompt_tokens > 10 and completion.usage.completion_tokens > 0
@@ -114,17 +116,29 @@ def test_satisfies_llm_protocol(llm):
 
 def test_consumer_may_stop_early_and_client_stays_usable(stub, llm):
     stub.enqueue(Reply(text="one two three four five six"), Reply(text="again"))
-    stream = llm.stream(MESSAGES)
+    stream = llm.stream(REQUEST)
     assert next(stream).kind == "token"
     stream.close()
-    assert collect(llm.stream(MESSAGES)).text == "again"
+    assert collect(llm.stream(REQUEST)).text == "again"
 
 
-def test_rejects_malformed_messages(llm):
+def test_rejects_malformed_messages():
     with pytest.raises(ValueError):
-        list(llm.stream([]))
+        GenerationRequest.from_messages([])
+    with pytest.raises(ValueError):
+        GenerationRequest(("hi",), "hi")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ChatMessage("robot", "hi")  # type: ignore[arg-type]
+
+
+def test_request_from_messages_takes_the_last_user_message_as_the_question():
+    assert REQUEST.question == "中芯南方的产能是多少？"
+    assert REQUEST.messages == tuple(MESSAGES) and REQUEST.sources == ()
+    assert REQUEST.language == "zh"
+    english = GenerationRequest.from_messages(
+        [ChatMessage("user", "What is SMIC's capacity?"), ChatMessage("assistant", "About 80k.")]
+    )
+    assert english.question == "What is SMIC's capacity?" and english.language == "en"
 
 
 def test_list_models(stub, llm):
@@ -153,7 +167,7 @@ def test_mask_key():
 def test_key_echoed_by_provider_is_redacted_and_auth_is_not_retried(stub, llm, caplog):
     stub.enqueue(Reply(status=401, error_message=f"Incorrect API key provided: {KEY}."))
     with caplog.at_level(logging.DEBUG):
-        events = list(llm.stream(MESSAGES))
+        events = list(llm.stream(REQUEST))
     assert kinds(events) == ["error"]
     assert events[0].error_kind == "auth"
     assert "API Key" in events[0].error and "API key" in events[0].error
@@ -171,7 +185,7 @@ def test_timeout_is_retried_then_reported_without_the_key(stub, impatient, caplo
     stub.set_default(Reply(delay_s=3))
     start = time.monotonic()
     with caplog.at_level(logging.DEBUG):
-        events = list(impatient.stream(MESSAGES))
+        events = list(impatient.stream(REQUEST))
     elapsed = time.monotonic() - start
     for event in events:
         assert_no_key(event)
@@ -188,7 +202,7 @@ def test_timeout_is_retried_then_reported_without_the_key(stub, impatient, caplo
 
 def test_rate_limit_then_success(stub, llm):
     stub.enqueue(Reply(status=429, error_message="slow down"), Reply(text="好的"))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["retry", "token", "token", "usage", "done"]
     assert events[0].error_kind == "rate_limit"
     assert "限流" in events[0].text and "retrying" in events[0].text
@@ -198,7 +212,7 @@ def test_rate_limit_then_success(stub, llm):
 def test_retry_after_header_is_honoured(stub, llm):
     stub.enqueue(Reply(status=429, headers=(("Retry-After", "0.3"),)), Reply(text="ok"))
     start = time.monotonic()
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert events[0].kind == "retry" and events[0].delay_s == pytest.approx(0.3)
     assert time.monotonic() - start >= 0.3
     assert text_of(events) == "ok"
@@ -206,7 +220,7 @@ def test_retry_after_header_is_honoured(stub, llm):
 
 def test_server_errors_exhaust_retries(stub, llm):
     stub.set_default(Reply(status=500, error_message="upstream exploded"))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["retry", "retry", "error"]
     assert events[-1].error_kind == "server"
     assert "HTTP 500" in events[-1].error and "upstream exploded" in events[-1].error
@@ -216,13 +230,13 @@ def test_server_errors_exhaust_retries(stub, llm):
 def test_no_retries_when_max_retries_is_zero(stub, settings):
     stub.set_default(Reply(status=503))
     llm = OpenAIChatLLM(dataclasses.replace(settings, max_retries=0))
-    assert kinds(list(llm.stream(MESSAGES))) == ["error"]
+    assert kinds(list(llm.stream(REQUEST))) == ["error"]
     assert len(stub.chat_requests) == 1
 
 
 def test_bad_request_is_not_retried(stub, llm):
     stub.enqueue(Reply(status=404, error_message="The model `stub-model` does not exist"))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["error"]
     assert events[0].error_kind == "bad_request"
     assert "does not exist" in events[0].error
@@ -234,7 +248,7 @@ def test_connection_refused_is_retried_then_reported(settings):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     llm = OpenAIChatLLM(dataclasses.replace(settings, base_url=f"http://127.0.0.1:{port}/v1"))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["retry", "retry", "error"]
     assert events[-1].error_kind == "connection"
     assert "无法连接" in events[-1].error
@@ -245,7 +259,7 @@ def test_connection_refused_is_retried_then_reported(settings):
 
 def test_mid_stream_break_keeps_partial_text_and_never_restarts(stub, llm):
     stub.enqueue(Reply(text="one two three four five", break_after=2), Reply(text="WRONG"))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["token", "token", "error"]
     assert text_of(events) == "one two "
     assert events[-1].error_kind == "connection"
@@ -258,7 +272,7 @@ def test_mid_stream_break_keeps_partial_text_and_never_restarts(stub, llm):
 
 def test_timeout_between_chunks_after_first_token_is_not_retried(stub, impatient):
     stub.enqueue(Reply(text="慢 慢 来", pieces=("慢", "慢", "来"), chunk_delay_s=1.0))
-    events = list(impatient.stream(MESSAGES))
+    events = list(impatient.stream(REQUEST))
     assert kinds(events) == ["token", "error"]
     assert text_of(events) == "慢"
     assert "retry" not in kinds(events)
@@ -268,7 +282,7 @@ def test_timeout_between_chunks_after_first_token_is_not_retried(stub, impatient
 
 def test_stream_ending_without_finish_reason_is_reported_as_cut_off(stub, llm):
     stub.enqueue(Reply(text="half an answer", finish_reason=None, send_usage=False))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert text_of(events) == "half an answer"
     assert events[-1].kind == "error" and events[-1].error_kind == "connection"
 
@@ -296,7 +310,7 @@ def test_stream_ending_without_finish_reason_is_reported_as_cut_off(stub, llm):
 )
 def test_garbage_is_a_bad_response(stub, llm, reply):
     stub.enqueue(reply)
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["error"]
     assert events[0].error_kind == "bad_response"
     assert "无法解析" in events[0].error and "could not be read" in events[0].error
@@ -305,20 +319,20 @@ def test_garbage_is_a_bad_response(stub, llm, reply):
 
 def test_error_object_inside_stream_is_a_retryable_server_error(stub, llm):
     stub.set_default(Reply(raw_lines=('data: {"error": {"message": "model overloaded"}}',)))
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["retry", "retry", "error"]
     assert events[-1].error_kind == "server" and "model overloaded" in events[-1].error
 
 
 def test_stream_options_rejection_falls_back_and_is_remembered(stub, llm):
     stub.enqueue(Reply(text="fallback ok", reject_stream_options=True), Reply(text="second"))
-    first = list(llm.stream(MESSAGES))
+    first = list(llm.stream(REQUEST))
     assert kinds(first)[-1] == "done" and "retry" not in kinds(first)
     assert text_of(first) == "fallback ok"
     usage = next(e.usage for e in first if e.kind == "usage")
     assert usage is not None and usage.estimated
 
-    assert collect(llm.stream(MESSAGES)).text == "second"
+    assert collect(llm.stream(REQUEST)).text == "second"
     sent = [r.body.get("stream_options") for r in stub.chat_requests]
     assert sent == [{"include_usage": True}, None, None]
 
@@ -345,15 +359,16 @@ def test_split_stream_pieces_round_trips_and_keeps_markers_whole():
 
 def test_scripted_llm_records_calls_and_plays_in_order():
     llm = ScriptedLLM("第一个回答 first", "second")
-    first = list(llm.stream(MESSAGES))
+    first = list(llm.stream(REQUEST))
     assert text_of(first) == "第一个回答 first"
     assert len([e for e in first if e.kind == "token"]) > 3
     assert kinds(first)[-2:] == ["usage", "done"]
-    assert collect(llm.stream([ChatMessage("user", "again?")])).text == "second"
-    assert llm.calls == [MESSAGES, [ChatMessage("user", "again?")]]
-    assert llm.last_messages == [ChatMessage("user", "again?")]
+    again = GenerationRequest.from_messages([ChatMessage("user", "again?")])
+    assert collect(llm.stream(again)).text == "second"
+    assert llm.calls == [REQUEST, again]
+    assert llm.last_messages == (ChatMessage("user", "again?"),)
     with pytest.raises(AssertionError):
-        list(llm.stream(MESSAGES))  # nothing queued, no default
+        list(llm.stream(REQUEST))  # nothing queued, no default
 
 
 def test_scripted_llm_errors():
@@ -363,14 +378,14 @@ def test_scripted_llm_errors():
         ScriptedResponse("half", error=LLMError("connection")),
         RuntimeError("boom"),
     )
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert kinds(events) == ["error"] and events[0].error_kind == "timeout"
 
-    events = list(llm.stream(MESSAGES))
+    events = list(llm.stream(REQUEST))
     assert text_of(events) == "half" and events[-1].kind == "error"
     assert "cut off" in events[-1].error
 
     with pytest.raises(RuntimeError, match="boom"):
-        list(llm.stream(MESSAGES))
-    assert collect(llm.stream(MESSAGES)).text == "fine"
+        list(llm.stream(REQUEST))
+    assert collect(llm.stream(REQUEST)).text == "fine"
     assert len(llm.calls) == 4

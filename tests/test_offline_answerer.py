@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pytest
 
 from rag_app.ingest.tables import column_labels, labelled_rows, parse_table
-from rag_app.llm.base import collect
+from rag_app.llm.base import ChatMessage, GenerationRequest, collect
 from rag_app.llm.offline import (
     NOT_FOUND,
     NOTICE,
@@ -18,6 +19,7 @@ from rag_app.llm.offline import (
 )
 from rag_app.models import Chunk
 from rag_app.terms import subject_words
+from rag_app.text.language import Language
 
 CAPACITY_HTML = (
     "<table>"
@@ -92,8 +94,15 @@ def quoted_lines(answer: str) -> list[str]:
     return [line for line in answer.splitlines() if line.startswith("- ")]
 
 
+def request(
+    question: str, sources: Sequence[tuple[int, Chunk]], lang: Language = "zh"
+) -> GenerationRequest:
+    """A request as the pipeline makes one; the offline answerer reads all but the messages."""
+    return GenerationRequest((ChatMessage("user", question),), question, tuple(sources), lang)
+
+
 def test_chinese_text_question_quotes_the_sentence_with_its_source(answerer):
-    events = list(answerer.stream("中芯国际2023年营业收入是多少？", SOURCES))
+    events = list(answerer.stream(request("中芯国际2023年营业收入是多少？", SOURCES)))
     answer = collect(events).text
     assert answer.splitlines()[0] == NOTICE["zh"]
     lines = quoted_lines(answer)
@@ -103,7 +112,7 @@ def test_chinese_text_question_quotes_the_sentence_with_its_source(answerer):
 
 
 def test_streams_in_small_pieces_ending_in_done(answerer):
-    events = list(answerer.stream("中芯国际2023年营业收入是多少？", SOURCES))
+    events = list(answerer.stream(request("中芯国际2023年营业收入是多少？", SOURCES)))
     tokens = [e for e in events if e.kind == "token"]
     assert len(tokens) > 20
     assert [e.kind for e in events][-1] == "done"
@@ -157,11 +166,24 @@ def test_english_question(answerer):
     [("特斯拉的电池技术路线是什么？", "zh"), ("What is Tesla's battery roadmap?", "en")],
 )
 def test_no_overlap_says_the_sources_do_not_contain_the_answer(answerer, question, lang):
-    events = list(answerer.stream(question, SOURCES + [(4, ENGLISH)], lang=lang))
+    events = list(answerer.stream(request(question, SOURCES + [(4, ENGLISH)], lang)))
     answer = collect(events).text
     assert answer == f"{NOTICE[lang]}\n\n{NOT_FOUND[lang]}"
     assert "[Source" not in answer
     assert events[-1].kind == "done"
+
+
+def test_answers_the_requests_question_and_sources_not_its_messages(answerer):
+    # The rendered prompt is for chat models; quoting needs the question and the numbered chunks.
+    question = "中芯南方的产能是多少"
+    prompt = (
+        ChatMessage("system", "只根据参考资料回答。"),
+        ChatMessage("user", "台积电的市场份额"),
+    )
+    ask = GenerationRequest(prompt, question, ((7, TABLE), (9, TEXT)), "en")
+    answer = collect(answerer.stream(ask)).text
+    assert answer == answerer.answer_text(question, [(7, TABLE), (9, TEXT)], "en")
+    assert answer.startswith(NOTICE["en"]) and "中芯南方" in quoted_lines(answer)[0]
 
 
 def test_no_sources(answerer):
@@ -175,11 +197,10 @@ def test_source_numbers_come_from_the_caller(answerer):
 
 
 def test_deterministic(answerer):
-    runs = [
-        list(ExtractiveAnswerer().stream("中芯国际的产能和市场份额", SOURCES)) for _ in range(2)
-    ]
+    ask = request("中芯国际的产能和市场份额", SOURCES)
+    runs = [list(ExtractiveAnswerer().stream(ask)) for _ in range(2)]
     assert runs[0] == runs[1]
-    assert runs[0] == list(answerer.stream("中芯国际的产能和市场份额", SOURCES))
+    assert runs[0] == list(answerer.stream(ask))
 
 
 def test_sentence_count_is_bounded():
@@ -361,11 +382,15 @@ def test_a_row_is_quoted_with_its_note_and_a_sentence_with_its_reason(answerer):
         "",
         (6,),
     )
-    answer = collect(answerer.stream("What do customer related costs include?", [(1, table)]))
+    answer = collect(
+        answerer.stream(request("What do customer related costs include?", [(1, table)]))
+    )
     lines = quoted_lines(answer.text)
     assert "Customer related costs(2)" in lines[0] and "(2) Include advertising" in lines[0]
     assert "equipment sold" not in lines[0]  # another row's note
-    answer = collect(answerer.stream("Why did operating expenses rise in 2019?", [(1, text)]))
+    answer = collect(
+        answerer.stream(request("Why did operating expenses rise in 2019?", [(1, text)]))
+    )
     assert (
         "Operating expenses rose 6.4% in 2019. The increase was primarily due to the new network."
         in quoted_lines(answer.text)[0]

@@ -23,7 +23,7 @@ from rag_app.index.store import collection_name
 from rag_app.models import IngestReport, Progress, SearchFilter
 from rag_app.retrieve import make_retriever
 
-from .conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
+from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
 
 KB = "default"
 TATQA_LIKE = TEST_DATA / "tatqa_like_content_list.json"

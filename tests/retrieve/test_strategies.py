@@ -17,7 +17,7 @@ from rag_app.retrieve.strategies import StrategyOptions, _Run, options_from, ret
 from rag_app.retrieve.subjects import _interleave
 from rag_app.terms import asks_for_list
 
-from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
+from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
 

@@ -16,7 +16,7 @@ from rag_app.ingest import ChunkingOptions, chunk_document, load_path
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Document, Item
 
-from .conftest import MINERU_FIXTURES, REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
+from tests.conftest import MINERU_FIXTURES, REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
 
 
 def _doc(items: list[Item], doc_id: str = "d") -> Document:

@@ -13,7 +13,7 @@ from rag_app.models import Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve import fuse_rrf, fuse_scores, make_retriever
 from rag_app.retrieve.basic import to_hits
 
-from .conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
+from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
 NAMES = ("dense", "bm25", "rrf", "hybrid")

@@ -22,7 +22,7 @@ from rag_app.ingest import loader as loader_module
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Chunk
 
-from .conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
+from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
 
 BIG = 10**9  # a size limit that never applies
 

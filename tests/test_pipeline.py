@@ -1,0 +1,114 @@
+"""The pipeline driven by the scripted LLM: what the model is given, what the Answer carries."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.config import Settings
+from rag_app.index.library import Library
+from rag_app.llm.base import ChatMessage, LLMError, Usage
+from rag_app.llm.offline import NOTICE, ExtractiveAnswerer
+from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
+from rag_app.models import Answer, AskOptions, PipelineEvent
+from rag_app.pipeline import Pipeline
+from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
+
+QUESTION = "中芯国际2026年预测市盈率是多少？"
+# Cites a source the prompt has and one it does not, so the citation check has both to report.
+SCRIPTED = "2026年预测市盈率为106.2倍 [Source 1]。另见 [Source 99]。"
+OPTIONS = AskOptions(kb="default", mode="hybrid")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(tmp_path_factory.mktemp("pipeline"), counter, [SAMPLE_CONTENT_LIST])
+
+
+@pytest.fixture
+def settings(sample: Library) -> Settings:
+    return sample.settings
+
+
+def final(events: list[PipelineEvent]) -> Answer:
+    assert events[-1].kind == "answer" and events[-1].answer is not None
+    return events[-1].answer
+
+
+def test_the_model_is_given_the_prompts_messages_and_its_numbered_sources(settings, sample):
+    llm = ScriptedLLM(ScriptedResponse(SCRIPTED, usage=Usage(900, 21)), name="scripted-test")
+    answer = Pipeline(settings, sample, llm).ask(QUESTION, OPTIONS)
+
+    assert answer.prompt is not None and len(answer.prompt.sources) >= 2
+    (request,) = llm.calls
+    assert request.messages == tuple(
+        ChatMessage(m["role"], m["content"])  # type: ignore[arg-type]
+        for m in answer.prompt.messages
+    )
+    assert request.messages[0].role == "system" and request.messages[-1].role == "user"
+    assert QUESTION in request.messages[-1].content
+    assert request.question == QUESTION and request.language == "zh"
+    assert request.sources == tuple((s.number, s.hit.chunk) for s in answer.prompt.sources)
+    assert [n for n, _ in request.sources] == list(range(1, len(request.sources) + 1))
+
+    assert answer.text == SCRIPTED
+    assert answer.answerer == "scripted-test"
+    assert answer.usage == Usage(900, 21)
+    assert answer.citations is not None
+    assert answer.citations.cited_sources == (1,) and answer.citations.dangling == (99,)
+    assert answer.error == "" and answer.error_kind == ""
+
+
+def test_events_arrive_stage_by_stage_and_tokens_make_the_text(settings, sample):
+    llm = ScriptedLLM(SCRIPTED)
+    events = list(Pipeline(settings, sample, llm).stream(QUESTION, OPTIONS))
+    stages = [e.stage for e in events if e.kind == "stage"]
+    assert stages == [
+        "retrieving",
+        "retrieved",
+        "building_prompt",
+        "prompt_built",
+        "generating",
+        "first_token",
+        "done",
+    ]
+    tokens = [e.text for e in events if e.kind == "token"]
+    assert len(tokens) > 5 and "".join(tokens) == SCRIPTED == final(events).text
+    kinds = [e.kind for e in events]
+    assert kinds.index("token") > kinds.index("stage") and kinds.count("answer") == 1
+    timings = dict(final(events).timings)
+    assert {"retrieve_ms", "prompt_ms", "first_token_ms", "generate_ms", "total_ms"} <= set(timings)
+
+
+def test_a_provider_failure_keeps_the_text_and_reports_the_error(settings, sample):
+    llm = ScriptedLLM(ScriptedResponse("2026年预测", error=LLMError("connection")))
+    events = list(Pipeline(settings, sample, llm).stream(QUESTION, OPTIONS))
+    errors = [e for e in events if e.kind == "error"]
+    assert len(errors) == 1 and errors[0].data == {"kind": "connection"}
+    answer = final(events)
+    assert answer.text == "2026年预测"
+    assert answer.error_kind == "connection" and "cut off" in answer.error
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [(QUESTION, "zh"), ("What is SMIC's forecast P/E for 2026?", "en")],
+)
+def test_without_a_model_the_offline_answerer_quotes_the_prompts_sources(
+    settings, sample, question, lang
+):
+    pipe = Pipeline(settings, sample)
+    assert isinstance(pipe.llm, ExtractiveAnswerer)
+    answer = pipe.ask(question, OPTIONS)
+    assert answer.answerer == ExtractiveAnswerer.name == pipe.answerer_name
+    assert answer.prompt is not None
+    sources = [(s.number, s.hit.chunk) for s in answer.prompt.sources]
+    assert answer.text == ExtractiveAnswerer().answer_text(question, sources, lang)
+    assert answer.text.startswith(NOTICE[lang]) and "[Source " in answer.text
+    assert answer.usage is None and answer.citations is not None
+
+
+def test_an_empty_question_is_refused_before_the_model_is_asked(settings, sample):
+    llm = ScriptedLLM(SCRIPTED)
+    with pytest.raises(ValueError, match="empty"):
+        list(Pipeline(settings, sample, llm).stream("   ", OPTIONS))
+    assert llm.calls == []
