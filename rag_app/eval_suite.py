@@ -25,7 +25,8 @@ import numpy as np
 from rag_app.config import load_settings
 from rag_app.evaluation import evaluate, find_documents, load_questions
 from rag_app.index.library import Library
-from rag_app.models import Progress
+from rag_app.llm.offline import ExtractiveAnswerer
+from rag_app.models import Chunk, Progress
 from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
@@ -117,6 +118,18 @@ PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
 }
 
 
+# Rows that also measure the offline answerer on the same prompts (answer_in_offline).
+OFFLINE_RUNS = frozenset({"hybrid"})
+
+
+def offline_answer(question: str, sources: Sequence[tuple[int, Chunk]]) -> str:
+    """The offline extractive answer to ``question`` from the prompt's numbered sources."""
+    return _ANSWERER.answer_text(question, sources)
+
+
+_ANSWERER = ExtractiveAnswerer()
+
+
 def _quiet(_: Progress) -> None:
     pass
 
@@ -181,6 +194,7 @@ def run(
                     10,
                     retriever=retriever,
                     prompt_settings=prompt_settings,
+                    offline_answer=offline_answer if name in OFFLINE_RUNS else None,
                 )  # type: ignore[arg-type]
                 metrics.pop("per_question")
                 row = {
@@ -207,6 +221,7 @@ COLUMNS = (
     "recall@10",
     "mrr@10",
     "answer_in_context",
+    "answer_in_offline",
     "query_ms_p50",
     "retrieval_context_ms_p95",
 )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rag_app.index.library import Library
-from rag_app.models import Hit, Progress, SearchFilter
+from rag_app.models import Chunk, Hit, Progress, SearchFilter
 from rag_app.prompt import PromptSettings, build_prompt
 from rag_app.retrieve import Retriever, make_retriever
 
@@ -144,13 +144,16 @@ def evaluate(
     retriever: Retriever | None = None,
     context_k: int | None = None,
     prompt_settings: PromptSettings | None = None,
+    offline_answer: Callable[[str, Sequence[tuple[int, Chunk]]], str] | None = None,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
     recall@1/3/5/10 and mrr@10 of the first gold hit; with ``context_budget``, also
     ``answer_in_context`` (span answers whose every gold string is in the context the token
     budget kept from the top ``context_k`` hits: the app's ``top_k`` unless given) and the
-    latency of retrieval plus context building.
+    latency of retrieval plus context building. With ``offline_answer`` (question, numbered
+    sources -> answer text, the offline answerer's), also ``answer_in_offline``: span answers
+    whose every gold string the offline answer quotes from the prompt's sources.
     """
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
@@ -163,6 +166,7 @@ def evaluate(
     latencies: list[float] = []
     context_latencies: list[float] = []
     in_context: list[bool] = []
+    in_offline: list[bool] = []
     per_question = []
     library.snapshot(kb)  # build or load the keyword index before timing
     if retriever_name != "bm25":
@@ -196,6 +200,13 @@ def evaluate(
             if found is not None:
                 in_context.append(found)
                 row["answer_in_context"] = found
+                if offline_answer is not None:
+                    sources = [(source.number, source.hit.chunk) for source in prompt.sources]
+                    quoted = bool(
+                        answer_in_context(question, offline_answer(question.question, sources))
+                    )
+                    in_offline.append(quoted)
+                    row["answer_in_offline"] = quoted
         per_question.append(row)
         if n % 25 == 0:
             progress(Progress("questions", n, len(questions)))
@@ -215,6 +226,11 @@ def evaluate(
             if in_context
             else None,
             "n_span_questions": len(in_context),
+            **(
+                {"answer_in_offline": round(sum(in_offline) / len(in_offline), 4)}
+                if in_offline
+                else {}
+            ),
             "retrieval_context_ms_p50": round(_percentile(context_latencies, 0.5), 2),
             "retrieval_context_ms_p95": round(_percentile(context_latencies, 0.95), 2),
         }
