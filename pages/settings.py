@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import streamlit as st
 
-from rag_app.llm import ChatMessage, LLMError, OpenAIChatLLM, collect, mask_key
+from rag_app.llm import (
+    ChatMessage,
+    GenerationRequest,
+    LLMError,
+    OpenAIChatLLM,
+    collect,
+    mask_key,
+)
 from ui import state
 from ui.i18n import LANGUAGES, lang, t
 
@@ -70,9 +77,8 @@ def test_connection() -> None:
         )
         st.session_state["test_result"] = ("success", t("test_ok_models", n=len(models), hint=hint))
         return
-    reply = collect(
-        OpenAIChatLLM(replace(provider, max_tokens=1)).stream([ChatMessage("user", "ping")])
-    )
+    ping = GenerationRequest.from_messages([ChatMessage("user", "ping")])
+    reply = collect(OpenAIChatLLM(replace(provider, max_tokens=1)).stream(ping))
     if reply.ok:
         st.session_state["test_result"] = ("success", t("test_ok_chat", model=provider.model))
     else:

@@ -183,7 +183,8 @@ def _hit_json(h) -> dict:  # type: ignore[no-untyped-def,type-arg]
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from rag_app.llm import OpenAIChatLLM, provider_from_env
-    from rag_app.pipeline import AskOptions, Pipeline
+    from rag_app.models import AskOptions
+    from rag_app.pipeline import Pipeline
 
     settings = _settings(args)
     if not args.question.strip():

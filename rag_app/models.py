@@ -7,8 +7,8 @@ the evaluation without surprises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 ChunkType = Literal["text", "table", "image", "qa"]
 CHUNK_TYPES: tuple[ChunkType, ...] = ("text", "table", "image", "qa")
@@ -228,7 +228,79 @@ class RetrievalTrace:
         return tuple(h for h in self.hits if h.chunk.type == chunk_type)
 
 
+@dataclass(frozen=True)
+class Usage:
+    """The tokens one answer took, as the provider reported them (or as counted locally)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool = False  # True when counted locally because the provider sent no usage
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+Mode = Literal["smart", "hybrid"]
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """Per-question choices (the UI's widgets); numbers default from Settings."""
+
+    kb: str
+    mode: Mode = "smart"
+    doc_ids: tuple[str, ...] = ()
+    prompt_mode: str = "advanced"
+    top_k: int | None = None
+    context_budget: int | None = None
+    system_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer and all its evidence: hits, the exact prompt, citations, timings.
+
+    ``prompt`` is the ``rag_app.prompt.PromptResult`` the answer was generated from and
+    ``citations`` the ``rag_app.cite.CitationReport`` of its text (None when it is empty). They
+    are typed ``Any`` here because models import no stage, not even for type checking (the
+    import-boundary test); they become exact once those result types live in this module.
+    """
+
+    question: str
+    text: str
+    retrieval: RetrievalTrace
+    prompt: Any
+    citations: Any
+    answerer: str
+    timings: tuple[tuple[str, float], ...] = ()
+    usage: Usage | None = None
+    error: str = ""
+    error_kind: str = ""
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return self.retrieval.hits
+
+    def timing(self, stage: str) -> float | None:
+        return dict(self.timings).get(stage)
+
+
+@dataclass(frozen=True)
+class PipelineEvent:
+    """``stage`` (a stage starts or ends), ``token`` (answer text), ``retry``, ``error``, or
+    ``answer`` (the final Answer; always the last event)."""
+
+    kind: Literal["stage", "token", "retry", "error", "answer"]
+    stage: str = ""
+    text: str = ""
+    answer: Answer | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
 __all__ = [
+    "Answer",
+    "AskOptions",
     "CHUNK_TYPES",
     "Chunk",
     "ChunkType",
@@ -239,9 +311,12 @@ __all__ = [
     "Item",
     "NO_FILTER",
     "LayerStep",
+    "Mode",
+    "PipelineEvent",
     "Progress",
     "RetrievalTrace",
     "Routing",
     "SearchFilter",
     "Signal",
+    "Usage",
 ]

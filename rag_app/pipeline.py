@@ -1,7 +1,7 @@
 """``Pipeline``: a question in, a streamed answer with its evidence out.
 
-Stages: retrieve (smart or hybrid) -> build the prompt (token budget) -> generate (an
-OpenAI-compatible provider, or the offline extractive answerer) -> check citations. ``stream``
+Stages: retrieve (smart or hybrid) -> build the prompt (token budget) -> generate (any ``LLM``:
+an OpenAI-compatible provider, or the offline extractive answerer) -> check citations. ``stream``
 yields events as each stage starts and each token arrives, then the final ``Answer``; ``ask``
 returns only the Answer. The UI and the CLI render what this returns and compute nothing.
 """
@@ -10,65 +10,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
 from rag_app.index.library import Library
-from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, LLMEvent, Usage
-from rag_app.models import RetrievalTrace, SearchFilter
-from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt, detect_language
+from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, LLMEvent, Usage
+from rag_app.models import Answer, AskOptions, Mode, PipelineEvent, RetrievalTrace, SearchFilter
+from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
+from rag_app.text.language import detect_language
 
-Mode = Literal["smart", "hybrid"]
-
-
-@dataclass(frozen=True)
-class AskOptions:
-    """Per-question choices (the UI's widgets); numbers default from Settings."""
-
-    kb: str
-    mode: Mode = "smart"
-    doc_ids: tuple[str, ...] = ()
-    prompt_mode: str = "advanced"
-    top_k: int | None = None
-    context_budget: int | None = None
-    system_prompt: str | None = None
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The answer and all its evidence: hits, the exact prompt, citations, timings."""
-
-    question: str
-    text: str
-    retrieval: RetrievalTrace
-    prompt: PromptResult | None
-    citations: CitationReport | None
-    answerer: str
-    timings: tuple[tuple[str, float], ...] = ()
-    usage: Usage | None = None
-    error: str = ""
-    error_kind: str = ""
-
-    @property
-    def hits(self):  # type: ignore[no-untyped-def]
-        return self.retrieval.hits
-
-    def timing(self, stage: str) -> float | None:
-        return dict(self.timings).get(stage)
-
-
-@dataclass(frozen=True)
-class PipelineEvent:
-    """``stage`` (a stage starts or ends), ``token`` (answer text), ``retry``, ``error``, or
-    ``answer`` (the final Answer; always the last event)."""
-
-    kind: Literal["stage", "token", "retry", "error", "answer"]
-    stage: str = ""
-    text: str = ""
-    answer: Answer | None = None
-    data: dict = field(default_factory=dict)  # type: ignore[type-arg]
+# Re-exported: the result types used to live here, and callers still import them from here.
+__all__ = ["Answer", "AskOptions", "Mode", "Pipeline", "PipelineEvent", "build_request"]
 
 
 class Pipeline:
@@ -77,12 +29,11 @@ class Pipeline:
     def __init__(self, settings: Settings, library: Library, llm: LLM | None = None) -> None:
         self.settings = settings
         self.library = library
-        self.llm = llm
-        self.offline = ExtractiveAnswerer()
+        self.llm: LLM = llm if llm is not None else ExtractiveAnswerer()
 
     @property
     def answerer_name(self) -> str:
-        return self.llm.name if self.llm is not None else self.offline.name
+        return self.llm.name
 
     # retrieval ----------------------------------------------------------------------------------
     def retrieve(self, question: str, options: AskOptions) -> RetrievalTrace:
@@ -215,16 +166,7 @@ class Pipeline:
         return answer
 
     def _generate(self, question: str, prompt: PromptResult) -> Iterator[LLMEvent]:
-        if self.llm is None:
-            sources = [(s.number, s.hit.chunk) for s in prompt.sources]
-            lang = "en" if detect_language(question) == "en" else "zh"
-            yield from self.offline.stream(question, sources, lang=lang)
-            return
-        messages = [
-            ChatMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
-            for m in prompt.chat_messages()
-        ]
-        yield from self.llm.stream(messages)
+        return self.llm.stream(build_request(question, prompt))
 
     def _check(self, text: str, prompt: PromptResult) -> CitationReport | None:
         if not text.strip():
@@ -242,3 +184,18 @@ def _check_question(question: str) -> str:
     if len(question) > 4000:
         raise ValueError("the question is longer than 4000 characters; shorten it")
     return question
+
+
+def build_request(question: str, prompt: PromptResult) -> GenerationRequest:
+    """The request for ``question``'s answer: ``prompt``'s messages and numbered sources, and
+    the question's own language (the offline answerer's notice follows it, not the prompt's
+    language setting)."""
+    return GenerationRequest(
+        messages=tuple(
+            ChatMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
+            for m in prompt.chat_messages()
+        ),
+        question=question,
+        sources=tuple((s.number, s.hit.chunk) for s in prompt.sources),
+        language=detect_language(question),
+    )

@@ -25,8 +25,8 @@ import streamlit as st
 from rag_app.cite import normalize_markers
 from rag_app.index.library import Library
 from rag_app.llm import ExtractiveAnswerer
-from rag_app.models import Chunk, Hit, RetrievalTrace
-from rag_app.pipeline import Answer, AskOptions, Pipeline
+from rag_app.models import Answer, AskOptions, Chunk, Hit, RetrievalTrace
+from rag_app.pipeline import Pipeline
 from rag_app.prompt import Turn
 from ui.i18n import labelled, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html

@@ -24,8 +24,8 @@ import streamlit as st
 from rag_app.config import Settings, load_settings
 from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
-from rag_app.models import IngestReport, Progress
-from rag_app.pipeline import AskOptions, Pipeline
+from rag_app.models import Answer, AskOptions, IngestReport, Progress
+from rag_app.pipeline import Pipeline
 from ui.i18n import t
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -318,7 +318,7 @@ class ChatTurn:
 
     question: str
     options: AskOptions
-    answer: Any  # rag_app.pipeline.Answer | None
+    answer: Answer | None
     failure: str = ""
 
 

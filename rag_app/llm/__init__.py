@@ -1,5 +1,6 @@
-"""Language models: the ``LLM`` contract, the OpenAI-compatible streaming client, a scripted
-model for tests, and the offline extractive answerer used when no provider is configured.
+"""Language models: the ``LLM`` contract (a ``GenerationRequest`` in, ``LLMEvent``s out) and its
+implementations: the OpenAI-compatible streaming client, a scripted model for tests, and the
+offline extractive answerer used when no provider is configured.
 
 Importing this package does not import ``openai`` or ``jieba``; both load on first use.
 """
@@ -8,6 +9,7 @@ from rag_app.llm.base import (
     LLM,
     ChatMessage,
     Completion,
+    GenerationRequest,
     LLMError,
     LLMEvent,
     ProviderSettings,
@@ -26,6 +28,7 @@ __all__ = [
     "ChatMessage",
     "Completion",
     "ExtractiveAnswerer",
+    "GenerationRequest",
     "LLMError",
     "LLMEvent",
     "OpenAIChatLLM",

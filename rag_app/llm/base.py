@@ -1,9 +1,9 @@
-"""The LLM contract: messages in, a stream of typed events out.
+"""The LLM contract: a ``GenerationRequest`` in, a stream of typed events out.
 
-Every implementation (the OpenAI-compatible client, the scripted test model) streams
-``LLMEvent``s and ends with exactly one terminal event: ``done`` on success or ``error`` on
-failure. Provider failures are reported as ``error`` events, not raised, so a caller that has
-already shown half an answer keeps it and can show the error under it.
+Every implementation (the OpenAI-compatible client, the scripted test model, the offline
+extractive answerer) streams ``LLMEvent``s and ends with exactly one terminal event: ``done`` on
+success or ``error`` on failure. Provider failures are reported as ``error`` events, not raised,
+so a caller that has already shown half an answer keeps it and can show the error under it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
+
+from rag_app.models import Chunk, Usage
+from rag_app.text.language import Language, detect_language
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
@@ -85,17 +88,6 @@ class ProviderSettings:
     @property
     def masked_key(self) -> str:
         return mask_key(self.api_key)
-
-
-@dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int
-    completion_tokens: int
-    estimated: bool = False  # True when counted locally because the provider sent no usage
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
 
 _ERROR_MESSAGES: dict[str, tuple[str, str]] = {
@@ -196,13 +188,47 @@ class LLMEvent:
         return cls("error", error=err.user_message, error_kind=err.kind)
 
 
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What an answer is generated from: the rendered prompt and what it was rendered from.
+
+    A chat model reads ``messages``; the offline extractive answerer reads ``question``,
+    ``sources`` (``(N, chunk)`` pairs, N being the number cited as ``[Source N]``) and
+    ``language`` (of its notice). Raises ValueError unless ``messages`` is a non-empty sequence of
+    ``ChatMessage``.
+    """
+
+    messages: tuple[ChatMessage, ...]
+    question: str
+    sources: tuple[tuple[int, Chunk], ...] = ()
+    language: Language = "zh"
+
+    def __post_init__(self) -> None:
+        # Callers may pass lists; the request keeps tuples so it cannot change under a model.
+        object.__setattr__(self, "messages", tuple(self.messages))
+        object.__setattr__(self, "sources", tuple(self.sources))
+        validate_messages(self.messages)
+
+    @classmethod
+    def from_messages(
+        cls, messages: Sequence[ChatMessage], language: Language | None = None
+    ) -> GenerationRequest:
+        """A request with no sources, for callers that only have messages (the settings page's
+        connection test): the question is the last user message, the language that question's
+        unless given."""
+        validate_messages(messages)
+        question = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        return cls(tuple(messages), question, (), language or detect_language(question))
+
+
 @runtime_checkable
 class LLM(Protocol):
-    """A chat model. ``stream`` yields ``LLMEvent``s ending in one ``done`` or ``error``."""
+    """A model that answers a ``GenerationRequest``: ``stream`` yields ``LLMEvent``s ending in
+    exactly one ``done`` or ``error``."""
 
     name: str
 
-    def stream(self, messages: Sequence[ChatMessage]) -> Iterator[LLMEvent]: ...
+    def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]: ...
 
 
 @dataclass(frozen=True)

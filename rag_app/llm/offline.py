@@ -1,11 +1,11 @@
 """The offline answerer: quotes the best-matching sentences of the sources, honestly labelled.
 
-Used when no language model is configured. It never writes anything of its own beyond a notice:
-the answer is 2-4 sentences (or table rows, or figure descriptions) copied from the top sources,
-each followed by its ``[Source N]``, chosen by weighted term overlap with the question. A
-question asking for a list ("中芯国际的产线有哪些？") first gets the names the table listing them
-gives (its naming column's cells, in one line). If no sentence shares a term with the question
-it says the sources do not contain the answer.
+An ``LLM`` like the others, used when no language model is configured. It never writes anything
+of its own beyond a notice: the answer is 2-4 sentences (or table rows, or figure descriptions)
+copied from the top sources, each followed by its ``[Source N]``, chosen by weighted term overlap
+with the question. A question asking for a list ("中芯国际的产线有哪些？") first gets the names the
+table listing them gives (its naming column's cells, in one line). If no sentence shares a term
+with the question it says the sources do not contain the answer.
 
 Scoring, per candidate sentence ``s`` and question terms ``T``:
 ``sum(idf(t) * w(t) for t in T if t in s)`` with ``idf`` computed over all candidate sentences
@@ -22,12 +22,12 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_app.ingest.notes import note_mark, table_marks
-from rag_app.llm.base import LLMEvent, split_stream_pieces
+from rag_app.llm.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.models import Chunk
 from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
 from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.lexicon import word_set
+from rag_app.text.notes import note_mark, table_marks
 from rag_app.text.phrasing import asks_for_list, continues
 from rag_app.text.sentences import split_sentences
 from rag_app.text.subjects import document_subjects, named_subjects
@@ -274,16 +274,15 @@ class ExtractiveAnswerer:
             body = "\n".join(f"- {s.candidate.text} [Source {s.candidate.source}]" for s in chosen)
         return f"{NOTICE[lang]}\n\n{body}"
 
-    def stream(
-        self, question: str, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
-    ) -> Iterator[LLMEvent]:
-        """Stream an extractive answer to ``question`` from ``sources`` ((N, chunk) pairs, N
-        being the number cited as ``[Source N]``): ``token`` events, then ``done``.
+    def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
+        """Stream an extractive answer to ``request.question`` from ``request.sources`` ((N,
+        chunk) pairs, N being the number cited as ``[Source N]``): ``token`` events, then
+        ``done``. The rendered messages are not read.
 
-        ``lang`` ("zh" or "en") picks the language of the notice and of the not-found message;
+        ``request.language`` picks the language of the notice and of the not-found message;
         quoted sentences stay in the language of the sources. Deterministic.
         """
-        text = self.answer_text(question, sources, lang)
+        text = self.answer_text(request.question, request.sources, request.language)
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")

@@ -16,19 +16,18 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag_app.llm.base import (
-    ChatMessage,
+    GenerationRequest,
     LLMError,
     LLMEvent,
     ProviderSettings,
     Usage,
     estimate_tokens,
     mask_key,
-    validate_messages,
 )
 
 log = logging.getLogger(__name__)
@@ -97,15 +96,14 @@ class OpenAIChatLLM:
 
     # -- public -----------------------------------------------------------------------------
 
-    def stream(self, messages: Sequence[ChatMessage]) -> Iterator[LLMEvent]:
-        """Stream the answer to ``messages``.
+    def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
+        """Stream the answer to ``request.messages`` (the prompt already holds the sources).
 
         Yields ``token`` events, at most one ``usage``, ``retry`` events for failed attempts
-        before the first token, and ends with ``done`` or ``error``. Raises ValueError for
-        malformed messages only; provider failures become ``error`` events.
+        before the first token, and ends with ``done`` or ``error``; provider failures become
+        ``error`` events, never exceptions.
         """
-        validate_messages(messages)
-        payload = [{"role": m.role, "content": m.content} for m in messages]
+        payload = [{"role": m.role, "content": m.content} for m in request.messages]
         settings = self.settings
         attempt = 1
         while True:

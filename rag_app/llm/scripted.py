@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rag_app.llm.base import (
     ChatMessage,
+    GenerationRequest,
     LLMError,
     LLMEvent,
     Usage,
     estimate_tokens,
     split_stream_pieces,
-    validate_messages,
 )
 
 
@@ -35,7 +35,7 @@ class ScriptedLLM:
     ``enqueue("answer")`` queues a text; ``enqueue(LLMError("timeout"))`` queues a failure before
     any token; ``enqueue(ScriptedResponse("half", error=LLMError("connection")))`` a break-off
     mid-answer. With the queue empty it answers ``default`` (or raises if that is None).
-    ``calls`` holds the messages of every call, in order.
+    ``calls`` holds the request of every call, in order.
     """
 
     def __init__(
@@ -46,7 +46,7 @@ class ScriptedLLM:
     ) -> None:
         self.name = name
         self.default = default
-        self.calls: list[list[ChatMessage]] = []
+        self.calls: list[GenerationRequest] = []
         self._queue: deque[ScriptedResponse] = deque()
         self._lock = threading.Lock()
         self.enqueue(*responses)
@@ -62,26 +62,29 @@ class ScriptedLLM:
         return self
 
     @property
-    def last_messages(self) -> list[ChatMessage]:
+    def last_request(self) -> GenerationRequest:
         if not self.calls:
             raise AssertionError("ScriptedLLM was never called")
         return self.calls[-1]
 
-    def stream(self, messages: Sequence[ChatMessage]) -> Iterator[LLMEvent]:
+    @property
+    def last_messages(self) -> tuple[ChatMessage, ...]:
+        return self.last_request.messages
+
+    def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
         """Play the next queued response (see the class docstring)."""
-        validate_messages(messages)
         with self._lock:
-            self.calls.append(list(messages))
+            self.calls.append(request)
             if self._queue:
                 response = self._queue.popleft()
             elif self.default is not None:
                 response = ScriptedResponse(text=self.default)
             else:
                 raise AssertionError("ScriptedLLM has no queued response left")
-        return self._play(messages, response)
+        return self._play(request.messages, response)
 
     def _play(
-        self, messages: Sequence[ChatMessage], response: ScriptedResponse
+        self, messages: tuple[ChatMessage, ...], response: ScriptedResponse
     ) -> Iterator[LLMEvent]:
         for piece in split_stream_pieces(response.text):
             yield LLMEvent.token(piece)

@@ -22,7 +22,6 @@ from rag_app.index.library import Library
 from rag_app.index.store import collection_name
 from rag_app.models import IngestReport, Progress, SearchFilter
 from rag_app.retrieve import make_retriever
-
 from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
 
 KB = "default"

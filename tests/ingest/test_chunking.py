@@ -15,7 +15,6 @@ import pytest
 from rag_app.ingest import ChunkingOptions, chunk_document, load_path
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Document, Item
-
 from tests.conftest import MINERU_FIXTURES, REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
 
 

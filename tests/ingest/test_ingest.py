@@ -21,7 +21,6 @@ from rag_app.ingest import IngestError, chunk_document, doc_id_from_name, load_b
 from rag_app.ingest import loader as loader_module
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Chunk
-
 from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
 
 BIG = 10**9  # a size limit that never applies

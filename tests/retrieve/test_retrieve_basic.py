@@ -12,7 +12,6 @@ from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve import fuse_rrf, fuse_scores, make_retriever
 from rag_app.retrieve.basic import to_hits
-
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"

@@ -9,7 +9,6 @@ from pathlib import Path
 from rag_app.ingest import ChunkingOptions, chunk_document, load_bytes, load_path
 from rag_app.models import Chunk, Document, Item
 from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
-
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA
 
 # The head of 表6 in the sample report: rowspan=2 labels, 产能 colspan=2 over two sub-labels, and
