@@ -17,12 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-# TRANSITIONAL re-exports: the tokens live in rag_app.text; removed once callers import them there.
-from rag_app.text.analyzer import TOKENIZER_VERSION  # noqa: F401
-from rag_app.text.analyzer import index_tokens as tokenize  # noqa: F401
-from rag_app.text.analyzer import index_words as words  # noqa: F401
-from rag_app.text.periods import period_tokens  # noqa: F401
-
 _log = logging.getLogger(__name__)
 
 # BM25 parameters: k1 1.2 / b 0.75 are the classic defaults (Robertson); measured on

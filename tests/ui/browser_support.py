@@ -1,7 +1,7 @@
 """Driving the real app in headless Chromium: a Streamlit server on a free loopback port, the
 browser, and waits keyed to Streamlit's own script state.
 
-Used by ``tests/test_browser.py`` and ``tests/browser_timing.py``. Chromium is Debian's package
+Used by ``tests/ui/test_browser.py`` and ``tests/ui/browser_timing.py``. Chromium is Debian's package
 (``make browser-deps``), launched through playwright's ``executable_path``; playwright never
 downloads a browser here.
 
@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 APP = REPO_ROOT / "app.py"
 CHROMIUM = Path(os.environ.get("RAG_APP_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [

@@ -20,7 +20,7 @@ speaking the OpenAI chat API), configured through the Settings page like a user 
 ``test_clicking_a_citation_scrolls_...`` still ends in xfail if the card's title lands above
 the window (a UI bug fixed by the anchor's scroll margin; the reason names the file and fix).
 
-Run: ``.venv/bin/python -m pytest tests/test_browser.py -q -m browser``.
+Run: ``.venv/bin/python -m pytest tests/ui/test_browser.py -q -m browser``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import (
+from tests.conftest import REAL_CACHE_DIR, TEST_DATA
+from tests.openai_stub_server import OpenAIStubServer, Reply
+from tests.ui.browser_support import (
     CHROMIUM,
     REPO_ROOT,
     StreamlitServer,
@@ -54,8 +56,6 @@ from tests.browser_support import (
     recorder,
     wait_idle,
 )
-from tests.conftest import REAL_CACHE_DIR, TEST_DATA
-from tests.openai_stub_server import OpenAIStubServer, Reply
 
 pytestmark = pytest.mark.browser
 

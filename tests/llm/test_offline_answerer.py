@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from rag_app.ingest.tables import column_labels, labelled_rows, parse_table
 from rag_app.llm.base import ChatMessage, GenerationRequest, collect
 from rag_app.llm.offline import (
     NOT_FOUND,
@@ -18,8 +17,9 @@ from rag_app.llm.offline import (
     tokenize,
 )
 from rag_app.models import Chunk
-from rag_app.terms import subject_words
 from rag_app.text.language import Language
+from rag_app.text.subjects import subject_words
+from rag_app.text.tables import column_labels, labelled_rows, parse_table
 
 CAPACITY_HTML = (
     "<table>"

@@ -1,6 +1,6 @@
 """How fast the app is, measured in a real browser (headless Chromium), not a test.
 
-    .venv/bin/python tests/browser_timing.py [--runs 3] [--json]
+    .venv/bin/python tests/ui/browser_timing.py [--runs 3] [--json]
 
 Per run, on a fresh data folder:
 
@@ -16,7 +16,7 @@ Per run, on a fresh data folder:
   for that model load, the second is the steady state.
 
 Question timings come from the page's own clock (``performance.now()`` recorded by
-``tests/browser_support.RECORDER_JS``): the Enter key, every change of the assistant message's
+``tests/ui/browser_support.RECORDER_JS``): the Enter key, every change of the assistant message's
 text length, every change of the script state. Prints each run and the median of all runs.
 """
 
@@ -31,13 +31,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from rag_app.config import load_settings  # noqa: E402
-from tests.browser_support import (  # noqa: E402
+from tests.ui.browser_support import (  # noqa: E402
     StreamlitServer,
     launch_browser,
     mark,
