@@ -14,10 +14,11 @@ from collections.abc import Iterator, Sequence
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
 from rag_app.index.library import Library
-from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, LLMEvent, Usage
+from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, Usage
 from rag_app.models import Answer, AskOptions, Mode, PipelineEvent, RetrievalTrace, SearchFilter
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.text.language import detect_language
+from rag_app.text.query import QueryAnalysis, analyse_query
 
 # Re-exported: the result types used to live here, and callers still import them from here.
 __all__ = ["Answer", "AskOptions", "Mode", "Pipeline", "PipelineEvent", "build_request"]
@@ -36,11 +37,13 @@ class Pipeline:
         return self.llm.name
 
     # retrieval ----------------------------------------------------------------------------------
-    def retrieve(self, question: str, options: AskOptions) -> RetrievalTrace:
-        """Retrieve for a question with the options' mode; raises ValueError on an empty one."""
+    def retrieve(self, question: str | QueryAnalysis, options: AskOptions) -> RetrievalTrace:
+        """Retrieve for a question (or its analysis) with the options' mode; raises ValueError on
+        an empty one."""
         from rag_app.retrieve.strategies import retrieve as run_strategy
 
-        question = _check_question(question)
+        if not isinstance(question, QueryAnalysis):
+            question = analyse_query(_check_question(question))
         return run_strategy(
             self.library,
             options.kb,
@@ -66,6 +69,7 @@ class Pipeline:
         trace: RetrievalTrace,
         options: AskOptions,
         history: Sequence[Turn] = (),
+        analysis: QueryAnalysis | None = None,
     ) -> PromptResult:
         names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
         return build_prompt(
@@ -75,6 +79,7 @@ class Pipeline:
             settings=self.prompt_settings(options),
             counter=self.library.counter,
             doc_names=names,
+            analysis=analysis,
         )
 
     # answering ----------------------------------------------------------------------------------
@@ -92,13 +97,15 @@ class Pipeline:
 
         yield PipelineEvent("stage", stage="retrieving")
         t0 = time.perf_counter()
-        trace = self.retrieve(question, options)
+        # The question's words are read once here and passed down to every stage.
+        analysis = analyse_query(question)
+        trace = self.retrieve(analysis, options)
         timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent("stage", stage="retrieved", data={"hits": len(trace.hits)})
 
         yield PipelineEvent("stage", stage="building_prompt")
         t0 = time.perf_counter()
-        prompt = self.build(question, trace, options, history)
+        prompt = self.build(question, trace, options, history, analysis)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
@@ -110,7 +117,7 @@ class Pipeline:
         parts: list[str] = []
         usage: Usage | None = None
         error, error_kind = "", ""
-        for event in self._generate(question, prompt):
+        for event in self.llm.stream(build_request(question, prompt, analysis)):
             if event.kind == "token":
                 if first_token is None:
                     first_token = time.perf_counter()
@@ -165,9 +172,6 @@ class Pipeline:
         assert answer is not None
         return answer
 
-    def _generate(self, question: str, prompt: PromptResult) -> Iterator[LLMEvent]:
-        return self.llm.stream(build_request(question, prompt))
-
     def _check(self, text: str, prompt: PromptResult) -> CitationReport | None:
         if not text.strip():
             return None
@@ -186,10 +190,12 @@ def _check_question(question: str) -> str:
     return question
 
 
-def build_request(question: str, prompt: PromptResult) -> GenerationRequest:
-    """The request for ``question``'s answer: ``prompt``'s messages and numbered sources, and
-    the question's own language (the offline answerer's notice follows it, not the prompt's
-    language setting)."""
+def build_request(
+    question: str, prompt: PromptResult, analysis: QueryAnalysis | None = None
+) -> GenerationRequest:
+    """The request for ``question``'s answer: ``prompt``'s messages and numbered sources, the
+    question's analysis, and the question's own language (the offline answerer's notice follows
+    it, not the prompt's language setting)."""
     return GenerationRequest(
         messages=tuple(
             ChatMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
@@ -197,5 +203,6 @@ def build_request(question: str, prompt: PromptResult) -> GenerationRequest:
         ),
         question=question,
         sources=tuple((s.number, s.hit.chunk) for s in prompt.sources),
-        language=detect_language(question),
+        language=analysis.language if analysis is not None else detect_language(question),
+        analysis=analysis,
     )

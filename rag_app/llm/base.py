@@ -15,6 +15,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from rag_app.models import Chunk, Usage
 from rag_app.text.language import Language, detect_language
+from rag_app.text.query import QueryAnalysis
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
@@ -194,14 +195,15 @@ class GenerationRequest:
 
     A chat model reads ``messages``; the offline extractive answerer reads ``question``,
     ``sources`` (``(N, chunk)`` pairs, N being the number cited as ``[Source N]``) and
-    ``language`` (of its notice). Raises ValueError unless ``messages`` is a non-empty sequence of
-    ``ChatMessage``.
+    ``language`` (of its notice), and the question's ``analysis`` when the pipeline made it.
+    Raises ValueError unless ``messages`` is a non-empty sequence of ``ChatMessage``.
     """
 
     messages: tuple[ChatMessage, ...]
     question: str
     sources: tuple[tuple[int, Chunk], ...] = ()
     language: Language = "zh"
+    analysis: QueryAnalysis | None = None
 
     def __post_init__(self) -> None:
         # Callers may pass lists; the request keeps tuples so it cannot change under a model.

@@ -20,18 +20,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from rag_app.llm.base import GenerationRequest, LLMEvent, split_stream_pieces
+from rag_app.llm.lists import list_of_table
+from rag_app.llm.quotes import Candidate, ScoredSentence, chunk_candidates
 from rag_app.models import Chunk
 from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
 from rag_app.text.analyzer import match_terms as tokenize
-from rag_app.text.lexicon import word_set
-from rag_app.text.notes import note_mark, table_marks
-from rag_app.text.phrasing import asks_for_list, continues
-from rag_app.text.sentences import split_sentences
+from rag_app.text.phrasing import asks_for_list
+from rag_app.text.query import QueryAnalysis
 from rag_app.text.subjects import document_subjects, named_subjects
-from rag_app.text.tables import column_labels, labelled_rows, parse_table
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -53,109 +51,8 @@ CONTEXT_WEIGHT = 0.3  # question terms in the chunk's caption / heading path / i
 # of the best one: tuned by hand on the tests' report snippets so a row that merely shares the
 # column header with the answer row stays out.
 RELATIVE_CUTOFF = 0.5
-# Sentences longer than this are cut (with an ellipsis) so one run-on paragraph cannot fill the
-# answer; about three lines of Chinese in the UI.
-MAX_SENTENCE_CHARS = 220
 
 _DIGIT = re.compile(r"\d")
-_WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
-
-
-# -- candidates ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A sentence, table row or figure description that may be quoted."""
-
-    source: int  # the N of [Source N]
-    order: int  # position of its source in the list, then within the source (tie-break)
-    text: str
-    words: frozenset[str]
-    bigrams: frozenset[str]
-    context: frozenset[str] = frozenset()  # caption, heading path, intro paragraph words
-    row_label: str = ""  # a table row's first cell
-
-
-def quotable_parts(text: str) -> list[str]:
-    """Sentences of ``text`` worth quoting: Markdown list/heading markers removed, at least four
-    characters with a word in them, clipped."""
-    out = []
-    for part in split_sentences(text):
-        part = _MARKDOWN_NOISE.sub("", part).strip()
-        if len(part) >= 4 and _WORDISH.search(part):
-            out.append(_clip(part))
-    return out
-
-
-def quotable_sentences(text: str) -> list[str]:
-    """Sentences of ``text``, a sentence that continues the one before joined to it: "Costs
-    rose 6.4%. The increase was due to ..." is quoted whole, with its reason."""
-    out: list[str] = []
-    for sentence in quotable_parts(text):
-        if out and continues(sentence) and len(out[-1]) + len(sentence) < MAX_SENTENCE_CHARS:
-            out[-1] = f"{out[-1]} {sentence}"
-        else:
-            out.append(sentence)
-    return out
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_SENTENCE_CHARS else text[: MAX_SENTENCE_CHARS - 1] + "…"
-
-
-def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
-    """The quotable units of one chunk: table rows, figure caption/description sentences, or
-    text sentences."""
-    context_text = " ".join([*chunk.heading_path, chunk.caption, chunk.context])
-    context = frozenset(tokenize(context_text)[0]) if context_text.strip() else frozenset()
-    units: list[tuple[str, str]] = []  # (text, row label)
-    if chunk.type == "table" and chunk.table_html:
-        # Rows only: a caption alone answers nothing; it still counts as context for its rows.
-        # A row is quoted with the notes its marks point to ("Customer costs(2)" with "(2)
-        # Include advertising ..."): the note is often what the question asks.
-        notes = {m: line.strip() for line in chunk.footnote.split("\n") if (m := note_mark(line))}
-        units = []
-        for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows)):
-            marked = sorted(table_marks(text) & notes.keys())
-            note = " ".join(notes[m] for m in marked)
-            units.append((_clip(f"{text} {note}" if note else text), label))
-    elif chunk.type == "image":
-        description = quotable_parts(chunk.description)
-        caption = _clip(chunk.caption.strip())
-        if caption and description:
-            # The caption says what the figure is; prefix it to the first description sentence.
-            description[0] = _clip(f"{caption}：{description[0]}")
-        units = [(s, "") for s in description] or ([(caption, "")] if caption else [])
-    if not units:
-        units = [(s, "") for s in quotable_sentences(chunk.text)]
-    out = []
-    for i, (text, label) in enumerate(units):
-        words, bigrams = tokenize(text)
-        out.append(
-            Candidate(
-                number,
-                rank * 10_000 + i,
-                text,
-                frozenset(words),
-                frozenset(bigrams),
-                context,
-                label,
-            )
-        )
-    return out
-
-
-# -- the answerer --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScoredSentence:
-    candidate: Candidate
-    score: float
-    matched: tuple[str, ...]
 
 
 class ExtractiveAnswerer:
@@ -176,11 +73,17 @@ class ExtractiveAnswerer:
         self.min_sentences = min_sentences
         self.piece_chars = piece_chars
 
-    def select(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> list[ScoredSentence]:
+    def select(
+        self,
+        question: str,
+        sources: Sequence[tuple[int, Chunk]],
+        analysis: QueryAnalysis | None = None,
+    ) -> list[ScoredSentence]:
         """The sentences the answer quotes, best first (empty when none overlaps the question)."""
         # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
         # labelled 营业收入.
-        terms = question_terms(question)
+        analysis = analysis if analysis is not None and analysis.text == question else None
+        terms = analysis.terms if analysis is not None else question_terms(question)
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
@@ -227,8 +130,8 @@ class ExtractiveAnswerer:
             return []
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
         listing = (
-            _list_of_table(question, q_words, q_bigrams, sources, named, scored[0].score)
-            if asks_for_list(question)
+            list_of_table(question, q_words, q_bigrams, sources, named, scored[0].score)
+            if (analysis.asks_for_list if analysis is not None else asks_for_list(question))
             else None
         )
         if listing is not None:
@@ -263,11 +166,15 @@ class ExtractiveAnswerer:
         return chosen
 
     def answer_text(
-        self, question: str, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
+        self,
+        question: str,
+        sources: Sequence[tuple[int, Chunk]],
+        lang: str = "zh",
+        analysis: QueryAnalysis | None = None,
     ) -> str:
         """The whole answer ``stream`` would send, as one string."""
         lang = "en" if lang == "en" else "zh"
-        chosen = self.select(question, sources)
+        chosen = self.select(question, sources, analysis)
         if not chosen:
             body = NOT_FOUND[lang]
         else:
@@ -282,109 +189,12 @@ class ExtractiveAnswerer:
         ``request.language`` picks the language of the notice and of the not-found message;
         quoted sentences stay in the language of the sources. Deterministic.
         """
-        text = self.answer_text(request.question, request.sources, request.language)
+        text = self.answer_text(
+            request.question, request.sources, request.language, request.analysis
+        )
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")
-
-
-_VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\u9fff]{0,3}$")
-_NUMBER = re.compile(r"^[\s$¥￥€£(（+-]*[\d.,]+[%％)）]*$")  # a bare number, not "12英寸"
-_TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
-LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
-# Words that name no kind of thing a table could list.
-_GENERIC_WORDS = word_set("generic_list_words.txt")
-
-
-def _list_of_table(
-    question: str,
-    q_words: set[str],
-    q_bigrams: set[str],
-    sources: Sequence[tuple[int, Chunk]],
-    named: set[int] | None,
-    best: float,
-) -> ScoredSentence | None:
-    """For a question asking for a list, the names in the table that lists them, quoted as one
-    line ("表6：中芯国际产线一览 · 厂区: 中芯上海（S1）; 中芯北京（B1）; ...") scored above
-    ``best``; None when no source table fits.
-
-    The table is the source table whose caption or heading shares the most words with the
-    question (the earlier on ties), not counting words like 公司 or the company most sources
-    name; its naming column is the first whose values are all there, all different and not
-    numbers (not 序号, not the 8英寸 / 12英寸 that repeat); total rows are left out."""
-    # A word most sources share (the company a report is about) says nothing of what a table
-    # lists: "中芯国际有哪些风险？" is not answered by 表6：中芯国际产线一览.
-    texts = [
-        f"{c.search_text} {c.text} {c.caption} {c.description} {c.table_html}".lower()
-        for _, c in sources
-    ]
-    wanted = {
-        w
-        for w in q_words | q_bigrams
-        if w not in _GENERIC_WORDS and 2 * sum(w in t for t in texts) <= len(texts)
-    }
-    found: list[tuple[int, int, tuple[str, ...], int, Chunk]] = []
-    for rank, (number, chunk) in enumerate(sources):
-        if chunk.type != "table" or not chunk.table_html or (named and number not in named):
-            continue
-        words, bigrams = tokenize(" ".join([chunk.caption, *chunk.heading_path[-1:]]))
-        shared = tuple(sorted(wanted & (words | bigrams)))
-        if shared:
-            found.append((-len(shared), rank, shared, number, chunk))
-    for _, _, shared, number, chunk in sorted(found, key=lambda f: f[:2]):
-        grid = parse_table(chunk.table_html, chunk.header_rows)
-        rows = [r for r in grid.rows[grid.header_rows :] if not _TOTAL.match(r[0].strip())]
-        if len(rows) < LIST_MIN_ROWS:
-            continue
-        labels = column_labels(grid)
-        for c in range(grid.n_cols):
-            values = [r[c].strip() for r in rows]
-            if not all(values) or len(set(values)) < len(values):
-                continue
-            if any(_VALUE.match(v) for v in values):
-                continue
-            title = chunk.caption.strip() or (chunk.heading_path or ("",))[-1]
-            label = labels[c] if c < len(labels) else ""
-            kept, named_values = _rows_named(question, rows, c)
-            if named_values:
-                values = [r[c].strip() for r in kept]
-                title = f"{title} · {' / '.join(named_values)}"
-            names = "; ".join(values)
-            text = _clip(f"{title} · {label}: {names}" if label else f"{title}: {names}")
-            words, bigrams = tokenize(text)
-            line = Candidate(number, -1, text.strip(" ·:"), frozenset(words), frozenset(bigrams))
-            return ScoredSentence(line, best + 1.0, shared)
-    return None
-
-
-def _rows_named(
-    question: str, rows: Sequence[tuple[str, ...]], naming: int
-) -> tuple[list[tuple[str, ...]], list[str]]:
-    """The rows a list question narrows to by naming cells of theirs ("哪几座12英寸晶圆厂":
-    the rows whose 晶圆尺寸 is 12英寸), with the named values; all rows and no values when it
-    names none. A value counts when the question holds it whole, it is not a bare number (a
-    question's "12" is no 序号 12) and only some rows have it;
-    values named in one column are alternatives, named in several columns all must hold."""
-    lowered = question.lower()
-    wanted: dict[int, set[str]] = {}
-    for c in range(len(rows[0])):
-        if c == naming:
-            continue
-        column = {r[c].strip() for r in rows}
-        for value in column:
-            if (
-                len(value) >= 2
-                and not _NUMBER.match(value)
-                and value.lower() in lowered
-                and len(column) > 1
-            ):
-                wanted.setdefault(c, set()).add(value)
-    if not wanted:
-        return list(rows), []
-    kept = [r for r in rows if all(r[c].strip() in values for c, values in wanted.items())]
-    if not kept:
-        return list(rows), []
-    return kept, sorted({v for values in wanted.values() for v in values})
 
 
 def _named_documents(

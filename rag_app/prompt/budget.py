@@ -31,6 +31,7 @@ from rag_app.prompt.sections import (
 from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, Language, PromptSettings
 from rag_app.prompt.sources import fit_sources
 from rag_app.protocols import TokenCounter
+from rag_app.text.analyzer import QuestionTerms
 
 # Kept importable from here, where they were defined before the budget was split in steps.
 __all__ = [
@@ -73,13 +74,16 @@ def fit_to_budget(
     system: str = "",
     instructions: str = "",
     doc_names: Mapping[str, str] | None = None,
+    terms: QuestionTerms | None = None,
 ) -> BudgetResult:
     """Choose what goes into the prompt within the token budget.
 
     Takes the retrieved ``hits`` (any order; they are taken by score), the ``question``, the
     earlier ``history`` (oldest first), the ``system`` message and the ``instructions`` (the user
     message's fixed text) whose sizes count against the model's window, and ``doc_names``
-    mapping ``doc_id`` to the file name shown in source labels (the doc_id when missing).
+    mapping ``doc_id`` to the file name shown in source labels (the doc_id when missing), and
+    the question's match ``terms`` when the caller has analysed it (used while the question is
+    sent whole).
 
     Sub-tables of one table are merged before anything is counted. Sources enter in score order
     while the laid-out context stays within the limit; one that does not fit is dropped and the
@@ -95,6 +99,7 @@ def fit_to_budget(
     # The window first: system, instructions, question and the two messages' formatting.
     prompt_limit = settings.context_window - settings.answer_reserve
     fixed = system_tokens + instruction_tokens + 2 * TOKENS_PER_MESSAGE + REPLY_PRIMING
+    whole_question = question
     question, question_section = _fit_question(question, fixed, counter, settings)
     room = prompt_limit - fixed - question_section.tokens
 
@@ -108,6 +113,7 @@ def fit_to_budget(
         settings=settings,
         language=language,
         doc_names=doc_names or {},
+        terms=terms if question == whole_question else None,
     )
     room -= sources.tokens
 

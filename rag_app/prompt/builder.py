@@ -13,6 +13,7 @@ from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, Language, Mode, Pro
 from rag_app.prompt.templates import get_template
 from rag_app.protocols import TokenCounter
 from rag_app.text.language import detect_language
+from rag_app.text.query import QueryAnalysis
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ def build_prompt(
     *,
     counter: TokenCounter | None = None,
     doc_names: Mapping[str, str] | None = None,
+    analysis: QueryAnalysis | None = None,
 ) -> PromptResult:
     """Build the chat messages for ``question`` over the retrieved ``hits``.
 
@@ -129,7 +131,8 @@ def build_prompt(
     messages). ``settings`` gives the mode, system prompt and budgets; ``counter`` defaults to
     the process's cl100k counter (``rag_app.tokens.get_token_counter``); ``doc_names`` maps a
     chunk's ``doc_id`` to the file name shown in its label. The prompt's language follows the
-    question unless ``settings.language`` fixes it.
+    question unless ``settings.language`` fixes it. ``analysis`` is the question's analysis when
+    the caller has made it (the pipeline does, once per question).
 
     With no hits the prompt is still complete and tells the model there are no sources. Raises
     ``ValueError`` for an empty question.
@@ -160,6 +163,7 @@ def build_prompt(
         system=system,
         instructions=template.instructions(has_sources),
         doc_names=doc_names,
+        terms=analysis.terms if analysis is not None and analysis.text == question else None,
     )
     context = fitted.layout.text
     messages: list[Mapping[str, str]] = [{"role": "system", "content": system}]

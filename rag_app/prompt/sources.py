@@ -58,15 +58,17 @@ def fit_sources(
     settings: PromptSettings,
     language: Language,
     doc_names: Mapping[str, str],
+    terms: QuestionTerms | None = None,
 ) -> FittedSources:
     """Choose the sources for a context of at most ``limit`` tokens.
 
     Takes the retrieved ``hits`` (any order), the ``question`` as it will be sent (excerpts keep
     what matches it) and ``doc_names`` (``doc_id`` to the file name in source labels). Returns
-    the laid-out context, its tokens and the sections recording each decision.
+    the laid-out context, its tokens and the sections recording each decision. ``terms`` are the
+    question's match terms when the caller has analysed it already.
     """
     candidates, duplicates = merge_subtables(hits)
-    terms = question_terms(question)
+    terms = terms or question_terms(question)
     picker = _SourcePicker(SourceCutter(counter, language, settings), terms, doc_names, limit)
     decisions = [picker.take(candidate) for candidate in candidates]
     chosen = picker.chosen

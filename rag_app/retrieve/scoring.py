@@ -20,7 +20,6 @@ from rag_app.retrieve.signals import (
     introduced_tables,
     normalise,
 )
-from rag_app.text.analyzer import numbers, phrases
 
 
 def rank(
@@ -48,8 +47,8 @@ def score(search: Search, signals: Signals, admitted: dict[str, str]) -> list[Hi
             s.dense[chunk_id] = float(np.dot(vec, s.vector))
     dense_rank = {i: r for r, i in enumerate(sorted(s.dense, key=lambda i: -s.dense[i]), 1)}
     bm25_rank = {i: r for r, i in enumerate(sorted(s.bm25, key=lambda i: -s.bm25[i]), 1)}
-    query_numbers = numbers(search.query)
-    query_phrases = phrases(search.query)
+    query_numbers = set(search.query.numbers)
+    query_phrases = list(search.query.phrases)
     max_weight = max(w for _, w in o.type_weights)
     hits = []
     for chunk_id, layer in admitted.items():

@@ -18,9 +18,9 @@ import numpy as np
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk, SearchFilter
 from rag_app.retrieve.options import StrategyOptions
-from rag_app.text.analyzer import index_tokens as tokenize
+from rag_app.text.analyzer import index_tokens
 from rag_app.text.phrasing import introduces_what_follows
-from rag_app.text.synonyms import FINANCE_SYNONYMS
+from rag_app.text.query import QueryAnalysis
 from rag_app.text.tables import column_labels, parse_table
 
 # ------------------------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def _structure_tokens(snap: Snapshot) -> dict[str, frozenset[str]]:
         else:
             continue
         parts.append(titles.get(chunk.doc_id, ""))
-        out[chunk_id] = frozenset(tokenize(" ".join(p for p in parts if p)))
+        out[chunk_id] = frozenset(index_tokens(" ".join(p for p in parts if p)))
     return out
 
 
@@ -122,7 +122,7 @@ class Search:
 
     library: Library
     kb: str
-    query: str
+    query: QueryAnalysis
     filter: SearchFilter
     options: StrategyOptions
     snap: Snapshot
@@ -174,12 +174,13 @@ def query_signals(search: Search) -> Signals:
     finance synonyms added (when expansion is on and a synonym applies), its embedding (when the
     base has chunks) and structure overlaps (when structure is on). Dense similarities are added
     later: per type by ``dense_list``, per candidate when scored."""
-    tokens = tokenize(search.query)
+    query = search.query
+    tokens = list(query.index_tokens)
     bm25 = _keyword_scores(search, tokens)
     options = search.options
-    expanded = FINANCE_SYNONYMS.expand(search.query) if options.use_expansion else []
+    expanded = list(query.synonyms) if options.use_expansion else []
     signals = Signals(
-        query=search.query,
+        query=query.text,
         query_tokens=tokens,
         vector=None,
         bm25=bm25,
@@ -187,12 +188,14 @@ def query_signals(search: Search) -> Signals:
         expanded_terms=expanded,
     )
     if expanded:
-        signals.expansion = _keyword_scores(search, tokens + tokenize(" ".join(expanded)))
+        signals.expansion = _keyword_scores(search, tokens + list(query.synonym_tokens))
         signals.expansion_top = max(signals.expansion.values(), default=0.0)
     if search.snap.chunks:
-        signals.vector = search.library.embedder.embed_queries([search.query])[0]
+        signals.vector = search.library.embedder.embed_queries([query.text])[0]
     if options.use_structure:
-        signals.structure = _structure_overlaps(search, tokens, expanded)
+        signals.structure = _structure_overlaps(
+            search, tokens, list(query.synonym_tokens) if expanded else []
+        )
     return signals
 
 
@@ -208,12 +211,14 @@ def _keyword_scores(search: Search, tokens: list[str]) -> dict[str, float]:
     return out
 
 
-def _structure_overlaps(search: Search, tokens: list[str], expanded: list[str]) -> dict[str, float]:
+def _structure_overlaps(
+    search: Search, tokens: list[str], synonym_tokens: list[str]
+) -> dict[str, float]:
     """Share of the query's tokens each table or figure's structure tokens hold."""
     query_set = set(tokens)
     # Synonyms count half: they widen the match (a query in English meets Chinese
     # captions) but must not outrank the user's own words.
-    synonym_set = set(tokenize(" ".join(expanded))) - query_set
+    synonym_set = set(synonym_tokens) - query_set
     out: dict[str, float] = {}
     if not query_set:
         return out

@@ -45,6 +45,7 @@ from rag_app.retrieve.signals import (
 )
 from rag_app.retrieve.subjects import per_subject_trace, subjects_by_document
 from rag_app.text.analyzer import index_tokens
+from rag_app.text.query import QueryAnalysis, analyse_query
 from rag_app.text.subjects import named_subjects
 
 __all__ = [
@@ -71,7 +72,7 @@ class _Run:
         self,
         library: Library,
         kb: str,
-        query: str,
+        query: QueryAnalysis,
         search_filter: SearchFilter,
         options: StrategyOptions,
         types: Sequence[str],
@@ -176,7 +177,7 @@ def _smart_hits(
 def retrieve(
     library: Library,
     kb: str,
-    query: str,
+    query: str | QueryAnalysis,
     mode: str = "hybrid",
     k: int = 10,
     search_filter: SearchFilter = NO_FILTER,
@@ -185,8 +186,12 @@ def retrieve(
 ) -> RetrievalTrace:
     """Retrieve the top ``k`` hits of all types (hybrid) or of the detected type (smart).
 
-    Raises ValueError for an unknown mode or an empty query.
+    ``query`` is the question, or its analysis when the caller has made it already (the
+    pipeline analyses a question once for every stage). Raises ValueError for an unknown mode
+    or an empty query.
     """
+    analysis = query if isinstance(query, QueryAnalysis) else analyse_query(query)
+    query = analysis.text
     if not query.strip():
         raise ValueError("the query is empty")
     if mode not in ("smart", "hybrid"):
@@ -206,7 +211,7 @@ def retrieve(
         return RetrievalTrace(
             query=query, mode=mode, hits=(), notes=("the knowledge base has no documents",)
         )
-    run = _Run(library, kb, query, search_filter, options, types)
+    run = _Run(library, kb, analysis, search_filter, options, types)
     routing: Routing | None = None
     notes: list[str] = []
     if mode == "smart":
@@ -239,7 +244,9 @@ class StrategyRetriever:
     options: StrategyOptions | None = None
     name: str = ""
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
+    def retrieve(
+        self, query: str | QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
+    ) -> list[Hit]:
         """The top ``k`` hits of ``query`` (see ``retrieve``); raises ValueError like it."""
         trace = retrieve(
             self.library, self.kb, query, self.mode, k, search_filter, self.settings, self.options

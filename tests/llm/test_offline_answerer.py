@@ -8,15 +8,10 @@ from collections.abc import Sequence
 import pytest
 
 from rag_app.llm.base import ChatMessage, GenerationRequest, collect
-from rag_app.llm.offline import (
-    NOT_FOUND,
-    NOTICE,
-    ExtractiveAnswerer,
-    named_sources,
-    quotable_parts,
-    tokenize,
-)
+from rag_app.llm.offline import NOT_FOUND, NOTICE, ExtractiveAnswerer, named_sources
+from rag_app.llm.quotes import quotable_parts
 from rag_app.models import Chunk
+from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.language import Language
 from rag_app.text.subjects import subject_words
 from rag_app.text.tables import column_labels, labelled_rows, parse_table

@@ -16,6 +16,7 @@ from rag_app.retrieve.scoring import _apply_quotas, _dedupe
 from rag_app.retrieve.strategies import StrategyOptions, _Run, options_from, retrieve
 from rag_app.retrieve.subjects import _interleave
 from rag_app.text.phrasing import asks_for_list
+from rag_app.text.query import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
@@ -366,7 +367,9 @@ def test_below_the_last_threshold_the_strongest_candidates_of_any_layer_fill_in(
 ) -> None:
     """No candidate reaches a threshold: the fill takes the best layer scores across layers,
     not the semantic list's weak tail before the keyword list's strong head."""
-    run = _Run(corpus, KB, "deferred tax", SearchFilter(), StrategyOptions(), ("text",))
+    run = _Run(
+        corpus, KB, analyse_query("deferred tax"), SearchFilter(), StrategyOptions(), ("text",)
+    )
     lists = {
         "semantic": [("s1", 0.45), ("s2", 0.40), ("s3", 0.35)],
         "keyword": [("k1", 0.49), ("s1", 0.30), ("k2", 0.10)],
