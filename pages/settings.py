@@ -89,7 +89,7 @@ def reset_retrieval() -> None:
     current = state.settings()
     st.session_state["retrieval"] = {
         "top_k": current.top_k,
-        "context_budget": current.context_budget,
+        "context_budget": current.prompt.context_budget,
         "system_prompt": "",
     }
     for key in [k for k in st.session_state if str(k).startswith("_w_retrieval.")]:

@@ -81,12 +81,6 @@ class Settings:
     # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
     rrf_k: int = 60
 
-    # Prompt budget (tiktoken cl100k): seed 002's budgets; 3000 context tokens hold about eight
-    # chunks or one large table plus a few paragraphs.
-    context_budget: int = 3000
-    answer_reserve: int = 1024
-    history_budget: int = 800
-
     # Routing cues added to the built-in lists, as (type, cue) pairs: explicit cues name a
     # content type outright (("table", "产线一览")), implicit ones only lean (("image", "K线")).
     extra_explicit_cues: tuple[tuple[str, str], ...] = ()

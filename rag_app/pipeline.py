@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
@@ -55,10 +56,11 @@ class Pipeline:
         )
 
     def prompt_settings(self, options: AskOptions) -> PromptSettings:
-        return PromptSettings(
-            context_budget=options.context_budget or self.settings.context_budget,
-            answer_reserve=self.settings.answer_reserve,
-            history_budget=self.settings.history_budget,
+        """The settings' prompt knobs with this question's budget, mode and system prompt."""
+        base = self.settings.prompt
+        return replace(
+            base,
+            context_budget=options.context_budget or base.context_budget,
             mode=options.prompt_mode,  # type: ignore[arg-type]
             system_prompt=options.system_prompt,
         )
@@ -178,7 +180,7 @@ class Pipeline:
         from rag_app.cite import check_answer
 
         sources = {s.number: s for s in prompt.sources}
-        return check_answer(text, sources, self.library.embedder)
+        return check_answer(text, sources, self.library.embedder, settings=self.settings.cite)
 
 
 def _check_question(question: str) -> str:
