@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_app.cite.settings import CiteSettings
+    from rag_app.llm.offline_settings import OfflineSettings
     from rag_app.prompt.settings import PromptSettings
     from rag_app.retrieve.options import StrategyOptions
 
@@ -89,7 +90,8 @@ class Settings:
     # Each stage's own knobs, one nested frozen object per stage, every field with a note on
     # where its value comes from: retrieval (candidates per signal, weights, layers, smart mode's
     # threshold: ``rag_app.retrieve.options``), the prompt (budgets, excerpts:
-    # ``rag_app.prompt.settings``) and the citation check (``rag_app.cite.settings``).
+    # ``rag_app.prompt.settings``), the citation check (``rag_app.cite.settings``) and the
+    # offline answerer (``rag_app.llm.offline_settings``).
     retrieval: StrategyOptions = field(
         default_factory=_defaults("rag_app.retrieve.options", "StrategyOptions")
     )
@@ -97,6 +99,9 @@ class Settings:
         default_factory=_defaults("rag_app.prompt.settings", "PromptSettings")
     )
     cite: CiteSettings = field(default_factory=_defaults("rag_app.cite.settings", "CiteSettings"))
+    offline: OfflineSettings = field(
+        default_factory=_defaults("rag_app.llm.offline_settings", "OfflineSettings")
+    )
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)

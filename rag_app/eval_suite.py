@@ -16,7 +16,7 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from rag_app.config import load_settings
 from rag_app.evaluation import evaluate, find_documents, load_questions
 from rag_app.index.library import Library
 from rag_app.llm.offline import ExtractiveAnswerer
+from rag_app.llm.offline_settings import OfflineSettings
 from rag_app.models import Chunk, Progress
 from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
@@ -118,16 +119,29 @@ PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
 }
 
 
-# Rows that also measure the offline answerer on the same prompts (answer_in_offline).
+# Rows that also measure the offline answerer on the same prompts (answer_in_offline), with
+# its named features one by one turned off (an "offline -X" row each).
 OFFLINE_RUNS = frozenset({"hybrid"})
+OFFLINE_ABLATIONS: dict[str, dict[str, object]] = {
+    "-first-cell bonus": {"first_cell_bonus": 0.0},
+    "-number bonus": {"number_bonus": 0.0},
+    "-context words": {"context_weight": 0.0},
+    "-named reports only": {"named_reports": False},
+    "-list answers": {"list_answers": False},
+    "-row notes": {"row_notes": False},
+    "-continuing sentences": {"join_continuations": False},
+}
 
 
-def offline_answer(question: str, sources: Sequence[tuple[int, Chunk]]) -> str:
-    """The offline extractive answer to ``question`` from the prompt's numbered sources."""
-    return _ANSWERER.answer_text(question, sources)
-
-
-_ANSWERER = ExtractiveAnswerer()
+def offline_answers() -> dict[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]]:
+    """The offline answerer, default ("") and with each ablation, as question + numbered
+    sources -> answer text."""
+    answerers = {"": ExtractiveAnswerer()}
+    answerers.update(
+        (name, ExtractiveAnswerer(settings=replace(OfflineSettings(), **changes)))  # type: ignore[arg-type]
+        for name, changes in OFFLINE_ABLATIONS.items()
+    )
+    return {name: a.answer_text for name, a in answerers.items()}
 
 
 def _quiet(_: Progress) -> None:
@@ -194,7 +208,7 @@ def run(
                     10,
                     retriever=retriever,
                     prompt_settings=prompt_settings,
-                    offline_answer=offline_answer if name in OFFLINE_RUNS else None,
+                    offline_answers=offline_answers() if name in OFFLINE_RUNS else None,
                 )  # type: ignore[arg-type]
                 metrics.pop("per_question")
                 row = {
@@ -205,8 +219,23 @@ def run(
                     "retriever": name,
                     "seconds": round(time.perf_counter() - t0, 1),
                 }
+                variants = [
+                    (key.removeprefix("answer_in_offline "), row.pop(key))
+                    for key in list(row)
+                    if key.startswith("answer_in_offline ")
+                ]
                 results.append(row)
                 print(_row_md(row), file=sys.stderr, flush=True)
+                for variant, value in variants:
+                    offline_row = {
+                        "set": spec.name,
+                        "scope": scope,
+                        "n_chunks": n_chunks,
+                        "retriever": f"{name} offline {variant}",
+                        "answer_in_offline": value,
+                    }
+                    results.append(offline_row)
+                    print(_row_md(offline_row), file=sys.stderr, flush=True)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
     table = to_markdown(results)

@@ -11,7 +11,7 @@ import html
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -144,16 +144,17 @@ def evaluate(
     retriever: Retriever | None = None,
     context_k: int | None = None,
     prompt_settings: PromptSettings | None = None,
-    offline_answer: Callable[[str, Sequence[tuple[int, Chunk]]], str] | None = None,
+    offline_answers: Mapping[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]] | None = None,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
     recall@1/3/5/10 and mrr@10 of the first gold hit; with ``context_budget``, also
     ``answer_in_context`` (span answers whose every gold string is in the context the token
     budget kept from the top ``context_k`` hits: the app's ``top_k`` unless given) and the
-    latency of retrieval plus context building. With ``offline_answer`` (question, numbered
-    sources -> answer text, the offline answerer's), also ``answer_in_offline``: span answers
-    whose every gold string the offline answer quotes from the prompt's sources.
+    latency of retrieval plus context building. With ``offline_answers`` (name -> a function of
+    question and numbered sources giving the offline answer; "" for the default answerer), also
+    ``answer_in_offline`` (``answer_in_offline NAME`` for the others): span answers whose every
+    gold string the offline answer quotes from the prompt's sources.
     """
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
@@ -166,7 +167,7 @@ def evaluate(
     latencies: list[float] = []
     context_latencies: list[float] = []
     in_context: list[bool] = []
-    in_offline: list[bool] = []
+    in_offline: dict[str, list[bool]] = {name: [] for name in offline_answers or {}}
     per_question = []
     library.snapshot(kb)  # build or load the keyword index before timing
     if retriever_name != "bm25":
@@ -200,13 +201,11 @@ def evaluate(
             if found is not None:
                 in_context.append(found)
                 row["answer_in_context"] = found
-                if offline_answer is not None:
-                    sources = [(source.number, source.hit.chunk) for source in prompt.sources]
-                    quoted = bool(
-                        answer_in_context(question, offline_answer(question.question, sources))
-                    )
-                    in_offline.append(quoted)
-                    row["answer_in_offline"] = quoted
+                sources = [(source.number, source.hit.chunk) for source in prompt.sources]
+                for name, answer in (offline_answers or {}).items():
+                    quoted = bool(answer_in_context(question, answer(question.question, sources)))
+                    in_offline[name].append(quoted)
+                    row[f"answer_in_offline {name}".strip()] = quoted
         per_question.append(row)
         if n % 25 == 0:
             progress(Progress("questions", n, len(questions)))
@@ -226,11 +225,11 @@ def evaluate(
             if in_context
             else None,
             "n_span_questions": len(in_context),
-            **(
-                {"answer_in_offline": round(sum(in_offline) / len(in_offline), 4)}
-                if in_offline
-                else {}
-            ),
+            **{
+                f"answer_in_offline {name}".strip(): round(sum(found) / len(found), 4)
+                for name, found in in_offline.items()
+                if found
+            },
             "retrieval_context_ms_p50": round(_percentile(context_latencies, 0.5), 2),
             "retrieval_context_ms_p95": round(_percentile(context_latencies, 0.95), 2),
         }

@@ -31,7 +31,7 @@ class Pipeline:
     def __init__(self, settings: Settings, library: Library, llm: LLM | None = None) -> None:
         self.settings = settings
         self.library = library
-        self.llm: LLM = llm if llm is not None else ExtractiveAnswerer()
+        self.llm: LLM = llm if llm is not None else ExtractiveAnswerer(settings=settings.offline)
 
     @property
     def answerer_name(self) -> str:

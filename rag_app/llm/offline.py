@@ -20,9 +20,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from rag_app.llm.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.llm.lists import list_of_table
+from rag_app.llm.offline_settings import OfflineSettings
 from rag_app.llm.quotes import Candidate, ScoredSentence, chunk_candidates
 from rag_app.models import Chunk
 from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
@@ -43,14 +45,6 @@ NOT_FOUND = {
     "en": "The sources do not contain the answer.",
 }
 
-# Bonuses, as fractions of the largest idf among the question's terms (so they scale with it).
-FIRST_CELL_BONUS = 1.0  # a table row whose label (first cell) the question names
-NUMBER_BONUS = 0.25  # research questions mostly ask for figures
-CONTEXT_WEIGHT = 0.3  # question terms in the chunk's caption / heading path / intro paragraph
-# Beyond ``min_sentences``, a sentence joins the answer only if it scores at least this fraction
-# of the best one: tuned by hand on the tests' report snippets so a row that merely shares the
-# column header with the answer row stays out.
-RELATIVE_CUTOFF = 0.5
 
 _DIGIT = re.compile(r"\d")
 
@@ -58,19 +52,30 @@ _DIGIT = re.compile(r"\d")
 class ExtractiveAnswerer:
     """Answers by quoting the sources; needs no model and no network.
 
-    ``max_sentences`` (2-4) bounds the answer; ``min_sentences`` sentences are given when that
-    many share a term with the question. ``piece_chars`` sets the size of streamed pieces.
+    ``settings`` holds its knobs (``OfflineSettings``: how many sentences, the bonuses, the named
+    features); ``max_sentences`` / ``min_sentences`` override the settings' when given.
+    ``piece_chars`` sets the size of streamed pieces.
     """
 
     name = "offline-extractive"
 
     def __init__(
-        self, max_sentences: int = 3, min_sentences: int = 2, piece_chars: int = 4
+        self,
+        max_sentences: int | None = None,
+        min_sentences: int | None = None,
+        piece_chars: int = 4,
+        settings: OfflineSettings | None = None,
     ) -> None:
-        if not 1 <= min_sentences <= max_sentences:
-            raise ValueError("need 1 <= min_sentences <= max_sentences")
-        self.max_sentences = max_sentences
-        self.min_sentences = min_sentences
+        settings = settings or OfflineSettings()
+        if max_sentences is not None or min_sentences is not None:
+            settings = replace(
+                settings,
+                max_sentences=settings.max_sentences if max_sentences is None else max_sentences,
+                min_sentences=settings.min_sentences if min_sentences is None else min_sentences,
+            )
+        self.settings = settings
+        self.max_sentences = settings.max_sentences
+        self.min_sentences = settings.min_sentences
         self.piece_chars = piece_chars
 
     def select(
@@ -87,8 +92,9 @@ class ExtractiveAnswerer:
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
+        settings = self.settings
         subjects = document_subjects(chunk for _, chunk in sources)
-        named_docs = _named_documents(question, subjects)
+        named_docs = _named_documents(question, subjects) if settings.named_reports else {}
         # Once quotes are kept to the named reports, the company's name says nothing about which
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
         names = " ".join(w for words in named_docs.values() for w in words)
@@ -102,7 +108,9 @@ class ExtractiveAnswerer:
             cand
             for rank, (number, chunk) in enumerate(sources)
             if named is None or number in named
-            for cand in chunk_candidates(number, rank, chunk)
+            for cand in chunk_candidates(
+                number, rank, chunk, settings.row_notes, settings.join_continuations
+            )
         ]
         if not candidates:
             return []
@@ -120,18 +128,19 @@ class ExtractiveAnswerer:
                 continue
             score = sum(idf[t] for t in matched_words)
             score += BIGRAM_WEIGHT * sum(idf[t] for t in matched_bigrams)
-            score += CONTEXT_WEIGHT * sum(idf.get(t, 0.0) for t in q_words & cand.context)
+            score += settings.context_weight * sum(idf.get(t, 0.0) for t in q_words & cand.context)
             if cand.row_label and _label_named(cand.row_label, question_lower, q_words):
-                score += FIRST_CELL_BONUS * top_idf
+                score += settings.first_cell_bonus * top_idf
             if _DIGIT.search(cand.text):
-                score += NUMBER_BONUS * top_idf
+                score += settings.number_bonus * top_idf
             scored.append(ScoredSentence(cand, score, tuple(matched_words + matched_bigrams)))
         if not scored:
             return []
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
         listing = (
             list_of_table(question, q_words, q_bigrams, sources, named, scored[0].score)
-            if (analysis.asks_for_list if analysis is not None else asks_for_list(question))
+            if settings.list_answers
+            and (analysis.asks_for_list if analysis is not None else asks_for_list(question))
             else None
         )
         if listing is not None:
@@ -158,7 +167,7 @@ class ExtractiveAnswerer:
                 break
             if item in chosen:
                 continue
-            if len(chosen) >= self.min_sentences and item.score < RELATIVE_CUTOFF * best:
+            if len(chosen) >= self.min_sentences and item.score < settings.relative_cutoff * best:
                 break
             if any(_same_text(item.candidate.text, c.candidate.text) for c in chosen):
                 continue

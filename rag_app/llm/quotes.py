@@ -62,9 +62,12 @@ def clip(text: str) -> str:
     return text if len(text) <= MAX_SENTENCE_CHARS else text[: MAX_SENTENCE_CHARS - 1] + "…"
 
 
-def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
-    """The quotable units of one chunk: table rows, figure caption/description sentences, or
-    text sentences."""
+def chunk_candidates(
+    number: int, rank: int, chunk: Chunk, row_notes: bool = True, join_continuations: bool = True
+) -> list[Candidate]:
+    """The quotable units of one chunk: table rows (with the notes their marks point to, with
+    ``row_notes``), figure caption/description sentences, or text sentences (each joined with
+    the sentence continuing it, with ``join_continuations``)."""
     context_text = " ".join([*chunk.heading_path, chunk.caption, chunk.context])
     context = frozenset(tokenize(context_text)[0]) if context_text.strip() else frozenset()
     units: list[tuple[str, str]] = []  # (text, row label)
@@ -72,7 +75,11 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
         # A row is quoted with the notes its marks point to ("Customer costs(2)" with "(2)
         # Include advertising ..."): the note is often what the question asks.
-        notes = {m: line.strip() for line in chunk.footnote.split("\n") if (m := note_mark(line))}
+        notes = (
+            {m: line.strip() for line in chunk.footnote.split("\n") if (m := note_mark(line))}
+            if row_notes
+            else {}
+        )
         units = []
         for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows)):
             marked = sorted(table_marks(text) & notes.keys())
@@ -86,7 +93,8 @@ def chunk_candidates(number: int, rank: int, chunk: Chunk) -> list[Candidate]:
             description[0] = clip(f"{caption}：{description[0]}")
         units = [(s, "") for s in description] or ([(caption, "")] if caption else [])
     if not units:
-        units = [(s, "") for s in quotable_sentences(chunk.text)]
+        parts = quotable_sentences(chunk.text) if join_continuations else quotable_parts(chunk.text)
+        units = [(s, "") for s in parts]
     out = []
     for i, (text, label) in enumerate(units):
         words, bigrams = tokenize(text)
