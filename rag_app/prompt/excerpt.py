@@ -26,10 +26,9 @@ from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, PromptSettings
 from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences
-from rag_app.text.table_rows import keep_rows as table_excerpt_html
 from rag_app.text.table_rows import row_cells, split_rows
 
-__all__ = ["Unit", "best_first", "score_unit", "table_excerpt_html", "table_units", "text_units"]
+__all__ = ["Unit", "best_first", "score_unit", "table_units", "text_units"]
 
 NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
 

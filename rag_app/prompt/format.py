@@ -14,10 +14,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Hit
-from rag_app.prompt.excerpt import table_excerpt_html
 from rag_app.prompt.settings import Language
 from rag_app.text.notes import note_mark, says_what_it_is, table_marks
-from rag_app.text.table_rows import split_rows, table_shape
+from rag_app.text.table_rows import keep_rows, split_rows, table_shape
 
 SEPARATOR = "\n\n---\n\n"  # between sources of one group (seed 001: "\n\n---\n\n")
 GROUP_ORDER = ("text", "table", "image", "qa")  # seed 000: text, then tables, then figures
@@ -261,7 +260,7 @@ def format_table_body(
             cut_note = labels.table_cut.format(shown=max_rows, total=len(parsed.segments))
     elif excerpt_rows is not None and chunk.table_html:
         header = min(max(1, chunk.header_rows), rows)
-        content = table_excerpt_html(chunk.table_html, header, set(excerpt_rows)).strip()
+        content = keep_rows(chunk.table_html, header, set(excerpt_rows)).strip()
         shown = len([r for r in excerpt_rows if r >= header])
         cut_note = labels.table_excerpt.format(shown=shown, total=rows - header)
     if table_format == "markdown" and chunk.table_html:
