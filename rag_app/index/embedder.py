@@ -91,6 +91,8 @@ class SentenceTransformerEmbedder:
         return int(self._dimension or 0)
 
     def _encode(self, texts: Sequence[str], prompt_name: str, threads: int) -> np.ndarray:
+        if not texts:  # sentence-transformers would give shape (0,), not (0, dimension)
+            return np.zeros((0, self.dimension), dtype=np.float32)
         import torch
 
         with self._lock:

@@ -33,7 +33,7 @@ from rag_app.models import (
     Progress,
     SearchFilter,
 )
-from rag_app.protocols import Embedder, TokenCounter
+from rag_app.protocols import Embedder, KeywordIndex, TokenCounter, VectorStore
 from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def _no_progress(_: Progress) -> None:
 class Snapshot:
     generation: int
     chunks: dict[str, Chunk]
-    keywords: BM25Index
+    keywords: KeywordIndex
 
 
 class Library:
@@ -70,7 +70,7 @@ class Library:
         self.settings = settings
         self.data_dir = settings.data_dir
         self.catalogue = Catalogue(settings.data_dir / "catalogue.sqlite")
-        self.store = ChromaStore(settings.data_dir / "chroma")
+        self.store: VectorStore = ChromaStore(settings.data_dir / "chroma")
         self._embedder = embedder
         self._counter = counter
         self._write_lock = threading.RLock()

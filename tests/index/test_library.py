@@ -20,6 +20,7 @@ from rag_app.index.embedder import HashEmbedder
 from rag_app.index.keywords import BM25Index
 from rag_app.index.library import Library
 from rag_app.index.store import collection_name
+from rag_app.ingest import ChunkingOptions, chunk_document, load_path
 from rag_app.models import IngestReport, Progress, SearchFilter
 from rag_app.retrieve import make_retriever
 from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
@@ -84,9 +85,16 @@ def test_ingest_fills_catalogue_vectors_and_keywords(library: Library) -> None:
         assert meta["page"] == (chunk.page if chunk.page is not None else -1)
     top, score = library.keyword_search(KB, "中芯南方 工艺节点", 1)[0]
     assert top.caption == "表6：中芯国际产线一览" and score > 0
-    dense = library.dense_search(KB, "中芯国际产线一览 工艺节点", 5)
-    assert dense and all(-1.0 <= s <= 1.0 for _, s in dense)
-    assert [s for _, s in dense] == sorted((s for _, s in dense), reverse=True)
+    # dense search is the five chunks whose text's vector is nearest the query's, by cosine
+    query = "中芯国际产线一览 工艺节点"
+    embedder = HashEmbedder()
+    q = embedder.embed_queries([query])[0]
+    cosine = {c.chunk_id: float(q @ embedder.embed_passages([c.search_text])[0]) for c in chunks}
+    nearest = sorted(cosine, key=lambda cid: -cosine[cid])[:5]
+    dense = library.dense_search(KB, query, 5)
+    assert [c.chunk_id for c, _ in dense] == nearest
+    for chunk, s in dense:
+        assert s == pytest.approx(cosine[chunk.chunk_id], abs=1e-4)
 
 
 def test_delete_removes_from_catalogue_vectors_keywords_and_assets(library: Library) -> None:
@@ -94,8 +102,10 @@ def test_delete_removes_from_catalogue_vectors_keywords_and_assets(library: Libr
     assets = library.asset_path(
         KB, "smic_report", next(c.image_path for c in library.chunks(KB) if c.type == "image")
     )
-    assert assets is not None
-    assert library.keyword_search(KB, "中芯南方", 5)
+    assert assets is not None and assets.is_file()  # so that its removal below means something
+    assert {c.doc_id for c, _ in library.keyword_search(KB, "中芯南方 工艺节点 产能", 10)} == {
+        "smic_report"
+    }
     generation = library.catalogue.generation(KB)
 
     assert library.delete_document(KB, "smic_report") is True
@@ -109,7 +119,7 @@ def test_delete_removes_from_catalogue_vectors_keywords_and_assets(library: Libr
     assert library.catalogue.generation(KB) == generation + 1
     for name in ("dense", "bm25", "rrf", "hybrid"):
         hits = make_retriever(name, library, KB).retrieve("中芯国际产线 freight revenue", 10)
-        assert all(h.chunk.doc_id == "tatqa_like" for h in hits), name
+        assert hits and all(h.chunk.doc_id == "tatqa_like" for h in hits), name
 
     assert library.delete_document(KB, "smic_report") is False
     assert library.catalogue.generation(KB) == generation + 1
@@ -140,7 +150,9 @@ def test_reingest_identical_content_is_a_duplicate_and_changes_nothing(library: 
     assert after == before
 
 
-def test_reingest_of_a_file_chunked_differently_now_re_indexes_it(library: Library) -> None:
+def test_reingest_of_a_file_chunked_differently_now_re_indexes_it(
+    library: Library, counter
+) -> None:  # type: ignore[no-untyped-def]
     # A library indexed by an older version (here: other chunk limits) picks up this version's
     # chunking when the file is uploaded again, instead of calling it a duplicate.
     _ingest(library, SAMPLE_CONTENT_LIST)
@@ -149,6 +161,11 @@ def test_reingest_of_a_file_chunked_differently_now_re_indexes_it(library: Libra
     (again,) = library.ingest_paths([SAMPLE_CONTENT_LIST])
     assert again.status == "ingested" and "replaced the earlier version" in again.message
     after = library.chunks(KB)
+    doc = load_path(SAMPLE_CONTENT_LIST, 10**9)[0].document
+    rechunked = chunk_document(
+        doc, counter, ChunkingOptions(text_chunk_tokens=60, latin_text_chunk_tokens=60)
+    )
+    assert [(c.chunk_id, c.text) for c in after] == [(c.chunk_id, c.text) for c in rechunked]
     assert len(after) > len(before)
     assert len(library.documents(KB)) == 1
     assert set(_chroma_ids(library)) == {c.chunk_id for c in after}
@@ -242,7 +259,8 @@ def test_restart_keeps_documents_and_loads_the_keyword_index(
     second = Library(settings, embedder=HashEmbedder(), counter=counter)
     assert second.documents(KB) == first.documents(KB)
     assert second.chunks(KB) == first.chunks(KB)
-    assert BM25Index.load(second._keyword_dir(KB), generation) is not None
+    saved = BM25Index.load(second._keyword_dir(KB), generation)
+    assert saved is not None and sorted(saved.ids) == sorted(_catalogue_ids(first))
 
     def no_rebuild(self, ids, tokens):  # type: ignore[no-untyped-def]
         raise AssertionError("the keyword index was rebuilt instead of loaded")
@@ -261,21 +279,29 @@ def test_restart_without_a_saved_index_rebuilds_it(settings: Settings, counter) 
     first = Library(settings, embedder=HashEmbedder(), counter=counter)
     _ingest(first, TATQA_LIKE)
     second = Library(settings, embedder=HashEmbedder(), counter=counter)
+    generation = second.catalogue.generation(KB)
+    assert BM25Index.load(second._keyword_dir(KB), generation) is None  # nothing saved yet
     hits = second.keyword_search(KB, "warehousing revenue", 3)
-    assert hits and hits[0][0].doc_id == "tatqa_like"
-    assert BM25Index.load(second._keyword_dir(KB), second.catalogue.generation(KB)) is not None
+    # first the short paragraph that says "Warehousing revenue" (the table only has the words)
+    phrase = [c.chunk_id for c in second.chunks(KB) if "Warehousing revenue" in c.text]
+    assert [c.chunk_id for c, _ in hits[:1]] == phrase
+    saved = BM25Index.load(second._keyword_dir(KB), generation)
+    assert saved is not None and sorted(saved.ids) == sorted(_catalogue_ids(second))
 
 
 def test_stale_saved_keyword_index_is_not_used(library: Library, ingest_json) -> None:
     ingest_json(_versioned("alphaword", 2), "a_content_list.json")
-    assert library.keyword_search(KB, "alphaword", 5)
+    a_ids = _catalogue_ids(library)
+    assert {c.chunk_id for c, _ in library.keyword_search(KB, "alphaword", 5)} == a_ids
     ingest_json(_versioned("betaword", 2), "b_content_list.json")
     generation = library.catalogue.generation(KB)
     folder = library._keyword_dir(KB)
-    assert BM25Index.load(folder, generation - 1) is not None  # saved by the first search
+    old = BM25Index.load(folder, generation - 1)  # saved by the first search ...
+    assert old is not None and sorted(old.ids) == sorted(a_ids)
     assert BM25Index.load(folder, generation) is None  # ... and stale now
     assert {c.doc_id for c, _ in library.keyword_search(KB, "betaword", 5)} == {"b"}
-    assert BM25Index.load(folder, generation) is not None
+    new = BM25Index.load(folder, generation)
+    assert new is not None and sorted(new.ids) == sorted(_catalogue_ids(library))
 
 
 def test_knowledge_bases_are_isolated(library: Library) -> None:
@@ -292,16 +318,21 @@ def test_knowledge_bases_are_isolated(library: Library) -> None:
     n_sample = len(library.chunks("研报库"))
     assert library.store.count("annual") == n_sample + len(library.chunks("annual", "tatqa_like"))
 
+    def fab_search() -> list[tuple[str, float]]:
+        return [(c.chunk_id, s) for c, s in library.keyword_search("研报库", "中芯南方", 3)]
+
+    fab = fab_search()
+    assert len(fab) == 3
     library.delete_document("annual", "smic_report")
     assert library.store.count("研报库") == n_sample
-    assert library.keyword_search("研报库", "中芯南方", 3)
+    assert fab_search() == fab  # the other knowledge base's copy is untouched
     assert library.keyword_search("annual", "中芯南方", 3) == []
 
     library.delete_kb("annual")
     assert "annual" not in library.knowledge_bases()
     assert library.documents("annual") == [] and library.store.count("annual") == 0
     assert [d.doc_id for d in library.documents("研报库")] == ["smic_report"]
-    assert library.keyword_search("研报库", "中芯南方", 3)
+    assert fab_search() == fab
 
 
 @pytest.mark.parametrize("name", ["   ", "a/b", "a\\b", "x" * 65])
@@ -376,8 +407,9 @@ def test_concurrent_searches_while_ingesting(library: Library) -> None:
     assert len(library.documents(KB)) == 1 + len(docs)
     assert _chroma_ids(library) == _catalogue_ids(library)
     start = time.perf_counter()
-    assert library.keyword_search(KB, "宁德时代", 3)  # the new documents are searchable
+    found = {c.doc_id for c, _ in library.keyword_search(KB, "宁德时代", 3)}
     assert time.perf_counter() - start < 5
+    assert found and found <= {r.doc_id for r in reports}  # the new documents are searchable
 
 
 def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library: Library) -> None:
