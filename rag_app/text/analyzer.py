@@ -77,10 +77,12 @@ def cut(text: str, search_mode: bool = False) -> list[str]:
 
 def stem(word: str) -> str:
     """Just enough English normalisation for "revenues" ~ "revenue", "companies" ~ "company";
-    "gross", "status" and "analysis" stay whole."""
+    "gross" stays whole. "status" -> "statu" and "RSUs" -> "rsu" alike: a stem is also looked for
+    as a prefix in raw text (excerpts), where "rsu" finds both "RSUs" and "RSU's" (keeping
+    "-us" words whole lost those on tatqa_dev)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
 
