@@ -28,6 +28,7 @@ from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Answer, AskOptions, Chunk, Hit, RetrievalTrace
 from rag_app.pipeline import Pipeline
 from rag_app.prompt import Turn
+from rag_app.text.tables import cell_value, quoted_values
 from ui.i18n import labelled, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
 
@@ -313,7 +314,6 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
 
 
 # chunks --------------------------------------------------------------------------------------
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
 _BULLET = re.compile(r"^\s*(?:[-*+•]\s+|\d{1,3}[.)、]\s*)")
 
 
@@ -355,21 +355,14 @@ def highlight_table(table_html: str, sentences: Sequence[str]) -> str:
     """Sanitised table HTML with the cells the cited sentences quote marked: cells equal to one
     of their numbers, or to a value they give as ``label: value`` (how the offline answerer and
     most models quote a row)."""
-    values = {n.rstrip("%").replace(",", "") for s in sentences for n in _NUMBER.findall(s)}
-    values = {n for n in values if len(n) >= 2 and not re.fullmatch(r"(19|20)\d\d", n)}
-    for sentence in sentences:
-        for part in re.split(r"[;；]", sentence):
-            if ":" in part or "：" in part:
-                value = re.split(r"[:：]", part)[-1].strip()
-                if value:
-                    values.add(value.rstrip("%").replace(",", ""))
+    values = quoted_values(sentences)
     safe = sanitize_table_html(table_html)
     if not values:
         return safe
 
     def mark(match: re.Match[str]) -> str:
         tag, attrs, body = match.groups()
-        value = html.unescape(_TAG.sub("", body)).strip().rstrip("%").replace(",", "")
+        value = cell_value(html.unescape(_TAG.sub("", body)))
         if value in values:
             return f'<{tag}{attrs} class="rag-hit">{body}</{tag}>'
         return match.group(0)

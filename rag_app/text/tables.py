@@ -9,6 +9,7 @@ Cutting a table's HTML into row segments without parsing it is ``rag_app.text.ta
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
@@ -288,3 +289,27 @@ def pipe_table_rows(body: str) -> tuple[list[str], str]:
         kept.append(lines[i])
         i += 1
     return [u for u in units if u.strip()], "\n".join(kept)
+
+
+_QUOTED_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_BARE_YEAR = re.compile(r"(19|20)\d\d")
+
+
+def cell_value(text: str) -> str:
+    """A cell's text as compared with quoted values: no percent sign, no thousands commas."""
+    return text.strip().rstrip("%").replace(",", "")
+
+
+def quoted_values(sentences: Sequence[str]) -> set[str]:
+    """The cell values the sentences quote: their numbers (of two or more characters, not a bare
+    year, which names a column rather than a value) and what they give as ``label: value`` (how
+    the offline answerer and most models quote a row), each as ``cell_value`` reads a cell."""
+    values = {cell_value(n) for s in sentences for n in _QUOTED_NUMBER.findall(s)}
+    values = {n for n in values if len(n) >= 2 and not _BARE_YEAR.fullmatch(n)}
+    for sentence in sentences:
+        for part in re.split(r"[;；]", sentence):
+            if ":" in part or "：" in part:
+                value = re.split(r"[:：]", part)[-1].strip()
+                if value:
+                    values.add(cell_value(value))
+    return values

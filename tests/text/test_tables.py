@@ -305,3 +305,15 @@ def test_svolt_tables_have_their_item_index(mineru_fixtures: Path, counter) -> N
     for chunk in chunks:
         assert len(set(chunk.item_indices) & tables) == 1
     assert {i for c in chunks for i in c.item_indices} & tables == tables
+
+
+def test_quoted_values_are_the_cells_a_sentence_quotes() -> None:
+    from rag_app.text.tables import cell_value, quoted_values
+
+    values = quoted_values(
+        ["毛利率: 2025E 21.8%; 2026E 23.5% [Source 1]", "Revenue rose 1,234.5 in 2024"]
+    )
+    # numbers as cells hold them, "label: value" values, and no bare year (a column, not a value)
+    assert {"21.8", "23.5", "1234.5"} <= values
+    assert "2024" not in values and "1" not in values
+    assert cell_value(" 1,234.5% ") == "1234.5"
