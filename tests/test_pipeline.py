@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag_app.config import Settings
@@ -103,8 +105,13 @@ def test_without_a_model_the_offline_answerer_quotes_the_prompts_sources(
     assert answer.prompt is not None
     sources = [(s.number, s.hit.chunk) for s in answer.prompt.sources]
     assert answer.text == ExtractiveAnswerer().answer_text(question, sources, lang)
-    assert answer.text.startswith(NOTICE[lang]) and "[Source " in answer.text
+    assert answer.text.startswith(NOTICE[lang])
+    quoted = {int(n) for n in re.findall(r"\[Source (\d+)\]", answer.text)}
+    assert quoted and quoted <= {n for n, _ in sources}
     assert answer.usage is None and answer.citations is not None
+    # the answer's citations are checked: every quote cites a source it was taken from
+    assert answer.citations.cited_sources == tuple(sorted(quoted))
+    assert answer.citations.dangling == () and answer.citations.flagged == ()
 
 
 def test_an_empty_question_is_refused_before_the_model_is_asked(settings, sample):

@@ -7,7 +7,13 @@ page furniture; every content item lands in some chunk; text chunks stay within 
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -70,9 +76,42 @@ def test_paragraphs_merge_under_a_heading_but_never_across_one(counter) -> None:
     assert [c.chunk_id for c in chunks] == ["d:x:0000", "d:x:0001", "d:x:0002", "d:x:0003"]
 
 
-def test_chunking_is_deterministic(counter) -> None:  # type: ignore[no-untyped-def]
+# Chunks the sample in a fresh interpreter and prints them as JSON: set and dict orders of
+# strings follow PYTHONHASHSEED, so a run under another seed is what could come out different.
+_CHUNK_THE_SAMPLE = textwrap.dedent(
+    """
+    import dataclasses, json, sys
+    from pathlib import Path
+    from rag_app.ingest import chunk_document, load_path
+    from rag_app.tokens import get_token_counter
+
+    doc = load_path(Path(sys.argv[1]), 10**9)[0].document
+    chunks = chunk_document(doc, get_token_counter())
+    print(json.dumps([dataclasses.asdict(c) for c in chunks], ensure_ascii=False))
+    """
+)
+
+
+def test_chunking_is_deterministic_across_processes(counter) -> None:  # type: ignore[no-untyped-def]
+    """Chunk ids are stable (``{doc_id}:{sha256[:8]}:{n}``) and the chunks are the same in every
+    process, whatever the hash seed: re-ingesting a file must find the same chunks."""
     doc = load_path(SAMPLE_CONTENT_LIST, 10**9)[0].document
-    assert chunk_document(doc, counter) == chunk_document(doc, counter)
+    chunks = chunk_document(doc, counter)
+    digest = hashlib.sha256(SAMPLE_CONTENT_LIST.read_bytes()).hexdigest()[:8]
+    assert [c.chunk_id for c in chunks] == [
+        f"smic_report:{digest}:{n:04d}" for n in range(len(chunks))
+    ]
+    here = json.loads(json.dumps([dataclasses.asdict(c) for c in chunks], ensure_ascii=False))
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", _CHUNK_THE_SAMPLE, str(SAMPLE_CONTENT_LIST)],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO_ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == here, f"chunks differ under PYTHONHASHSEED={seed}"
 
 
 def test_short_paragraphs_fill_chunks_up_to_the_limit(counter) -> None:  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from rag_app.ingest import IngestError, chunk_document, doc_id_from_name, load_b
 from rag_app.ingest import loader as loader_module
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Chunk
+from rag_app.text.tables import parse_table
 from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
 
 BIG = 10**9  # a size limit that never applies
@@ -176,12 +177,16 @@ def test_new_schema_svolt_furniture_bbox_and_image_caption(
     with_body = [i for i, e in enumerate(raw) if e["type"] == "table" and e.get("table_body")]
     without = [i for i, e in enumerate(raw) if e["type"] == "table" and not e.get("table_body")]
     assert len(with_body) == 12 and len(without) == 5
+    seen = set()
     for chunk in (c for c in chunks if c.type == "table"):
         (index,) = [i for i in chunk.item_indices if raw[i]["type"] == "table"]
-        if index in with_body:
-            assert chunk.n_rows > 0 and chunk.n_cols > 0
+        seen.add(index)
+        if index in with_body:  # the body's grid (a part of it, when the table was split)
+            grid = parse_table(raw[index]["table_body"])
+            assert chunk.n_cols == grid.n_cols and 0 < chunk.n_rows <= grid.n_rows
         else:
             assert chunk.n_rows == 0 and chunk.table_html == "" and chunk.text
+    assert seen == set(with_body) | set(without)
 
 
 def test_new_schema_aaai26_equations(mineru_fixtures: Path, counter) -> None:  # type: ignore[no-untyped-def]
@@ -351,7 +356,7 @@ def test_zip_with_nested_mineru_folder_and_missing_image() -> None:
     (loaded,) = load_bytes(data, "upload.zip", BIG)
     assert loaded.document.doc_id == "report"
     assert loaded.assets == {"images/a.png": b"\x89PNG fake"}
-    assert any("1 image(s) referenced but not in the archive" in w for w in loaded.warnings)
+    assert loaded.warnings == ("1 image(s) referenced but not in the archive",)
 
 
 def test_zip_with_two_content_lists_gives_two_documents(library: Library) -> None:
@@ -435,8 +440,12 @@ def test_content_list_ingest_from_disk_brings_its_images(library: Library) -> No
     assert report.status == "ingested"
     (info,) = library.documents("default")
     assert (info.source_format, info.pages, info.n_items) == ("content_list", 7, 64)
-    image = next(c for c in library.chunks("default") if c.type == "image")
-    assert library.asset_path("default", "smic_report", image.image_path) is not None
+    images = [c for c in library.chunks("default") if c.type == "image"]
+    assert len(images) == 3
+    for chunk in images:  # copied from the images/ folder beside the content list
+        path = library.asset_path("default", "smic_report", chunk.image_path)
+        assert path is not None
+        assert path.read_bytes() == (SAMPLE_DIR / chunk.image_path).read_bytes()
 
 
 # -- example sheets (seed 003 shape) ------------------------------------------------------------
@@ -548,7 +557,9 @@ def test_csv_row_numbers_count_blank_lines_as_a_spreadsheet_does() -> None:
     # Line 3 is blank; a spreadsheet opening this CSV shows the bad grade on row 4.
     data = ("user_input,agent_response,quality_grade\n问一,答一,优秀\n\n问三,答三,极好\n").encode()
     (loaded,) = load_bytes(data, "blank_line.csv", BIG)
-    assert any("row 4" in w and "极好" in w for w in loaded.warnings), loaded.warnings
+    assert loaded.warnings == (
+        "rejected csv row 4: quality_grade '极好' is not one of 优秀/良好/一般",
+    )
 
 
 def test_gb18030_csv_sheet_is_accepted() -> None:
@@ -674,7 +685,10 @@ def test_unknown_item_type_keeps_its_text_with_a_warning(ingest_json, library: L
     )
     assert report.status == "ingested"
     assert report.warnings == ("2 item(s) of unknown type 'sidebar_note': text kept, rest skipped",)
-    assert any("侧栏提示：产能爬坡" in c.text for c in library.chunks("default"))
+    # the one with text is a paragraph like the one before it; the empty one is skipped
+    assert [(c.text, c.item_indices) for c in library.chunks("default")] == [
+        ("正文段落\n侧栏提示：产能爬坡", (0, 1))
+    ]
 
 
 def test_corrupt_zip_member_is_rejected_not_raised(library: Library) -> None:
@@ -685,7 +699,8 @@ def test_corrupt_zip_member_is_rejected_not_raised(library: Library) -> None:
     data[30 + len("a_content_list.json") + 5] ^= 0x01  # one bit of the member's data: bad CRC
     (report,) = library.ingest_bytes([("corrupt.zip", bytes(data))])
     assert report.status == "rejected"
-    assert "corrupt.zip" in report.message
+    assert report.message.startswith("corrupt.zip: cannot read 'a_content_list.json'")
+    assert "CRC" in report.message  # the reason: the member does not match its checksum
     _assert_untouched(library)
 
 
@@ -699,7 +714,7 @@ def test_encrypted_zip_is_rejected_not_raised(library: Library) -> None:
     data[central + 8] |= 0x01  # and central directory
     (report,) = library.ingest_bytes([("locked.zip", bytes(data))])
     assert report.status == "rejected"
-    assert "locked.zip" in report.message
+    assert report.message.startswith("locked.zip: the archive is encrypted")
     _assert_untouched(library)
 
 
@@ -749,7 +764,8 @@ def test_upload_over_configured_limit_is_rejected(settings, counter) -> None:  #
         settings.with_(max_file_bytes=1024 * 1024), embedder=HashEmbedder(), counter=counter
     )
     (report,) = library.ingest_bytes([("upload_content_list.json", b" " * (2 * 1024 * 1024))])
-    assert report.status == "rejected" and "limit" in report.message
+    assert report.status == "rejected"  # for its size: blank, it would be "empty" otherwise
+    assert report.message.startswith("upload_content_list.json: 2.1 MB is over the 1 MB limit")
     _assert_untouched(library)
 
 
@@ -760,7 +776,8 @@ def test_default_limit_rejects_a_50_mb_file(library: Library, tmp_path: Path) ->
     (report,) = library.ingest_paths([big])
     assert time.perf_counter() - start < 10
     assert report.status == "rejected"
-    assert "max_file_bytes" in report.message and "limit" in report.message, report.message
+    assert report.message.startswith("huge_content_list.json: 52.4 MB is over the "), report.message
+    assert "limit" in report.message and "max_file_bytes" in report.message, report.message
 
 
 # -- hostile archives ---------------------------------------------------------------------------

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import re
+import subprocess
+import sys
+import textwrap
 from collections.abc import Sequence
 
 import pytest
@@ -15,6 +21,7 @@ from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.language import Language
 from rag_app.text.subjects import subject_words
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
+from tests.conftest import REPO_ROOT
 
 CAPACITY_HTML = (
     "<table>"
@@ -182,7 +189,8 @@ def test_answers_the_requests_question_and_sources_not_its_messages(answerer):
 
 
 def test_no_sources(answerer):
-    assert answerer.answer_text("中芯南方的产能是多少", []).endswith(NOT_FOUND["zh"])
+    answer = answerer.answer_text("中芯南方的产能是多少", [])
+    assert answer == f"{NOTICE['zh']}\n\n{NOT_FOUND['zh']}"
 
 
 def test_source_numbers_come_from_the_caller(answerer):
@@ -191,16 +199,52 @@ def test_source_numbers_come_from_the_caller(answerer):
     assert "[Source 1]" not in answer
 
 
+# Streams one answer in a fresh interpreter and prints its events as JSON. The answerer ranks
+# words it holds in sets, whose order follows PYTHONHASHSEED: another seed is another order.
+_ANSWER_IN_A_FRESH_PROCESS = textwrap.dedent(
+    """
+    import dataclasses, json
+    from rag_app.llm.offline import ExtractiveAnswerer
+    from tests.llm.test_offline_answerer import SOURCES, request
+
+    ask = request("中芯国际的产能和市场份额", SOURCES)
+    print(json.dumps([dataclasses.asdict(e) for e in ExtractiveAnswerer().stream(ask)]))
+    """
+)
+
+
 def test_deterministic(answerer):
     ask = request("中芯国际的产能和市场份额", SOURCES)
-    runs = [list(ExtractiveAnswerer().stream(ask)) for _ in range(2)]
-    assert runs[0] == runs[1]
-    assert runs[0] == list(answerer.stream(ask))
+    events = list(ExtractiveAnswerer().stream(ask))
+    assert quoted_lines(collect(events).text) == [
+        "- 图3：2023年全球晶圆代工市场份额：台积电占据全球晶圆代工市场约60%的份额。 [Source 3]",
+        "- 公司: 中芯国际; 2023年 / 产能（万片/月）: 80; 2023年 / 制程: 28nm [Source 2]",
+        "- 中芯国际位列第五，份额约为6%。 [Source 3]",
+    ]
+    assert list(answerer.stream(ask)) == events  # an answerer used before carries nothing over
+    here = [dataclasses.asdict(e) for e in events]
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", _ANSWER_IN_A_FRESH_PROCESS],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO_ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == here, f"answer differs under PYTHONHASHSEED={seed}"
 
 
 def test_sentence_count_is_bounded():
-    answer = ExtractiveAnswerer(max_sentences=4).answer_text("中芯国际", SOURCES)
-    assert 2 <= len(quoted_lines(answer)) <= 4
+    def lines(most: int, least: int) -> list[str]:
+        answerer = ExtractiveAnswerer(max_sentences=most, min_sentences=least)
+        return quoted_lines(answerer.answer_text("中芯国际", SOURCES))
+
+    ranked = lines(5, 5)  # five quotes share a term with the question, best first
+    assert len(ranked) == 5
+    assert lines(1, 1) == ranked[:1] and lines(2, 2) == ranked[:2]  # the maximum binds
+    assert lines(4, 4) == ranked[:4]  # the minimum outweighs the relative cutoff ...
+    assert lines(4, 2) == ranked[:3]  # ... which stops at three when only two are required
     with pytest.raises(ValueError):
         ExtractiveAnswerer(max_sentences=1, min_sentences=2)
 

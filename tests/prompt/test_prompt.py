@@ -459,7 +459,10 @@ def test_subtables_of_different_documents_stay_apart():
     parts = subtables(2)
     other = replace(parts[1], doc_id="industry", chunk_id="other-part2")
     candidates, _ = merge_subtables([Hit(parts[0], 0.9), Hit(other, 0.8)])
-    assert len(candidates) == 2
+    assert [(c.chunk.chunk_id, c.chunk.doc_id) for c in candidates] == [
+        ("smic-tab13-part1", "smic"),
+        ("other-part2", "industry"),
+    ]
 
 
 # --- templates, language, settings ----------------------------------------------------------
@@ -637,10 +640,12 @@ def test_a_source_too_long_whole_enters_as_an_excerpt_instead_of_being_dropped(c
     settings = PromptSettings(context_budget=420, max_whole_share=1.0)
     result = build_prompt(question, hits, counter=counter, settings=settings)
     section = next(s for s in result.report.by_kind("source") if s.chunk_id == "long")
-    assert section.status == "cut" and section.source is not None
+    [(number, excerpt)] = [
+        (s.number, s.text) for s in result.sources if s.hit.chunk.chunk_id == "long"
+    ]
+    assert section.status == "cut" and section.source == number == 1  # text before tables
     assert section.reason.startswith("too long whole")
     assert "sentences that match the question" in section.reason
-    excerpt = next(s.text for s in result.sources if s.hit.chunk.chunk_id == "long")
     assert "资本开支计划为500亿元" in excerpt
     assert "景气度" not in excerpt
     check_report_adds_up(result, counter)

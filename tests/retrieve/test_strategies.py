@@ -133,17 +133,24 @@ def test_hybrid_searches_every_type_with_a_trace(corpus: Library) -> None:
 
 def test_structure_match_finds_the_named_table_first(corpus: Library) -> None:
     trace = retrieve(corpus, KB, "中芯国际产线一览", "hybrid", 5)
-    top = trace.hits[0]
-    assert top.chunk.type == "table" and "产线一览" in top.chunk.caption
-    assert top.signal("structure") is not None
+    # 表6 comes in two parts (split by rows); the query names its caption whole
+    top = trace.hits[:2]
+    assert [h.chunk.caption for h in top] == ["表6：中芯国际产线一览"] * 2
+    assert all(h.chunk.type == "table" and h.chunk.parent_table_id for h in top)
+    assert [h.signal("structure").score for h in top] == [1.0, 1.0]  # type: ignore[union-attr]
+    off = retrieve(
+        corpus, KB, "中芯国际产线一览", "hybrid", 5, options=StrategyOptions(use_structure=False)
+    )
+    assert all(h.signal("structure") is None for h in off.hits)
 
 
 def test_smart_routes_a_table_question_to_tables(corpus: Library) -> None:
     trace = retrieve(corpus, KB, "请列出表6 中芯国际产线一览表", "smart", 5)
     assert trace.routing is not None and trace.routing.single_type
     assert trace.routing.detected_type == "table"
-    assert all(h.chunk.type == "table" for h in trace.hits)
-    assert any("table only" in n for n in trace.notes)
+    assert len(trace.hits) == 5 and all(h.chunk.type == "table" for h in trace.hits)
+    assert [h.chunk.caption for h in trace.hits[:2]] == ["表6：中芯国际产线一览"] * 2
+    assert trace.notes == ("smart: table only",)
     # each hit also carries its document's evidence from every type
     assert all(h.signal("document") is not None for h in trace.hits)
 
@@ -151,7 +158,7 @@ def test_smart_routes_a_table_question_to_tables(corpus: Library) -> None:
 def test_smart_without_cues_is_hybrid(corpus: Library) -> None:
     trace = retrieve(corpus, KB, "中芯国际", "smart", 10)
     assert trace.routing is not None and not trace.routing.single_type
-    assert len({h.chunk.type for h in trace.hits}) > 1
+    assert {h.chunk.type for h in trace.hits} == {"text", "table", "image"}
 
 
 def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -239,7 +246,7 @@ def test_bad_queries_and_modes_are_refused(corpus: Library) -> None:
 
 def test_an_empty_knowledge_base_finds_nothing(corpus: Library) -> None:
     trace = retrieve(corpus, "empty_kb", "营收", "hybrid")
-    assert trace.hits == () and trace.notes
+    assert trace.hits == () and trace.notes == ("the knowledge base has no documents",)
 
 
 @pytest.mark.parametrize(
@@ -262,7 +269,13 @@ def test_every_ablation_still_ranks(corpus: Library, change: dict[str, object]) 
 
 def test_expansion_finds_synonyms(corpus: Library) -> None:
     trace = retrieve(corpus, KB, "中芯国际营业收入", "hybrid", 10)
-    assert trace.expanded_terms  # 营业收入 -> 营收 ...
+    # 营业收入 -> the other names of the same quantity, in both languages; not itself
+    assert {"营收", "营业总收入", "revenue"} <= set(trace.expanded_terms)
+    assert "营业收入" not in trace.expanded_terms
+    off = retrieve(
+        corpus, KB, "中芯国际营业收入", "hybrid", 10, options=StrategyOptions(use_expansion=False)
+    )
+    assert off.expanded_terms == ()
 
 
 # -- pure parts ----------------------------------------------------------------------------------
