@@ -114,7 +114,6 @@ PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -small tables whole": {"whole_table_rows": 0},
     "hybrid -group heading rows": {"group_heading_rows": 0},
     "hybrid -continuing sentences": {"continuation_sentences": 0},
-    "hybrid -label-less totals": {"label_less_totals": False},
     "hybrid -period rows": {"period_rows": False},
 }
 

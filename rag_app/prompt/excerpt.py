@@ -13,7 +13,6 @@ word that is not a number, or two shared bigrams, to be kept at all.
 A unit brings what it cannot be read without: a table's group heading ("Continuing Operations",
 a row with a label and no values) brings the rows under it; a sentence brings the sentences that
 continue it ("Net cash ... increased $242 million." + "The increase was primarily due to ...").
-A row with values but no label after other rows is their total, and matches "total"/"合计".
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ __all__ = ["Unit", "best_first", "score_unit", "table_units", "text_units"]
 NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
 
 _NUMBER = re.compile(r"^[\d.,%]+$")
-# What a label-less row of values after other rows is called, so "total"/"合计" questions meet it.
-TOTAL_WORDS = "total 合计 总计"
 
 
 @dataclass(frozen=True)
@@ -89,8 +86,7 @@ def table_units(
     With ``settings.period_rows``, when no row shares a word with the question, rows sharing a
     year or period are taken: a table with one row per quarter is asked about by year
     ("2024年的毛利率": rows 2024Q1-Q4). A matching group heading, in the header or not, brings
-    up to ``settings.group_heading_rows`` data rows under it; with ``settings.label_less_totals``
-    a row of values with no label after other rows is their total and matches "total"/"合计"."""
+    up to ``settings.group_heading_rows`` data rows under it."""
     parsed = split_rows(chunk.table_html) if chunk.table_html else None
     if parsed is None:
         return 0, 0, []
@@ -101,15 +97,7 @@ def table_units(
     for index in range(1, len(rows)):
         if index < header and index not in headings:
             continue  # shown anyway
-        text = " ".join(cell for cell in rows[index] if cell)
-        if (
-            settings.label_less_totals
-            and index > header
-            and not rows[index][0]
-            and any(rows[index][1:])
-        ):
-            text = f"{TOTAL_WORDS} {text}"  # values under the rows they add up
-        texts.append((index, text))
+        texts.append((index, " ".join(cell for cell in rows[index] if cell)))
     for numbers_suffice in (False, True) if settings.period_rows else (False,):
         units = []
         for index, text in texts:
