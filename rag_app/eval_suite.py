@@ -64,6 +64,13 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             REPO / "assets" / "broker_eval" / "questions.jsonl",
             ("pooled", "doc"),
         ),
+        "broker_list": EvalSet(
+            "broker_zh list questions (ours)",
+            (REPO / "assets" / "broker_eval" / "docs",),
+            REPO / "assets" / "broker_eval" / "questions_list.jsonl",
+            ("pooled", "doc"),
+            index="broker",
+        ),
         "broker_multi": EvalSet(
             "broker_zh two-company (ours)",
             (REPO / "assets" / "broker_eval" / "docs",),
@@ -298,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=str(REPO / "docs" / "eval-results.md"),
         help="also write the table here, headed by the command and the date ('' for no file)",
     )
-    parser.add_argument("--sets", default="tatqa,crud,broker,broker_multi")
+    parser.add_argument("--sets", default="tatqa,crud,broker,broker_multi,broker_list")
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     args = parser.parse_args(argv)
