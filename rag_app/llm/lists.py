@@ -15,7 +15,6 @@ from rag_app.text.tables import column_labels, parse_table
 _VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\u9fff]{0,3}$")
 _NUMBER = re.compile(r"^[\s$¥￥€£(（+-]*[\d.,]+[%％)）]*$")  # a bare number, not "12英寸"
 _TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
-LIST_MIN_ROWS = 3  # fewer rows are read as rows, not as a list
 # Words that name no kind of thing a table could list.
 _GENERIC_WORDS = word_set("generic_list_words.txt")
 
@@ -27,6 +26,7 @@ def list_of_table(
     sources: Sequence[tuple[int, Chunk]],
     named: set[int] | None,
     best: float,
+    min_rows: int = 3,
 ) -> ScoredSentence | None:
     """For a question asking for a list, the names in the table that lists them, quoted as one
     line ("表6：中芯国际产线一览 · 厂区: 中芯上海（S1）; 中芯北京（B1）; ...") scored above
@@ -35,7 +35,8 @@ def list_of_table(
     The table is the source table whose caption or heading shares the most words with the
     question (the earlier on ties), not counting words like 公司 or the company most sources
     name; its naming column is the first whose values are all there, all different and not
-    numbers (not 序号, not the 8英寸 / 12英寸 that repeat); total rows are left out."""
+    numbers (not 序号, not the 8英寸 / 12英寸 that repeat); total rows are left out, and a table
+    needs ``min_rows`` other rows to be a list."""
     # A word most sources share (the company a report is about) says nothing of what a table
     # lists: "中芯国际有哪些风险？" is not answered by 表6：中芯国际产线一览.
     texts = [
@@ -58,7 +59,7 @@ def list_of_table(
     for _, _, shared, number, chunk in sorted(found, key=lambda f: f[:2]):
         grid = parse_table(chunk.table_html, chunk.header_rows)
         rows = [r for r in grid.rows[grid.header_rows :] if not _TOTAL.match(r[0].strip())]
-        if len(rows) < LIST_MIN_ROWS:
+        if len(rows) < min_rows:
             continue
         labels = column_labels(grid)
         for c in range(grid.n_cols):

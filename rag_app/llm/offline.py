@@ -138,7 +138,15 @@ class ExtractiveAnswerer:
             return []
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
         listing = (
-            list_of_table(question, q_words, q_bigrams, sources, named, scored[0].score)
+            list_of_table(
+                question,
+                q_words,
+                q_bigrams,
+                sources,
+                named,
+                scored[0].score,
+                settings.list_min_rows,
+            )
             if settings.list_answers
             and (analysis.asks_for_list if analysis is not None else asks_for_list(question))
             else None

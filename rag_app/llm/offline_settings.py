@@ -26,8 +26,10 @@ class OfflineSettings:
     # A question naming some of the sources' reports is answered from those only (look-alike
     # 盈利预测 tables of another company are never quoted); two named: each one's best quote.
     named_reports: bool = True
-    # A question asking for a list gets the names the table listing them gives, in one line.
+    # A question asking for a list gets the names the table listing them gives, in one line,
+    # from a table of at least ``list_min_rows`` rows (fewer are read as rows, not as a list).
     list_answers: bool = True
+    list_min_rows: int = 3
     # A table row is quoted with the notes its marks point to ("Other (1)" + "(1) Includes ...").
     row_notes: bool = True
     # A sentence is quoted with the one continuing it ("... rose 6.4%. The increase was due to").

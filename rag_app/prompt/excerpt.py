@@ -29,7 +29,6 @@ from rag_app.text.table_rows import row_cells, split_rows
 
 __all__ = ["Unit", "best_first", "score_unit", "table_units", "text_units"]
 
-NUMBER_WEIGHT = 0.25  # "2019" in the question matches half the rows of an annual table
 
 _NUMBER = re.compile(r"^[\d.,%]+$")
 
@@ -49,7 +48,12 @@ class Unit:
         return self.span or (self.index,)
 
 
-def score_unit(text: str, terms: QuestionTerms, numbers_suffice: bool = False) -> float:
+def score_unit(
+    text: str,
+    terms: QuestionTerms,
+    numbers_suffice: bool = False,
+    number_weight: float = DEFAULT_PROMPT_SETTINGS.excerpt_number_weight,
+) -> float:
     """How much of the question ``text`` holds; 0 when it shares no informative word (with
     ``numbers_suffice``, a shared number or year such as 2024, also in 2024Q1, is enough).
 
@@ -67,7 +71,7 @@ def score_unit(text: str, terms: QuestionTerms, numbers_suffice: bool = False) -
     bigrams = sum(1 for b in terms.bigrams if b in lowered)
     if not informative and bigrams < 2 and not (numbers_suffice and numbers):
         return 0.0
-    return informative + NUMBER_WEIGHT * numbers + BIGRAM_WEIGHT * bigrams
+    return informative + number_weight * numbers + BIGRAM_WEIGHT * bigrams
 
 
 def _occurs(lowered: str, word: str) -> bool:
@@ -101,7 +105,11 @@ def table_units(
     for numbers_suffice in (False, True) if settings.period_rows else (False,):
         units = []
         for index, text in texts:
-            score = score_unit(text, terms, numbers_suffice) if text else 0.0
+            score = (
+                score_unit(text, terms, numbers_suffice, settings.excerpt_number_weight)
+                if text
+                else 0.0
+            )
             if score <= 0:
                 continue
             if index in headings:
@@ -153,7 +161,7 @@ def text_units(
         if part in seen:
             continue  # a repeated sentence adds nothing
         seen.add(part)
-        score = score_unit(part, terms)
+        score = score_unit(part, terms, number_weight=settings.excerpt_number_weight)
         if score > 0:
             span = [index]
             while (

@@ -57,6 +57,9 @@ class PromptSettings:
     max_whole_share: float = 0.25
     excerpt_units: int = 4
     excerpt_min_share: float = 0.5
+    # A unit's score counts each question word it holds as 1 and each number only this much:
+    # "2019" in the question matches half the rows of an annual table.
+    excerpt_number_weight: float = 0.25
     # A table with at most this many data rows is never excerpted: it costs little whole, and
     # "Which component made up the most of personnel expenses?" needs every row.
     whole_table_rows: int = 6
