@@ -6,18 +6,12 @@ the environment after ``load_settings``; tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
-import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    from rag_app.cite.settings import CiteSettings
-    from rag_app.llm.offline_settings import OfflineSettings
-    from rag_app.prompt.settings import PromptSettings
-    from rag_app.retrieve.options import StrategyOptions
+from rag_app.stage_settings import CiteSettings, OfflineSettings, PromptSettings, StrategyOptions
 
 # The default embedding model is rebuilt at set-up (``rag-app setup``) from two PyPI packages
 # into this folder name under the cache directory (see RECIPES: multilingual-e5-small).
@@ -32,16 +26,6 @@ def _default_data_dir() -> Path:
 def _default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "rag_app"
-
-
-def _defaults(module: str, name: str) -> Callable[[], Any]:
-    """A default factory for a stage's own knobs, imported when a Settings is built (the stages
-    import this module, so it cannot import them at its top)."""
-
-    def build() -> Any:
-        return getattr(importlib.import_module(module), name)()
-
-    return build
 
 
 @dataclass(frozen=True)
@@ -87,21 +71,14 @@ class Settings:
     extra_explicit_cues: tuple[tuple[str, str], ...] = ()
     extra_implicit_cues: tuple[tuple[str, str], ...] = ()
 
-    # Each stage's own knobs, one nested frozen object per stage, every field with a note on
-    # where its value comes from: retrieval (candidates per signal, weights, layers, smart mode's
-    # threshold: ``rag_app.retrieve.options``), the prompt (budgets, excerpts:
-    # ``rag_app.prompt.settings``), the citation check (``rag_app.cite.settings``) and the
-    # offline answerer (``rag_app.llm.offline_settings``).
-    retrieval: StrategyOptions = field(
-        default_factory=_defaults("rag_app.retrieve.options", "StrategyOptions")
-    )
-    prompt: PromptSettings = field(
-        default_factory=_defaults("rag_app.prompt.settings", "PromptSettings")
-    )
-    cite: CiteSettings = field(default_factory=_defaults("rag_app.cite.settings", "CiteSettings"))
-    offline: OfflineSettings = field(
-        default_factory=_defaults("rag_app.llm.offline_settings", "OfflineSettings")
-    )
+    # Each stage's own knobs, one nested frozen object per stage (``rag_app.stage_settings``),
+    # every field with a note on where its value comes from: retrieval (candidates per signal,
+    # weights, layers, smart mode's threshold and cues), the prompt (budgets, excerpts), the
+    # citation check and the offline answerer.
+    retrieval: StrategyOptions = field(default_factory=StrategyOptions)
+    prompt: PromptSettings = field(default_factory=PromptSettings)
+    cite: CiteSettings = field(default_factory=CiteSettings)
+    offline: OfflineSettings = field(default_factory=OfflineSettings)
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)

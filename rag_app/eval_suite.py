@@ -26,11 +26,11 @@ from rag_app.config import load_settings
 from rag_app.evaluation import evaluate, find_documents, load_questions
 from rag_app.index.library import Library
 from rag_app.llm.offline import ExtractiveAnswerer
-from rag_app.llm.offline_settings import OfflineSettings
 from rag_app.models import Chunk, Progress
 from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
+from rag_app.stage_settings import OfflineSettings
 
 REPO = Path(__file__).resolve().parent.parent
 

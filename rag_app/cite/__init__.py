@@ -11,7 +11,7 @@ from rag_app.cite.markers import (
 )
 from rag_app.cite.report import Citation, CitationReport, SentenceCheck
 from rag_app.cite.sentences import answer_sentences
-from rag_app.cite.settings import DEFAULT_CITE_SETTINGS, CiteSettings
+from rag_app.stage_settings import DEFAULT_CITE_SETTINGS, CiteSettings
 
 __all__ = [
     "CANONICAL",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rag_app.cite.evidence import Features, features
 from rag_app.cite.markers import strip_markers
 from rag_app.cite.sentences import Segment, answer_segments
-from rag_app.cite.settings import CiteSettings
+from rag_app.stage_settings import CiteSettings
 from rag_app.text.phrasing import continues
 
 _NOT_FOUND = re.compile(

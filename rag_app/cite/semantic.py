@@ -10,14 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag_app.cite.evidence import Features, clip
-from rag_app.cite.settings import (
+from rag_app.protocols import Embedder
+from rag_app.stage_settings import (
     DEFAULT_BAND,
     E5_CHINESE_BAND,
     E5_CROSS_LANGUAGE_BAND,
     E5_ENGLISH_BAND,
     CiteSettings,
 )
-from rag_app.protocols import Embedder
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from rag_app.cite.evidence import Features, SourceEvidence, best_units, coverage
 from rag_app.cite.semantic import SemanticMatcher
-from rag_app.cite.settings import CiteSettings
+from rag_app.stage_settings import CiteSettings
 
 
 class SupportScorer:

@@ -24,9 +24,9 @@ from dataclasses import replace
 
 from rag_app.llm.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.llm.lists import list_of_table
-from rag_app.llm.offline_settings import OfflineSettings
 from rag_app.llm.quotes import Candidate, ScoredSentence, chunk_candidates
 from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
 from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.phrasing import asks_for_list

@@ -7,8 +7,8 @@ from rag_app.prompt.candidates import merge_subtables
 from rag_app.prompt.format import Candidate, ContextEntry, ContextLayout, layout_context
 from rag_app.prompt.history import Turn, turns_from_messages
 from rag_app.prompt.sections import Section
-from rag_app.prompt.settings import MODES, Language, Mode, PromptSettings
 from rag_app.prompt.templates import NOT_FOUND, PromptTemplate, get_template
+from rag_app.stage_settings import MODES, Language, Mode, PromptSettings
 from rag_app.text.language import detect_language
 
 __all__ = [

@@ -28,9 +28,9 @@ from rag_app.prompt.sections import (
     reason_key,
     whole_section,
 )
-from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, Language, PromptSettings
 from rag_app.prompt.sources import fit_sources
 from rag_app.protocols import TokenCounter
+from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, Language, PromptSettings
 from rag_app.text.analyzer import QuestionTerms
 
 # Kept importable from here, where they were defined before the budget was split in steps.

@@ -9,9 +9,9 @@ from typing import Literal
 from rag_app.models import Hit, Reason
 from rag_app.prompt.budget import REPLY_PRIMING, TOKENS_PER_MESSAGE, Section, fit_to_budget
 from rag_app.prompt.history import Turn
-from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, Language, Mode, PromptSettings
 from rag_app.prompt.templates import get_template
 from rag_app.protocols import TokenCounter
+from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, Language, Mode, PromptSettings
 from rag_app.text.language import detect_language
 from rag_app.text.query import QueryAnalysis
 

@@ -13,8 +13,8 @@ from dataclasses import replace
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.format import Candidate, ContextEntry, format_body
 from rag_app.prompt.sections import Section, reason_key
-from rag_app.prompt.settings import Language, PromptSettings
 from rag_app.prompt.tables import merge_table_chunks
+from rag_app.stage_settings import Language, PromptSettings
 
 
 def merge_subtables(hits: Sequence[Hit]) -> tuple[list[Candidate], list[Section]]:

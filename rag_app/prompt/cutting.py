@@ -17,8 +17,8 @@ from rag_app.prompt.format import (
     format_text_excerpt,
     layout_context,
 )
-from rag_app.prompt.settings import Language, PromptSettings
 from rag_app.protocols import TokenCounter
+from rag_app.stage_settings import Language, PromptSettings
 from rag_app.text.analyzer import QuestionTerms
 from rag_app.text.table_rows import split_rows
 

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
-from rag_app.prompt.settings import DEFAULT_PROMPT_SETTINGS, PromptSettings
+from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, PromptSettings
 from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Hit
-from rag_app.prompt.settings import Language
+from rag_app.stage_settings import Language
 from rag_app.text.notes import note_mark, says_what_it_is, table_marks
 from rag_app.text.table_rows import keep_rows, split_rows, table_shape
 

@@ -13,8 +13,8 @@ from rag_app.models import Reason
 from rag_app.prompt.format import LABELS
 from rag_app.prompt.history import Turn, strip_citations
 from rag_app.prompt.sections import TOKENS_PER_MESSAGE, Section, reason_key
-from rag_app.prompt.settings import Language, PromptSettings
 from rag_app.protocols import TokenCounter
+from rag_app.stage_settings import Language, PromptSettings
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from rag_app.prompt.format import (
     layout_context,
 )
 from rag_app.prompt.sections import Section, Status, reason_key, whole_section
-from rag_app.prompt.settings import Language, PromptSettings
 from rag_app.protocols import TokenCounter
+from rag_app.stage_settings import Language, PromptSettings
 from rag_app.text.analyzer import QuestionTerms, question_terms
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_app.prompt.settings import MODES, Language, Mode
+from rag_app.stage_settings import MODES, Language, Mode
 
 # What the model is told to answer when the sources lack the answer; the citation checker and
 # the offline answerer can match on these exact strings.

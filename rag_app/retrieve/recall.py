@@ -10,8 +10,8 @@ Which candidates rank first is decided later, by the fused score (``scoring``).
 from __future__ import annotations
 
 from rag_app.models import LayerStep
-from rag_app.retrieve.options import StrategyOptions
 from rag_app.retrieve.signals import Search, Signals, normalise
+from rag_app.stage_settings import StrategyOptions
 
 LAYERS = {
     "text": ("semantic", "keyword", "expansion"),

@@ -11,61 +11,12 @@ implicit lean alone never reaches the 0.7 threshold, and one explicit cue alone 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from rag_app.models import Reason, Routing
-from rag_app.text.lexicon import keyed_groups
+from rag_app.stage_settings import RoutingCues
 from rag_app.text.phrasing import content_references
 
-_CUES = keyed_groups("routing_cues.txt")
-EXPLICIT_CUES: dict[str, tuple[str, ...]] = {
-    kind: _CUES[f"explicit {kind}"] for kind in ("table", "image", "text")
-}
-IMPLICIT_CUES: dict[str, tuple[str, ...]] = {
-    kind: _CUES[f"implicit {kind}"] for kind in ("table", "image", "text")
-}
-
-
-@dataclass(frozen=True)
-class RoutingCues:
-    """The cue lists in use; extendable from settings."""
-
-    explicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(EXPLICIT_CUES))
-    implicit: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(IMPLICIT_CUES))
-
-    def extended(
-        self,
-        extra_explicit: dict[str, tuple[str, ...]] | None = None,
-        extra_implicit: dict[str, tuple[str, ...]] | None = None,
-    ) -> RoutingCues:
-        explicit = {
-            k: v + tuple((extra_explicit or {}).get(k, ())) for k, v in self.explicit.items()
-        }
-        implicit = {
-            k: v + tuple((extra_implicit or {}).get(k, ())) for k, v in self.implicit.items()
-        }
-        return RoutingCues(explicit, implicit)
-
-    def with_pairs(
-        self,
-        explicit: tuple[tuple[str, str], ...] = (),
-        implicit: tuple[tuple[str, str], ...] = (),
-    ) -> RoutingCues:
-        """These cues plus (type, cue) pairs, as settings give them; unknown types are refused."""
-        for kind, cue in (*explicit, *implicit):
-            if kind not in self.explicit:
-                raise ValueError(
-                    f"routing cue {cue!r}: unknown type {kind!r}; use text/table/image"
-                )
-
-        def grouped(pairs: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, ...]]:
-            out: dict[str, tuple[str, ...]] = {}
-            for kind, cue in pairs:
-                if cue.strip():
-                    out[kind] = (*out.get(kind, ()), cue.strip().lower())
-            return out
-
-        return self.extended(grouped(explicit), grouped(implicit))
+DEFAULT_CUES = RoutingCues()
 
 
 def _has(text: str, cue: str) -> bool:
@@ -78,7 +29,7 @@ def _has(text: str, cue: str) -> bool:
 def detect_query_type(
     query: str,
     threshold: float = 0.7,
-    cues: RoutingCues = RoutingCues(),
+    cues: RoutingCues = DEFAULT_CUES,
     caption_matches: dict[str, list[str]] | None = None,
     available: tuple[str, ...] = ("text", "table", "image"),
 ) -> Routing:

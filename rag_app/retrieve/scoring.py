@@ -13,13 +13,13 @@ from dataclasses import replace
 import numpy as np
 
 from rag_app.models import Chunk, Hit, Signal
-from rag_app.retrieve.options import StrategyOptions
 from rag_app.retrieve.signals import (
     Search,
     Signals,
     introduced_tables,
     normalise,
 )
+from rag_app.stage_settings import StrategyOptions
 
 
 def rank(

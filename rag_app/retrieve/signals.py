@@ -17,7 +17,7 @@ import numpy as np
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk, SearchFilter
-from rag_app.retrieve.options import StrategyOptions
+from rag_app.stage_settings import StrategyOptions
 from rag_app.text.analyzer import index_tokens
 from rag_app.text.phrasing import introduces_what_follows
 from rag_app.text.query import QueryAnalysis

@@ -10,9 +10,9 @@ from dataclasses import replace
 from rag_app.config import Settings
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Hit, RetrievalTrace, SearchFilter
-from rag_app.retrieve.options import StrategyOptions
 from rag_app.retrieve.scoring import finalise
 from rag_app.retrieve.signals import per_generation
+from rag_app.stage_settings import StrategyOptions
 from rag_app.text.subjects import document_subjects
 
 
