@@ -140,12 +140,14 @@ OFFLINE_ABLATIONS: dict[str, dict[str, object]] = {
 }
 
 
-def offline_answers() -> dict[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]]:
-    """The offline answerer, default ("") and with each ablation, as question + numbered
-    sources -> answer text."""
-    answerers = {"": ExtractiveAnswerer()}
+def offline_answers(
+    settings: OfflineSettings,
+) -> dict[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]]:
+    """The offline answerer with ``settings`` ("") and with each ablation of them, as question +
+    numbered sources -> answer text."""
+    answerers = {"": ExtractiveAnswerer(settings=settings)}
     answerers.update(
-        (name, ExtractiveAnswerer(settings=replace(OfflineSettings(), **changes)))  # type: ignore[arg-type]
+        (name, ExtractiveAnswerer(settings=replace(settings, **changes)))  # type: ignore[arg-type]
         for name, changes in OFFLINE_ABLATIONS.items()
     )
     return {name: a.answer_text for name, a in answerers.items()}
@@ -192,7 +194,7 @@ def run(
                 for name, changes in ABLATIONS.items()
             ]
             runs += [
-                (name, replace(PromptSettings(), **changes))  # type: ignore[arg-type]
+                (name, replace(settings.prompt, **changes))  # type: ignore[arg-type]
                 for name, changes in PROMPT_ABLATIONS.items()
             ]
         for scope in spec.scopes:
@@ -216,7 +218,7 @@ def run(
                     retriever=retriever,
                     prompt_settings=prompt_settings,
                     offline_answers=(
-                        offline_answers()
+                        offline_answers(settings.offline)
                         if name in OFFLINE_RUNS and scope == spec.scopes[0]
                         else None
                     ),

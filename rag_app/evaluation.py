@@ -173,7 +173,7 @@ def evaluate(
     if retriever_name != "bm25":
         library.embedder.embed_queries(["warm up"])
     prompt_settings = replace(
-        prompt_settings or PromptSettings(), context_budget=context_budget or 3000
+        prompt_settings or library.settings.prompt, context_budget=context_budget or 3000
     )
     names = {d.doc_id: d.name for d in library.documents(kb)}
     for n, question in enumerate(questions):

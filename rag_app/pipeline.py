@@ -43,7 +43,9 @@ class Pipeline:
         an empty one."""
         from rag_app.retrieve.strategies import retrieve as run_strategy
 
-        if not isinstance(question, QueryAnalysis):
+        if isinstance(question, QueryAnalysis):
+            _check_question(question.text)
+        else:
             question = analyse_query(_check_question(question))
         return run_strategy(
             self.library,

@@ -105,7 +105,7 @@ class StrategyOptions:
         ("image", 0.3),
         ("qa", 0.3),
     )
-    # Signal weights, measured with `make eval` (dev sets; see README "Retrieval quality"):
+    # Signal weights, measured with `make eval` (dev sets; see docs/EVALUATION.md):
     # keywords carry more than e5-small similarity on both Chinese news and English reports
     # (dense alone: r@5 0.84 / 0.69; bm25 alone 0.93 / 0.74), yet dense still adds what
     # keywords miss on English tables.
@@ -149,7 +149,7 @@ class StrategyOptions:
     use_quotas: bool = True
     use_rerank: bool = True
     # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
-    # retrieved once per named report and the results interleaved (``per_subject_hits``).
+    # retrieved once per named report and the results interleaved (``per_subject_trace``).
     use_subjects: bool = True
     # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
     smart_threshold: float = 0.7
@@ -195,7 +195,7 @@ class PromptSettings:
     # best), and a source that does not fit whole is excerpted instead of left out. More distinct
     # evidence fits the budget: on tatqa_dev pooled, answer_in_context@3000 0.937 -> 0.941 with
     # 40 hits offered; 3 whole sources lost answers that rows not matching the question held
-    # ("What are the components of ...?"), 8 gained nothing over no excerpts (README).
+    # ("What are the components of ...?"), 8 gained nothing over no excerpts (docs/EVALUATION.md).
     # A source after the first that would take more than ``max_whole_share`` of the context
     # budget whole (a quarterly table merged from six parts: 1142 of 3000 tokens) is excerpted
     # too, so it cannot crowd out the second company's 盈利预测 in a two-company question.
@@ -256,11 +256,11 @@ class PromptSettings:
 DEFAULT_PROMPT_SETTINGS = PromptSettings()
 
 
-# -- the citation check -------------------------------------------------------------------------
+# -- the citation check (how these numbers combine: ``rag_app.cite.check``'s docstring) ---------
 
 # multilingual-e5-small cosines (both sides embedded with the "query: " prompt) sit in narrow
 # bands, mapped linearly onto 0-1 and clipped. Measured on hand-made report sentences like those
-# of tests/test_cite.py:
+# of tests/cite/test_cite.py:
 #   Chinese-Chinese: unrelated or another fact of the same report 0.83-0.90, paraphrases
 #     0.92-0.98, a copy 1.0 -> (0.85, 0.95).
 #   English-English: unrelated 0.75-0.82, another fact of the same report 0.79-0.88,
@@ -278,7 +278,7 @@ DEFAULT_BAND = (0.0, 1.0)
 @dataclass(frozen=True)
 class CiteSettings:
     # A factual sentence is supported when its support reaches this. Half-way: a copied row
-    # scores about 0.9-1.0, an unrelated sentence under 0.3 (tests/test_cite.py).
+    # scores about 0.9-1.0, an unrelated sentence under 0.3 (tests/cite/test_cite.py).
     threshold: float = 0.5
     # The semantic opinion = strong * max(lexical, semantic) + (1 - strong) * min(...): either
     # kind of evidence can carry a sentence (a translation shares no words with its source),

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from rag_app.cite.sentences import answer_segments
 from rag_app.models import Chunk
 from rag_app.text.analyzer import BIGRAM_WEIGHT, cjk_bigrams, index_words, stem
 from rag_app.text.lexicon import word_set
-from rag_app.text.sentences import segment_sentences
 from rag_app.text.tables import column_labels, linearise_row, parse_table, pipe_table_rows
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
@@ -128,7 +128,9 @@ def table_rows(table_html: str) -> list[str]:
 
 
 def _units_of_text(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in segment_sentences(text)]
+    # A source's own reference marks ("...grew 5%.[1] Costs fell.") stay with the sentence they
+    # close, as an answer's citation markers do.
+    return [text[s.start : s.end] for s in answer_segments(text)]
 
 
 def source_units_from_block(block: str) -> list[str]:

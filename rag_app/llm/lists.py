@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from rag_app.llm.quotes import Candidate, ScoredSentence, clip
 from rag_app.models import Chunk
-from rag_app.text.analyzer import match_terms as tokenize
+from rag_app.text.analyzer import match_terms
 from rag_app.text.lexicon import word_set
 from rag_app.text.tables import column_labels, parse_table
 
@@ -52,7 +52,7 @@ def list_of_table(
     for rank, (number, chunk) in enumerate(sources):
         if chunk.type != "table" or not chunk.table_html or (named and number not in named):
             continue
-        words, bigrams = tokenize(" ".join([chunk.caption, *chunk.heading_path[-1:]]))
+        words, bigrams = match_terms(" ".join([chunk.caption, *chunk.heading_path[-1:]]))
         shared = tuple(sorted(wanted & (words | bigrams)))
         if shared:
             found.append((-len(shared), rank, shared, number, chunk))
@@ -76,7 +76,7 @@ def list_of_table(
                 title = f"{title} · {' / '.join(named_values)}"
             names = "; ".join(values)
             text = clip(f"{title} · {label}: {names}" if label else f"{title}: {names}")
-            words, bigrams = tokenize(text)
+            words, bigrams = match_terms(text)
             line = Candidate(number, -1, text.strip(" ·:"), frozenset(words), frozenset(bigrams))
             return ScoredSentence(line, best + 1.0, shared)
     return None

@@ -27,8 +27,7 @@ from rag_app.llm.lists import list_of_table
 from rag_app.llm.quotes import Candidate, ScoredSentence, chunk_candidates
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.analyzer import BIGRAM_WEIGHT, question_terms
-from rag_app.text.analyzer import match_terms as tokenize
+from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms, question_terms
 from rag_app.text.phrasing import asks_for_list
 from rag_app.text.query import QueryAnalysis
 from rag_app.text.subjects import document_subjects, named_subjects
@@ -74,8 +73,6 @@ class ExtractiveAnswerer:
                 min_sentences=settings.min_sentences if min_sentences is None else min_sentences,
             )
         self.settings = settings
-        self.max_sentences = settings.max_sentences
-        self.min_sentences = settings.min_sentences
         self.piece_chars = piece_chars
 
     def select(
@@ -99,7 +96,7 @@ class ExtractiveAnswerer:
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
         names = " ".join(w for words in named_docs.values() for w in words)
         if names:
-            n_words, n_bigrams = tokenize(names)
+            n_words, n_bigrams = match_terms(names)
             if q_words - n_words or q_bigrams - n_bigrams:
                 q_words -= n_words
                 q_bigrams -= n_bigrams
@@ -159,7 +156,7 @@ class ExtractiveAnswerer:
 
         best = scored[0].score
         chosen: list[ScoredSentence] = []
-        limit = self.max_sentences
+        limit = settings.max_sentences
         if len(named_docs) >= 2:
             # "中芯国际和华虹半导体的毛利率": the best quote of each named report first, so one
             # report's three good rows cannot leave the other out.
@@ -175,7 +172,10 @@ class ExtractiveAnswerer:
                 break
             if item in chosen:
                 continue
-            if len(chosen) >= self.min_sentences and item.score < settings.relative_cutoff * best:
+            if (
+                len(chosen) >= settings.min_sentences
+                and item.score < settings.relative_cutoff * best
+            ):
                 break
             if any(_same_text(item.candidate.text, c.candidate.text) for c in chosen):
                 continue
@@ -259,7 +259,7 @@ def _label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
     label_lower = label.lower()
     if len(label_lower) >= 2 and label_lower in question_lower:
         return True
-    label_words = tokenize(label)[0]
+    label_words = match_terms(label)[0]
     return bool(label_words) and label_words <= q_words
 
 

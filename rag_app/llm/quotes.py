@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
-from rag_app.text.analyzer import match_terms as tokenize
+from rag_app.text.analyzer import match_terms
 from rag_app.text.notes import note_mark, table_marks
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences
@@ -69,7 +69,7 @@ def chunk_candidates(
     ``row_notes``), figure caption/description sentences, or text sentences (each joined with
     the sentence continuing it, with ``join_continuations``)."""
     context_text = " ".join([*chunk.heading_path, chunk.caption, chunk.context])
-    context = frozenset(tokenize(context_text)[0]) if context_text.strip() else frozenset()
+    context = frozenset(match_terms(context_text)[0]) if context_text.strip() else frozenset()
     units: list[tuple[str, str]] = []  # (text, row label)
     if chunk.type == "table" and chunk.table_html:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
@@ -97,7 +97,7 @@ def chunk_candidates(
         units = [(s, "") for s in parts]
     out = []
     for i, (text, label) in enumerate(units):
-        words, bigrams = tokenize(text)
+        words, bigrams = match_terms(text)
         out.append(
             Candidate(
                 number,

@@ -206,7 +206,7 @@ def html_table_to_markdown(table_html: str) -> str:
     """A pipe table of an HTML table: spans expanded, multi-row headers joined per column.
 
     About 40% fewer tokens than the HTML for the same cells, so more evidence fits the budget
-    (measured on tatqa_dev: answer_in_context@3000 rises with it; see README).
+    (measured on tatqa_dev: answer_in_context@3000 rises with it; see docs/EVALUATION.md).
     """
     from rag_app.text.tables import column_labels, parse_table
 

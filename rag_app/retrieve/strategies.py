@@ -190,12 +190,13 @@ def retrieve(
     pipeline analyses a question once for every stage). Raises ValueError for an unknown mode
     or an empty query.
     """
-    analysis = query if isinstance(query, QueryAnalysis) else analyse_query(query)
-    query = analysis.text
-    if not query.strip():
+    text = query.text if isinstance(query, QueryAnalysis) else query
+    if not text.strip():
         raise ValueError("the query is empty")
     if mode not in ("smart", "hybrid"):
         raise ValueError(f"unknown mode {mode!r}; use smart or hybrid")
+    analysis = query if isinstance(query, QueryAnalysis) else analyse_query(query)
+    query = analysis.text
     options = options or options_from(settings)
     if options.use_subjects:
         named = named_subjects(query, subjects_by_document(library, kb), search_filter.doc_ids)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,8 @@ from rag_app.text.synonyms import FINANCE_SYNONYMS
 CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+# The index's bigrams and the phrases read the basic CJK block only (not Extension A or the
+# compatibility ideographs): changing it changes every stored token (TOKENIZER_VERSION).
 _CJK_RUN_2 = re.compile(r"[\u4e00-\u9fff]{2,}")
 _WORDISH = re.compile(f"[0-9A-Za-z{CJK_CLASS}]")
 _KEEP = re.compile(r"[\w\u4e00-\u9fff]", re.UNICODE)
@@ -163,12 +166,13 @@ class QuestionTerms:
     synonyms: str = ""
 
 
-def question_terms(question: str) -> QuestionTerms:
+def question_terms(question: str, expansion: Sequence[str] | None = None) -> QuestionTerms:
     """The terms of ``question`` to match passages with: its own words and bigrams, plus those of
-    its finance synonyms (营收 meets 营业收入, P/E meets 市盈率). A two-character word counts once,
-    as a word, not again as a bigram."""
+    its finance synonyms (营收 meets 营业收入, P/E meets 市盈率; ``expansion`` when the caller has
+    expanded the question already). A two-character word counts once, as a word, not again as a
+    bigram."""
     words, bigrams = match_terms(question)
-    synonyms = " ".join(FINANCE_SYNONYMS.expand(question))
+    synonyms = " ".join(FINANCE_SYNONYMS.expand(question) if expansion is None else expansion)
     if synonyms:
         s_words, s_bigrams = match_terms(synonyms)
         words |= s_words

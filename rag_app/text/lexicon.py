@@ -5,7 +5,9 @@ for (the analyzer, the sentence splitter and routing do)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -40,10 +42,10 @@ def groups(name: str) -> tuple[tuple[str, ...], ...]:
 
 
 @functools.cache
-def keyed_groups(name: str) -> dict[str, tuple[str, ...]]:
-    """``key: a | b`` lines as {key: (a, b)}, in file order."""
+def keyed_groups(name: str) -> Mapping[str, tuple[str, ...]]:
+    """``key: a | b`` lines as {key: (a, b)}, in file order (read-only: shared by every user)."""
     out: dict[str, tuple[str, ...]] = {}
     for line in _lines(name):
         key, _, rest = line.partition(":")
         out[key.strip()] = tuple(t.strip() for t in rest.split("|") if t.strip())
-    return out
+    return MappingProxyType(out)

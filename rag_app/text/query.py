@@ -45,7 +45,7 @@ def analyse_query(text: str) -> QueryAnalysis:
         text=text,
         language=detect_language(text),
         index_tokens=tuple(index_tokens(text)),
-        terms=question_terms(text),
+        terms=question_terms(text, synonyms),
         synonyms=synonyms,
         synonym_tokens=tuple(index_tokens(" ".join(synonyms))) if synonyms else (),
         periods=tuple(period_tokens(text)),

@@ -546,3 +546,25 @@ def test_real_model_on_a_chinese_table_row_and_english_text(real_embedder) -> No
     report = check_answer(answer, SOURCES, embedder)
     assert report.unsupported_count == 0, report.flagged
     assert len(embedder.calls) <= 2
+
+
+def test_a_sources_reference_marks_stay_with_the_sentence_they_close() -> None:
+    from rag_app.cite.evidence import source_units_from_block
+
+    assert source_units_from_block("Revenue grew 5%.[1] Costs fell sharply.") == [
+        "Revenue grew 5%.[1]",
+        "Costs fell sharply.",
+    ]
+    assert source_units_from_block("营业收入增长20%。[1]净利润下降。") == [
+        "营业收入增长20%。[1]",
+        "净利润下降。",
+    ]
+
+
+def test_the_check_stems_like_the_rest_of_the_house() -> None:
+    # One English stemmer everywhere (rag_app.text.analyzer.stem): "RSUs" in an answer meets
+    # "RSU" in a source; before, the check alone kept words ending in -us whole.
+    from rag_app.cite.evidence import features
+
+    assert "rsu" in features("The RSUs vested in 2019.").words
+    assert "rsu" in features("Each RSU vests over three years.").words

@@ -364,3 +364,17 @@ def test_table_notes_are_capped_and_follow_every_part_of_a_split_table(counter) 
     assert all(p.footnote == "(1) Restated for the adoption of the new standard." for p in parts)
     assert all(p.item_indices == (0, 1) for p in parts)
     assert chunks[-1].type == "text" and chunks[-1].item_indices == (2,)  # over the cap
+
+
+def test_the_text_chunk_limit_follows_the_documents_language() -> None:
+    # One language rule for the house (rag_app.text.language.cjk_share): kana count as CJK and
+    # "company's" is one word, so a Japanese note is chunked like Chinese, not like English.
+    from rag_app.ingest.chunking import _text_limit
+
+    options = ChunkingOptions(text_chunk_tokens=700, latin_text_chunk_tokens=400)
+    japanese = _doc([Item(index=0, kind="text", text="これは日本語のテキストです。" * 3)])
+    english = _doc([Item(index=0, kind="text", text="The company's revenue grew. " * 3)])
+    mixed = _doc([Item(index=0, kind="text", text="营业收入增长 it's the company's fab's")])
+    assert _text_limit(japanese, options) == 700
+    assert _text_limit(english, options) == 400
+    assert _text_limit(mixed, options) == 700  # 6 CJK characters against 4 Latin words
