@@ -121,6 +121,7 @@ PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
     "hybrid -small tables whole": {"whole_table_rows": 0},
     "hybrid -group heading rows": {"group_heading_rows": 0},
     "hybrid -continuing sentences": {"continuation_sentences": 0},
+    "hybrid -label-less totals": {"label_less_totals": False},
     "hybrid -period rows": {"period_rows": False},
 }
 
@@ -264,6 +265,7 @@ COLUMNS = (
     "mrr@10",
     "answer_in_context",
     "answer_in_offline",
+    "operands_in_context",
     "query_ms_p50",
     "retrieval_context_ms_p95",
 )

@@ -33,6 +33,8 @@ class Question:
     # Questions naming several documents (broker_eval's questions_multi.jsonl): the gold items
     # of every other document, which must all be found too.
     other_gold: tuple[tuple[str, frozenset[int]], ...] = ()
+    # Arithmetic questions (TAT-QA): how the answer is computed, "(44.1-56.7)/56.7".
+    derivation: str = ""
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -64,6 +66,7 @@ def load_questions(path: Path) -> list[Question]:
                         for g in row.get("gold_docs", [])
                         if str(g["doc_id"]) != str(row["doc_id"])
                     ),
+                    derivation=str(row.get("derivation") or ""),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -132,6 +135,23 @@ def answer_in_context(question: Question, context: str) -> bool | None:
     return all(a in flat or a in plain for a in answers)
 
 
+_OPERAND = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def operands_in_context(question: Question, context: str) -> bool | None:
+    """For arithmetic answers: is every number the derivation computes with in the context (None
+    for other questions)? Numbers are compared without thousands commas; the constants of a
+    percentage or an average (100, 2, 3, 4, 12) are not asked for."""
+    if question.answer_type != "arithmetic" or not question.derivation:
+        return None
+    operands = {m.replace(",", "") for m in _OPERAND.findall(question.derivation)}
+    operands -= {"100", "2", "3", "4", "12"}
+    if not operands:
+        return None
+    present = {m.replace(",", "") for m in _OPERAND.findall(context)}
+    return operands <= present
+
+
 def evaluate(
     library: Library,
     kb: str,
@@ -154,7 +174,8 @@ def evaluate(
     latency of retrieval plus context building. With ``offline_answers`` (name -> a function of
     question and numbered sources giving the offline answer; "" for the default answerer), also
     ``answer_in_offline`` (``answer_in_offline NAME`` for the others): span answers whose every
-    gold string the offline answer quotes from the prompt's sources.
+    gold string the offline answer quotes from the prompt's sources. ``operands_in_context``:
+    arithmetic answers whose every operand is in the context.
     """
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
@@ -168,6 +189,7 @@ def evaluate(
     context_latencies: list[float] = []
     in_context: list[bool] = []
     in_offline: dict[str, list[bool]] = {name: [] for name in offline_answers or {}}
+    operands: list[bool] = []
     per_question = []
     library.snapshot(kb)  # build or load the keyword index before timing
     if retriever_name != "bm25":
@@ -197,6 +219,10 @@ def evaluate(
                 doc_names=names,
             )
             context_latencies.append((time.perf_counter() - start) * 1000)
+            computed = operands_in_context(question, prompt.context)
+            if computed is not None:
+                operands.append(computed)
+                row["operands_in_context"] = computed
             found = answer_in_context(question, prompt.context)
             if found is not None:
                 in_context.append(found)
@@ -225,6 +251,9 @@ def evaluate(
             if in_context
             else None,
             "n_span_questions": len(in_context),
+            **(
+                {"operands_in_context": round(sum(operands) / len(operands), 4)} if operands else {}
+            ),
             **{
                 f"answer_in_offline {name}".strip(): round(sum(found) / len(found), 4)
                 for name, found in in_offline.items()

@@ -216,6 +216,8 @@ class PromptSettings:
     group_heading_rows: int = 12
     # ... a kept sentence the sentences that continue it ("The increase was due to ...") ...
     continuation_sentences: int = 2
+    # ... a label-less row of values after other rows counts as their total ("total", "合计") ...
+    label_less_totals: bool = True
     # ... and when no row shares a word with the question, the rows sharing its year or period.
     period_rows: bool = True
     # The model's whole window (prompt + answer). 8192 is the smallest window among the chat

@@ -13,6 +13,7 @@ word that is not a number, or two shared bigrams, to be kept at all.
 A unit brings what it cannot be read without: a table's group heading ("Continuing Operations",
 a row with a label and no values) brings the rows under it; a sentence brings the sentences that
 continue it ("Net cash ... increased $242 million." + "The increase was primarily due to ...").
+A row with values but no label after other rows is their total, and matches "total"/"合计".
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences
 from rag_app.text.table_rows import row_cells, split_rows
+
+# What a label-less row of values after other rows is called, so "total"/"合计" questions meet it.
+TOTAL_WORDS = "total 合计 总计"
 
 __all__ = ["Unit", "best_first", "score_unit", "table_units", "text_units"]
 
@@ -90,7 +94,8 @@ def table_units(
     With ``settings.period_rows``, when no row shares a word with the question, rows sharing a
     year or period are taken: a table with one row per quarter is asked about by year
     ("2024年的毛利率": rows 2024Q1-Q4). A matching group heading, in the header or not, brings
-    up to ``settings.group_heading_rows`` data rows under it."""
+    up to ``settings.group_heading_rows`` data rows under it; with ``settings.label_less_totals``
+    a row of values with no label after other rows is their total and matches "total"/"合计"."""
     parsed = split_rows(chunk.table_html) if chunk.table_html else None
     if parsed is None:
         return 0, 0, []
@@ -101,7 +106,15 @@ def table_units(
     for index in range(1, len(rows)):
         if index < header and index not in headings:
             continue  # shown anyway
-        texts.append((index, " ".join(cell for cell in rows[index] if cell)))
+        text = " ".join(cell for cell in rows[index] if cell)
+        if (
+            settings.label_less_totals
+            and index > header
+            and not rows[index][0]
+            and any(rows[index][1:])
+        ):
+            text = f"{TOTAL_WORDS} {text}"  # values under the rows they add up
+        texts.append((index, text))
     for numbers_suffice in (False, True) if settings.period_rows else (False,):
         units = []
         for index, text in texts:

@@ -729,6 +729,9 @@ def test_an_excerpt_keeps_what_its_rows_and_sentences_cannot_be_read_without(cou
     excerpt = _excerpted("What are the components of Continuing Operations?", table, counter)
     assert "| EBITDA | 7,202 | 10,878 |" in excerpt and "| Gross profit |" in excerpt
     assert "Reported Results" not in excerpt and "NPAT" not in excerpt
+    # a row with values and no label under other rows is their total
+    excerpt = _excerpted("What was the total in 2019?", table, counter)
+    assert "150,225" in excerpt and "EBITDA" not in excerpt
 
     text = text_chunk(
         "cash",
