@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import Settings
+from rag_app.index.assets import safe_dir, stored_asset, with_disk_assets, write_assets
 from rag_app.index.catalogue import Catalogue
 from rag_app.index.keywords import BM25Index
 from rag_app.index.store import ChromaStore, collection_name
@@ -28,6 +29,7 @@ from rag_app.ingest.loader import load_bytes, load_path
 from rag_app.models import (
     NO_FILTER,
     Chunk,
+    Document,
     DocumentInfo,
     IngestReport,
     Progress,
@@ -128,18 +130,12 @@ class Library:
         with self._write_lock:
             found = self.catalogue.delete_document(kb, doc_id)
             self.store.delete_document(kb, doc_id)
-            shutil.rmtree(self._assets_root(kb) / _safe_dir(doc_id), ignore_errors=True)
+            shutil.rmtree(self._assets_root(kb) / safe_dir(doc_id), ignore_errors=True)
         return found
 
     def asset_path(self, kb: str, doc_id: str, relative: str) -> Path | None:
         """The stored image file of a document, if it came with one (never outside its folder)."""
-        if not relative:
-            return None
-        root = (self._assets_root(kb) / _safe_dir(doc_id)).resolve()
-        path = (root / relative).resolve()
-        if root not in path.parents or not path.is_file():
-            return None
-        return path
+        return stored_asset(self._assets_root(kb), doc_id, relative)
 
     # ingestion ----------------------------------------------------------------------------------
     def ingest_paths(
@@ -152,7 +148,7 @@ class Library:
                 for doc in load_path(
                     Path(path), self.settings.max_file_bytes, self.settings.max_zip_bytes
                 ):
-                    loaded.append(_with_disk_assets(doc, Path(path).parent))
+                    loaded.append(with_disk_assets(doc, Path(path).parent))
             except IngestError as exc:
                 loaded.append(
                     IngestReport(name=Path(path).name, status="rejected", message=str(exc))
@@ -195,12 +191,23 @@ class Library:
             context_chars=self.settings.context_chars,
         )
         seen_ids: dict[str, str] = {}
+        # MinerU writes a content list and a markdown of one PDF into one folder, under one name:
+        # the content list is the document (pages, item types); its markdown never replaces it.
+        content_lists = {
+            e.document.doc_id: e.document.name
+            for e in loaded
+            if isinstance(e, LoadedDocument) and e.document.source_format == "content_list"
+        }
         for n, entry in enumerate(loaded):
             progress(Progress("chunk", n, len(loaded), getattr(entry, "name", "")))
             if isinstance(entry, IngestReport):
                 reports.append(entry)
                 continue
             doc = entry.document
+            pair = self._content_list_of(kb, doc, content_lists)
+            if pair is not None:
+                reports.append(pair)
+                continue
             same = self.catalogue.find_hash(kb, doc.content_hash)
             # The same bytes under another name are the same document: nothing to chunk.
             chunks = (
@@ -257,6 +264,27 @@ class Library:
             progress(Progress("index", len(loaded), len(loaded)))
         return [r for r in reports if r is not None]
 
+    def _content_list_of(
+        self, kb: str, doc: Document, batch: dict[str, str]
+    ) -> IngestReport | None:
+        """For a markdown whose document id names a content list (in this batch or the
+        library), the report that the content list is kept; None otherwise."""
+        if doc.source_format != "markdown":
+            return None
+        kept = batch.get(doc.doc_id)
+        if kept is None:
+            info = self.catalogue.document(kb, doc.doc_id)
+            if info is None or info.source_format != "content_list":
+                return None
+            kept = info.name
+        return IngestReport(
+            name=doc.name,
+            status="duplicate",
+            doc_id=doc.doc_id,
+            message=f"the markdown MinerU writes beside {kept}: the content list is kept (it has "
+            "the pages and item types); nothing was replaced",
+        )
+
     def _chunked_differently(self, kb: str, same: DocumentInfo, chunks: list[Chunk]) -> bool:
         """Whether the library holds this very file (``same``, under the same id: ``chunks``
         made) cut into other chunks than this version's chunking makes of it: then uploading it
@@ -290,7 +318,7 @@ class Library:
             old_ids = {c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)}
             assets_dir = ""
             if entry.assets:
-                assets_dir = str(self._write_assets(kb, doc.doc_id, entry.assets))
+                assets_dir = str(write_assets(self._assets_root(kb), doc.doc_id, entry.assets))
             info = DocumentInfo(
                 doc_id=doc.doc_id,
                 name=doc.name,
@@ -336,17 +364,6 @@ class Library:
 
     def _keyword_dir(self, kb: str) -> Path:
         return self.data_dir / "keywords" / collection_name(kb)
-
-    def _write_assets(self, kb: str, doc_id: str, assets: dict[str, bytes]) -> Path:
-        folder = self._assets_root(kb) / _safe_dir(doc_id)
-        shutil.rmtree(folder, ignore_errors=True)
-        for relative, data in assets.items():
-            target = (folder / relative).resolve()
-            if folder.resolve() not in target.parents:
-                continue  # loader already refused such paths; never write outside the folder
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        return folder
 
     # searching ----------------------------------------------------------------------------------
     def snapshot(self, kb: str) -> Snapshot:
@@ -421,24 +438,3 @@ def _check_kb_name(kb: str) -> str:
     if len(kb) > 64 or any(ch in kb for ch in "/\\\0"):
         raise ValueError("a knowledge base name is at most 64 characters, without / or \\")
     return kb
-
-
-def _safe_dir(doc_id: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc_id) or "doc"
-
-
-def _with_disk_assets(doc: LoadedDocument, folder: Path) -> LoadedDocument:
-    """Images a content list refers to, read from beside it on disk (when not in a zip)."""
-    if doc.assets:
-        return doc
-    assets = {}
-    root = folder.resolve()
-    for item in doc.document.items:
-        if not item.image_path:
-            continue
-        path = (folder / item.image_path).resolve()
-        if root in path.parents and path.is_file() and path.stat().st_size < 20 * 1024 * 1024:
-            assets[item.image_path] = path.read_bytes()
-    if not assets:
-        return doc
-    return LoadedDocument(doc.document, doc.warnings, assets)

@@ -430,3 +430,45 @@ def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library:
     assert library.delete_document(state.SAMPLE_KB, again.doc_id)
     assert seed() == ()
     state._seed_sample.clear()
+
+
+# -- a MinerU folder: a content list and the markdown of the same PDF ----------------------------
+
+
+def _sample_pair() -> tuple[Path, Path]:
+    from tests.conftest import SAMPLE_MD
+
+    return SAMPLE_CONTENT_LIST, SAMPLE_MD
+
+
+def test_the_markdown_beside_a_content_list_never_replaces_it(library: Library) -> None:
+    content_list, markdown = _sample_pair()
+    (first,) = library.ingest_paths([content_list])
+    before = {d.doc_id: d for d in library.documents("default")}[first.doc_id]
+    (second,) = library.ingest_paths([markdown])
+    after = {d.doc_id: d for d in library.documents("default")}[first.doc_id]
+    assert second.status == "duplicate" and second.doc_id == first.doc_id
+    assert content_list.name in second.message and "content list is kept" in second.message
+    assert after == before and after.source_format == "content_list" and after.pages > 1
+
+
+def test_in_one_batch_the_content_list_wins_whatever_the_order(library: Library) -> None:
+    content_list, markdown = _sample_pair()
+    reports = library.ingest_paths([markdown, content_list])
+    assert [(r.name, r.status) for r in reports] == [
+        (markdown.name, "duplicate"),
+        (content_list.name, "ingested"),
+    ]
+    (info,) = library.documents("default")
+    assert info.source_format == "content_list" and info.pages > 1
+
+
+def test_a_content_list_after_its_markdown_brings_the_pages_back(library: Library) -> None:
+    content_list, markdown = _sample_pair()
+    (first,) = library.ingest_paths([markdown])
+    assert first.status == "ingested"
+    assert library.documents("default")[0].source_format == "markdown"
+    (second,) = library.ingest_paths([content_list])
+    assert second.status == "ingested" and "replaced the earlier version" in second.message
+    (info,) = library.documents("default")
+    assert info.source_format == "content_list" and info.pages > 1

@@ -1,0 +1,60 @@
+"""A document's images on disk: read from beside its file when ingested from a folder, written
+into its own folder under the knowledge base's assets, and served from there, never from outside
+that folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from rag_app.ingest import LoadedDocument
+
+# An image larger than this beside a content list is left out (a figure, not a data dump).
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+
+def safe_dir(doc_id: str) -> str:
+    """The folder name of a document's images."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc_id) or "doc"
+
+
+def stored_asset(root: Path, doc_id: str, relative: str) -> Path | None:
+    """The stored image ``relative`` of a document under ``root``, if it is there and inside
+    the document's folder; None otherwise."""
+    if not relative:
+        return None
+    folder = (root / safe_dir(doc_id)).resolve()
+    path = (folder / relative).resolve()
+    if folder not in path.parents or not path.is_file():
+        return None
+    return path
+
+
+def write_assets(root: Path, doc_id: str, assets: dict[str, bytes]) -> Path:
+    """Replace a document's image folder under ``root`` with ``assets``; returns the folder."""
+    folder = root / safe_dir(doc_id)
+    shutil.rmtree(folder, ignore_errors=True)
+    for relative, data in assets.items():
+        target = (folder / relative).resolve()
+        if folder.resolve() not in target.parents:
+            continue  # loader already refused such paths; never write outside the folder
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return folder
+
+
+def with_disk_assets(doc: LoadedDocument, folder: Path) -> LoadedDocument:
+    """Images a content list refers to, read from beside it on disk (when not in a zip)."""
+    if doc.assets:
+        return doc
+    assets = {}
+    root = folder.resolve()
+    for item in doc.document.items:
+        if not item.image_path:
+            continue
+        path = (folder / item.image_path).resolve()
+        if root in path.parents and path.is_file() and path.stat().st_size < MAX_IMAGE_BYTES:
+            assets[item.image_path] = path.read_bytes()
+    if not assets:
+        return doc
+    return LoadedDocument(doc.document, doc.warnings, assets)
