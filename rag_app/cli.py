@@ -213,6 +213,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         elif event.kind == "stage" and event.stage in ("retrieved", "prompt_built"):
             _err(f"[{event.stage}] {event.data}")
+        elif event.kind == "stage" and event.stage == "fallback":
+            _err("[fallback] the model wrote nothing; the offline extractive answer follows")
         elif event.kind == "retry":
             _err(f"[retry] {event.text}")
         elif event.kind == "error":

@@ -277,6 +277,9 @@ class Answer:
     usage: Usage | None = None
     error: str = ""
     error_kind: str = ""
+    # The model that failed before writing anything, when the offline answerer answered in its
+    # place from the same retrieval ("" otherwise).
+    fallback_from: str = ""
 
     @property
     def hits(self) -> tuple[Hit, ...]:

@@ -9,13 +9,14 @@ returns only the Answer. The UI and the CLI render what this returns and compute
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, Usage
+from rag_app.llm.offline import FALLBACK_NOTICE
 from rag_app.models import Answer, AskOptions, Mode, PipelineEvent, RetrievalTrace, SearchFilter
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.text.language import detect_language
@@ -31,7 +32,11 @@ class Pipeline:
     def __init__(self, settings: Settings, library: Library, llm: LLM | None = None) -> None:
         self.settings = settings
         self.library = library
-        self.llm: LLM = llm if llm is not None else ExtractiveAnswerer(settings=settings.offline)
+        # The offline answerer answers when no model is configured, and in a model's place when
+        # the model fails before it has written anything.
+        self.offline = ExtractiveAnswerer(settings=settings.offline)
+        self.fallback = ExtractiveAnswerer(settings=settings.offline, notice=FALLBACK_NOTICE)
+        self.llm: LLM = llm if llm is not None else self.offline
 
     @property
     def answerer_name(self) -> str:
@@ -117,15 +122,58 @@ class Pipeline:
 
         yield PipelineEvent("stage", stage="generating")
         t0 = time.perf_counter()
-        first_token: float | None = None
+        request = build_request(question, prompt, analysis)
+        generated = yield from self._generate(self.llm, request, started, timings)
+        answerer, fallback_from = self.llm.name, ""
+        if generated.error and not generated.text and self.llm is not self.offline:
+            # Nothing came from the model: answer from the same retrieval offline, marked as such,
+            # rather than leave the user with an error alone.
+            yield PipelineEvent("stage", stage="fallback", data={"answerer": self.fallback.name})
+            offline = yield from self._generate(self.fallback, request, started, timings)
+            answerer, fallback_from = self.fallback.name, self.llm.name
+            generated = replace(offline, error=generated.error, error_kind=generated.error_kind)
+        timings.append(("generate_ms", (time.perf_counter() - t0) * 1000))
+        text, usage, error, error_kind = (
+            generated.text,
+            generated.usage,
+            generated.error,
+            generated.error_kind,
+        )
+
+        t0 = time.perf_counter()
+        citations = self._check(text, prompt)
+        if citations is not None:
+            timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
+        timings.append(("total_ms", (time.perf_counter() - started) * 1000))
+        yield PipelineEvent("stage", stage="done")
+        yield PipelineEvent(
+            "answer",
+            answer=Answer(
+                question=question,
+                text=text,
+                retrieval=trace,
+                prompt=prompt,
+                citations=citations,
+                answerer=answerer,
+                fallback_from=fallback_from,
+                timings=tuple(timings),
+                usage=usage,
+                error=error,
+                error_kind=error_kind,
+            ),
+        )
+
+    def _generate(
+        self, llm: LLM, request: GenerationRequest, started: float, timings: list[tuple[str, float]]
+    ) -> Generator[PipelineEvent, None, Generated]:
+        """Stream ``llm``'s answer to ``request`` as pipeline events; returns what came."""
         parts: list[str] = []
         usage: Usage | None = None
         error, error_kind = "", ""
-        for event in self.llm.stream(build_request(question, prompt, analysis)):
+        for event in llm.stream(request):
             if event.kind == "token":
-                if first_token is None:
-                    first_token = time.perf_counter()
-                    timings.append(("first_token_ms", (first_token - started) * 1000))
+                if not any(name == "first_token_ms" for name, _ in timings):
+                    timings.append(("first_token_ms", (time.perf_counter() - started) * 1000))
                     yield PipelineEvent("stage", stage="first_token")
                 parts.append(event.text)
                 yield PipelineEvent("token", text=event.text)
@@ -142,30 +190,7 @@ class Pipeline:
                 yield PipelineEvent("error", text=event.error, data={"kind": event.error_kind})
             elif event.kind == "done" and event.usage is not None:
                 usage = event.usage
-        timings.append(("generate_ms", (time.perf_counter() - t0) * 1000))
-        text = "".join(parts)
-
-        t0 = time.perf_counter()
-        citations = self._check(text, prompt)
-        if citations is not None:
-            timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
-        timings.append(("total_ms", (time.perf_counter() - started) * 1000))
-        yield PipelineEvent("stage", stage="done")
-        yield PipelineEvent(
-            "answer",
-            answer=Answer(
-                question=question,
-                text=text,
-                retrieval=trace,
-                prompt=prompt,
-                citations=citations,
-                answerer=self.answerer_name,
-                timings=tuple(timings),
-                usage=usage,
-                error=error,
-                error_kind=error_kind,
-            ),
-        )
+        return Generated("".join(parts), usage, error, error_kind)
 
     def ask(self, question: str, options: AskOptions, history: Sequence[Turn] = ()) -> Answer:
         """The whole answer at once (the CLI's and the evaluation's way)."""
@@ -183,6 +208,16 @@ class Pipeline:
 
         sources = {s.number: s for s in prompt.sources}
         return check_answer(text, sources, self.library.embedder, settings=self.settings.cite)
+
+
+@dataclass(frozen=True)
+class Generated:
+    """What one model streamed: its text, usage, and the error that ended it ("" when none)."""
+
+    text: str
+    usage: Usage | None
+    error: str
+    error_kind: str
 
 
 def _check_question(question: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.llm.base import ChatMessage, LLMError, Usage
-from rag_app.llm.offline import NOTICE, ExtractiveAnswerer
+from rag_app.llm.offline import FALLBACK_NOTICE, NOTICE, ExtractiveAnswerer
 from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import Answer, AskOptions, PipelineEvent
 from rag_app.pipeline import Pipeline
@@ -119,3 +119,28 @@ def test_an_empty_question_is_refused_before_the_model_is_asked(settings, sample
     with pytest.raises(ValueError, match="empty"):
         list(Pipeline(settings, sample, llm).stream("   ", OPTIONS))
     assert llm.calls == []
+
+
+def test_a_model_that_fails_before_writing_is_replaced_by_the_offline_answer(settings, sample):
+    llm = ScriptedLLM(ScriptedResponse(error=LLMError("connection")), name="scripted-test")
+    events = list(Pipeline(settings, sample, llm).stream(QUESTION, OPTIONS))
+    stages = [e.stage for e in events if e.kind == "stage"]
+    assert stages.index("fallback") < stages.index("first_token") < stages.index("done")
+    answer = final(events)
+    sources = [(s.number, s.hit.chunk) for s in answer.prompt.sources]
+    # the offline answer from the same retrieval and prompt, marked as a stand-in ...
+    fallback = ExtractiveAnswerer(notice=FALLBACK_NOTICE)
+    assert answer.text == fallback.answer_text(QUESTION, sources, "zh")
+    assert answer.text.startswith(FALLBACK_NOTICE["zh"])
+    assert answer.answerer == ExtractiveAnswerer.name and answer.fallback_from == "scripted-test"
+    # ... with the model's failure kept for the user to see, and its quotes checked
+    assert answer.error_kind == "connection" and answer.error
+    assert answer.citations is not None and answer.citations.flagged == ()
+    assert "".join(e.text for e in events if e.kind == "token") == answer.text
+
+
+def test_a_model_that_wrote_something_keeps_its_text_and_no_fallback(settings, sample):
+    llm = ScriptedLLM(ScriptedResponse("2026年预测", error=LLMError("connection")))
+    answer = Pipeline(settings, sample, llm).ask(QUESTION, OPTIONS)
+    assert answer.text == "2026年预测" and answer.fallback_from == ""
+    assert answer.answerer == llm.name

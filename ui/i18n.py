@@ -110,6 +110,18 @@ TEXTS: dict[str, tuple[str, str]] = {
         "大模型调用出错（已保留已生成的内容）：{error}",
         "The language model failed (the text so far is kept): {error}",
     ),
+    "provider_fallback": (
+        "大模型调用失败：{error}。下面是同一检索结果的离线抽取式回答（直接摘自参考资料）。"
+        "请在「设置」中检查服务地址、模型名和密钥，或稍后重试。",
+        "The language model failed: {error}. Below is the offline extractive answer from the "
+        "same retrieval (quoted from the sources). Check the endpoint, model and key in Settings, "
+        "or try again later.",
+    ),
+    "provider_failed": (
+        "大模型调用失败：{error}。请在「设置」中检查服务地址、模型名和密钥，或稍后重试。",
+        "The language model failed: {error}. Check the endpoint, model and key in Settings, or "
+        "try again later.",
+    ),
     "empty_answer": ("（没有生成任何内容）", "(nothing was generated)"),
     # answer rendering
     "sources": ("来源", "Sources"),

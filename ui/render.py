@@ -203,7 +203,12 @@ def render_answer_text(answer: Answer, prefix: str = "") -> None:
     elif not answer.error:
         st.caption(t("empty_answer"))
     if answer.error:
-        st.error(t("provider_error", error=answer.error), icon="⚠️")
+        if answer.fallback_from:
+            st.warning(t("provider_fallback", error=answer.error), icon="⚠️")
+        elif answer.text.strip():
+            st.error(t("provider_error", error=answer.error), icon="⚠️")
+        else:
+            st.error(t("provider_failed", error=answer.error), icon="⚠️")
 
 
 @dataclass(frozen=True)
@@ -739,9 +744,13 @@ def stream_answer(
     def tokens() -> Iterator[str]:
         for event in pipe.stream(question, options, history):
             if event.kind == "token":
-                yield escape_label(event.text) if literal else event.text
+                escaped = literal or holder.get("literal", False)
+                yield escape_label(event.text) if escaped else event.text
             elif event.kind == "stage":
                 _on_stage(status, event)
+                if event.stage == "fallback":
+                    # The offline answer quotes document text: stream it escaped, as written.
+                    holder["literal"] = True
             elif event.kind == "retry":
                 status.warning(t("retrying", text=event.text))
             elif event.kind == "error":

@@ -39,6 +39,14 @@ NOTICE = {
         "quoted from the sources.)"
     ),
 }
+# In a model's place, when the configured model failed before writing anything.
+FALLBACK_NOTICE = {
+    "zh": "（离线抽取式回答：大模型调用失败，以下句子直接摘自参考资料）",
+    "en": (
+        "(Offline extractive answer: the language model failed; the sentences below are quoted "
+        "from the sources.)"
+    ),
+}
 NOT_FOUND = {
     "zh": "参考资料中未找到相关信息。",
     "en": "The sources do not contain the answer.",
@@ -53,6 +61,7 @@ class ExtractiveAnswerer:
 
     ``settings`` holds its knobs (``OfflineSettings``: how many sentences, the bonuses, the named
     features); ``max_sentences`` / ``min_sentences`` override the settings' when given.
+    ``notice`` (per language) opens every answer and says what it is.
     ``piece_chars`` sets the size of streamed pieces.
     """
 
@@ -64,6 +73,7 @@ class ExtractiveAnswerer:
         min_sentences: int | None = None,
         piece_chars: int = 4,
         settings: OfflineSettings | None = None,
+        notice: Mapping[str, str] = NOTICE,
     ) -> None:
         settings = settings or OfflineSettings()
         if max_sentences is not None or min_sentences is not None:
@@ -73,6 +83,7 @@ class ExtractiveAnswerer:
                 min_sentences=settings.min_sentences if min_sentences is None else min_sentences,
             )
         self.settings = settings
+        self.notice = notice
         self.piece_chars = piece_chars
 
     def select(
@@ -196,7 +207,7 @@ class ExtractiveAnswerer:
             body = NOT_FOUND[lang]
         else:
             body = "\n".join(f"- {s.candidate.text} [Source {s.candidate.source}]" for s in chosen)
-        return f"{NOTICE[lang]}\n\n{body}"
+        return f"{self.notice[lang]}\n\n{body}"
 
     def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
         """Stream an extractive answer to ``request.question`` from ``request.sources`` ((N,

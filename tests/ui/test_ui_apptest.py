@@ -188,6 +188,24 @@ def test_provider_error_keeps_the_streamed_text(env: Path, monkeypatch: pytest.M
 
 
 @slow
+def test_an_unreachable_provider_is_answered_offline_with_what_to_do(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A port nothing listens on: the model fails before it writes anything.
+    monkeypatch.setenv("RAG_APP_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("RAG_APP_MODEL", "stub-model")
+    monkeypatch.setenv("RAG_APP_API_KEY", SECRET)
+    at = start()
+    ask(at, QUESTION)
+    answer = at.session_state["turns"][0].answer
+    assert answer.fallback_from.endswith("stub-model") and answer.error
+    assert answer.text.startswith("（离线抽取式回答：大模型调用失败") and "[Source" in answer.text
+    assert at.warning and "离线抽取式回答" in at.warning[0].value and "设置" in at.warning[0].value
+    assert not at.error  # the "kept what had streamed" wording is for text that streamed
+    assert SECRET not in everything(at)
+
+
+@slow
 def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
     at = start("pages/compare.py")
     at.text_input(key="compare_question").set_value(QUESTION)
