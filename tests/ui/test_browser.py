@@ -470,6 +470,20 @@ def test_answer_streams_in_smart_and_in_hybrid_mode(page: Any, stub: OpenAIStubS
         assert QUESTION in request.messages[-1]["content"]
 
 
+def test_an_unreachable_provider_is_answered_offline_in_its_place(page: Any) -> None:
+    """A model nobody answers for (a loopback port nothing listens on): the user gets the error
+    with what to do, and the offline answer from the same retrieval, whose citations open."""
+    use_stub_llm(page, "http://127.0.0.1:9/v1")
+    message = ask(page, QUESTION)
+    text = message.inner_text()
+    assert "离线抽取式回答：大模型调用失败" in text and "[Source" in text
+    warning = page.get_by_test_id("stAlertContentWarning").filter(has_text="离线抽取式回答")
+    assert "设置" in warning.first.inner_text()
+    assert page.get_by_test_id("stAlertContentError").count() == 0
+    card = open_card(page, message, 1)
+    assert card.get_by_test_id("stExpanderDetails").is_visible()
+
+
 def test_clicking_a_citation_right_after_the_answer_shows_its_card(
     page: Any, stub: OpenAIStubServer
 ) -> None:
