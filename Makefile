@@ -10,16 +10,20 @@ EVAL    ?= ../shared/eval
 EVALOUT ?= eval-results
 PORT    ?= 8501
 
-.PHONY: run test test-fast test-browser setup eval eval-broker bench lint clean
+.PHONY: run test test-fast test-browser setup eval eval-broker bench crash lint clean
 
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 test: setup browser-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not long"
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow and not browser"
+	$(BIN)/python -m pytest -q -m "not slow and not browser and not long"
+
+# kill -9 an ingestion at 20 random moments; after each the library is whole (about 2 minutes)
+crash: setup
+	$(BIN)/python -m pytest -q -m long tests/test_crash.py
 
 setup: $(STAMP)
 	@$(BIN)/rag-app setup

@@ -25,6 +25,7 @@ pages = [
     st.Page("pages/ask.py", title=t("nav_ask"), icon="💬", default=True),
     st.Page("pages/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
     st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
+    st.Page("pages/audit.py", title=t("nav_audit"), icon="🧾", url_path="audit"),
     st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
 ]
 # The navigation is drawn here, not by st.navigation: with a pages/ folder beside app.py,

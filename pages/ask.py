@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
 
 import streamlit as st
 
+from rag_app.conversation_export import to_markdown
+from rag_app.conversations import SavedTurn, saved_turn, source_chunk
+from rag_app.llm import ExtractiveAnswerer
+from rag_app.models import Chunk
 from rag_app.prompt import MODES, Turn
 from ui import state
-from ui.i18n import t
-from ui.render import LATEST_TURN, render_answer, scroll_to_question, stream_answer
-from ui.sanitize import escape_markdown_text
+from ui.i18n import lang, t, type_label
+from ui.render import (
+    LATEST_TURN,
+    TYPE_ICONS,
+    anchor_id,
+    answer_doc_names,
+    answer_markdown,
+    render_answer,
+    render_chunk,
+    scroll_to_question,
+    stream_answer,
+)
+from ui.sanitize import escape_label, escape_markdown_text, escape_text
 
 
 @st.cache_data(show_spinner=False)
@@ -26,8 +41,169 @@ def ask_example(question: str) -> None:
     st.session_state["pending_question"] = question
 
 
-def clear_chat() -> None:
-    st.session_state["turns"] = []
+# saved conversations -------------------------------------------------------------------------
+def new_conversation() -> None:
+    state.open_conversation(None)
+    st.query_params.pop("c", None)
+
+
+def open_saved(conversation_id: str) -> None:
+    owner, store = state.conversation_owner(), state.conversation_store()
+    found = store.get(owner, conversation_id) if owner is not None and store else None
+    if found is None:
+        st.session_state["_conversation_note"] = "conv_not_found"
+        new_conversation()
+        return
+    state.open_conversation(found.info.id, found.turns)
+    st.query_params["c"] = found.info.id
+
+
+def rename_open(conversation_id: str) -> None:
+    owner, store = state.conversation_owner(), state.conversation_store()
+    title = st.session_state.get(f"conv_title_{conversation_id}", "")
+    if owner is not None and store is not None:
+        store.rename(owner, conversation_id, title)
+
+
+def delete_open(conversation_id: str) -> None:
+    owner, store = state.conversation_owner(), state.conversation_store()
+    if owner is not None and store is not None:
+        store.delete(owner, conversation_id)
+    new_conversation()
+    st.session_state["_conversation_note"] = "conv_deleted"
+
+
+def short(title: str, limit: int = 28) -> str:
+    return title if len(title) <= limit else title[: limit - 1] + "…"
+
+
+def conversations_sidebar() -> None:
+    """The user's saved conversations, most recently active first; for the open one: rename,
+    export (Markdown, sources cited) and delete (after a confirmation)."""
+    st.button(t("conv_new"), icon="➕", on_click=new_conversation, width="stretch", key="conv_new")
+    owner, store = state.conversation_owner(), state.conversation_store()
+    if owner is None:
+        st.caption(t("conv_sign_in"))
+        st.button(t("conv_sign_in_button"), on_click=st.login, key="conv_sign_in")
+        return
+    if store is None:
+        return
+    st.markdown(f"**{t('conv_title')}**")
+    listed = store.list(owner, limit=50)
+    if not listed:
+        st.caption(t("conv_none"))
+    current = st.session_state.get("conversation")
+    with st.container(key="conversations", gap="small"):
+        for info in listed:
+            st.button(
+                escape_label(short(info.title)),  # the user's own words, shown as written
+                key=f"conv_{info.id}",
+                help=escape_label(info.title),
+                on_click=open_saved,
+                args=(info.id,),
+                type="primary" if info.id == current else "tertiary",
+                width="stretch",
+            )
+    opened = store.get(owner, current) if current else None
+    if opened is None:
+        return
+    title = opened.info.title
+    rename, export, delete = st.columns(3)
+    with rename.popover("✏️", help=t("conv_rename")):
+        st.text_input(t("conv_rename_label"), value=title, key=f"conv_title_{opened.info.id}")
+        st.button(
+            t("conv_rename_save"), key="conv_rename", on_click=rename_open, args=(opened.info.id,)
+        )
+    export.download_button(
+        "⬇️",
+        data=to_markdown(opened, lang()),
+        file_name=re.sub(r'[\\/:*?"<>|\s]+', "_", short(title, 40)) + ".md",
+        mime="text/markdown",
+        help=t("conv_export"),
+        key="conv_export",
+        on_click="ignore",
+    )
+    with delete.popover("🗑️", help=t("conv_delete")):
+        st.markdown(t("conv_delete_confirm", title=escape_label(title)))
+        st.button(
+            t("conv_delete_yes"),
+            key="conv_delete",
+            type="primary",
+            on_click=delete_open,
+            args=(opened.info.id,),
+        )
+
+
+def history_text(turn: state.ChatTurn) -> str:
+    if turn.answer is not None:
+        return turn.answer.text
+    return turn.saved.answer if turn.saved is not None else ""
+
+
+# a restored turn -----------------------------------------------------------------------------
+def render_saved(saved: SavedTurn, lib, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    """A turn restored from a saved conversation: its answer with linked citations and its
+    source cards, the chunks read from the library again (or the saved excerpt when gone)."""
+    literal = saved.answerer == ExtractiveAnswerer.name
+    if saved.answer.strip():
+        with st.container(key=f"answer_{prefix or 'latest'}"):
+            # SavedTurn.sentences are the citation check's verdicts: the same ⚠️ marks.
+            number = max((s.number for s in saved.sources), default=0)
+            st.markdown(answer_markdown(saved.answer, saved, prefix, number, literal=literal))
+    elif not saved.error:
+        st.caption(t("empty_answer"))
+    if saved.error:
+        if saved.fallback_from:
+            st.warning(t("provider_fallback", error=saved.error), icon="⚠️")
+        elif saved.answer.strip():
+            st.error(t("provider_error", error=saved.error), icon="⚠️")
+        else:
+            st.error(t("provider_failed", error=saved.error), icon="⚠️")
+    st.markdown(
+        f"**{t('sources')}** · <span class='rag-meta'>"
+        f"{t('sources_caption', n=len(saved.sources))}</span>",
+        unsafe_allow_html=True,
+    )
+    if not saved.sources:
+        st.caption(t("no_sources"))
+    chunks: dict[tuple[str, str], dict[str, Chunk]] = {}
+    kb = saved.options.kb
+    for source in saved.sources:
+        key = (kb, source.doc_id)
+        if key not in chunks:
+            chunks[key] = {c.chunk_id: c for c in lib.chunks(kb, source.doc_id)}
+        chunk = source_chunk(source, chunks[key])
+        citing = [s for s in saved.sentences if source.number in s.cited]
+        parts = [
+            f"**[Source {source.number}]**",
+            f"{TYPE_ICONS.get(source.type, '')} {type_label(source.type)}",
+            escape_label(source.doc_name),
+        ]
+        if source.pages:
+            first, last = min(source.pages) + 1, max(source.pages) + 1
+            parts.append(t("page", page=first if first == last else f"{first}–{last}"))
+        if source.title:
+            parts.append(escape_label(short(source.title, 36)))
+        flagged = any(s.flagged for s in citing)
+        with st.expander(" · ".join(parts) + (" ⚠️" if flagged else ""), expanded=False):
+            st.markdown(
+                f'<span class="rag-anchor" id="{anchor_id(prefix, source.number)}"></span>',
+                unsafe_allow_html=True,
+            )
+            if chunk is not None:
+                render_chunk(chunk, lib, kb, [s.text for s in citing])
+            else:
+                st.caption(t("conv_source_gone"))
+                st.markdown(
+                    f'<div class="rag-src">{escape_text(source.excerpt)}</div>',
+                    unsafe_allow_html=True,
+                )
+    meta = [
+        saved.answerer,
+        t("mode_" + saved.options.mode),
+        t("pmode_" + saved.options.prompt_mode),
+    ]
+    st.caption("🗂️ " + t("conv_restored") + "  \n🤖 " + " · ".join(escape_label(m) for m in meta))
 
 
 def sidebar(lib, kb: str | None) -> None:  # type: ignore[no-untyped-def]
@@ -79,17 +255,25 @@ def sidebar(lib, kb: str | None) -> None:  # type: ignore[no-untyped-def]
             st.info(t("answerer_offline"), icon="📴")
         else:
             st.caption("🤖 " + t("answerer_llm", name=provider.model))
-        if st.session_state["turns"]:
-            st.button(t("clear_chat"), icon="🧹", on_click=clear_chat, width="stretch")
+        st.divider()
+        conversations_sidebar()
 
 
 lib = state.library()
 kb = state.current_kb(lib)
 sidebar(lib, kb)
 kb = state.current_kb(lib)
+# The open conversation's id in the page's address: a reload (or the address kept after a
+# restart) opens it again. Set again here after a visit to another page cleared it.
+opened = st.session_state.get("conversation")
+if opened and st.query_params.get("c") != opened:
+    st.query_params["c"] = opened
 
 st.markdown(f"## 💬 {t('ask_title')}")
 st.caption(t("ask_caption"))
+note = st.session_state.pop("_conversation_note", None)
+if note:
+    st.info(t(note), icon="🗂️")
 
 has_docs = bool(kb and lib.documents(kb))
 if not kb:
@@ -132,18 +316,26 @@ for i, turn in enumerate(turns):
         with st.chat_message("user"):
             st.markdown(escape_markdown_text(turn.question))
         with st.chat_message("assistant"):
-            if turn.answer is None:
+            if turn.answer is None and turn.saved is not None and turn.saved.answered:
+                render_saved(turn.saved, lib, prefix)
+            elif turn.answer is None:
                 st.error(t("ask_failed", error=turn.failure), icon="⚠️")
             else:
-                render_answer(turn.answer, lib, turn.options.kb, turn.options, prefix)
+                render_answer(
+                    turn.answer,
+                    lib,
+                    turn.options.kb,
+                    turn.options,
+                    prefix,
+                    doc_names=dict(turn.doc_names),
+                )
 
 if asking and question and kb:
     options = state.ask_options(kb)
-    history = [
-        Turn(x.question, x.answer.text)
-        for x in turns
-        if x.answer is not None and x.answer.text.strip()
-    ]
+    # The documents' names as the question starts: a document deleted while it is answered
+    # (by another user) keeps its name on this answer's cards.
+    known = {d.doc_id: d.name for d in lib.documents(kb)}
+    history = [Turn(x.question, history_text(x)) for x in turns if history_text(x).strip()]
     with st.container(key=LATEST_TURN):
         with st.chat_message("user"):
             st.markdown(escape_markdown_text(question))
@@ -151,5 +343,11 @@ if asking and question and kb:
         with st.chat_message("assistant"):
             state.wait_for_model()
             answer, failure = stream_answer(state.pipeline(), question, options, history)
-    turns.append(state.ChatTurn(question, options, answer, failure))
+    names = answer_doc_names(answer, lib, kb, known)
+    saved = saved_turn(question, options, answer, failure, names)
+    turn = state.ChatTurn(question, options, answer, failure, tuple(names.items()), saved)
+    turns.append(turn)
+    saved_id = state.save_turn(turn)  # as it completes: a reload or a restart keeps it
+    if saved_id:
+        st.query_params["c"] = saved_id
     st.rerun()

@@ -9,6 +9,7 @@ from ui import state
 from ui.i18n import t, type_label
 from ui.render import (
     TYPE_ICONS,
+    answer_doc_names,
     chunk_title,
     render_answer_text,
     render_citation_check,
@@ -42,6 +43,7 @@ def hits_table(answer, doc_names) -> pd.DataFrame:  # type: ignore[no-untyped-de
 
 def render_column(mode: str, result: dict, lib, kb: str, doc_names) -> None:  # type: ignore[no-untyped-def]
     answer, options = result.get("answer"), result["options"]
+    doc_names = {**doc_names, **result.get("doc_names", {})}
     if answer is None:
         st.error(t("ask_failed", error=result.get("failure", "")), icon="⚠️")
         return
@@ -105,6 +107,7 @@ with st.form("compare_form", border=False):
 if run and question.strip() and kb and has_docs:
     state.wait_for_model()
     pipe = state.pipeline()
+    known = {d.doc_id: d.name for d in lib.documents(kb)}  # kept with the answers (see ask.py)
     results = {}
     columns = st.columns(2, gap="large")
     for column, mode in zip(columns, MODES, strict=True):
@@ -112,7 +115,12 @@ if run and question.strip() and kb and has_docs:
             st.markdown(f"#### {t('mode_' + mode)} · {mode}")
             options = state.ask_options(kb, mode=mode)
             answer, failure = stream_answer(pipe, question.strip(), options)
-            results[mode] = {"answer": answer, "failure": failure, "options": options}
+            results[mode] = {
+                "answer": answer,
+                "failure": failure,
+                "options": options,
+                "doc_names": answer_doc_names(answer, lib, kb, known),
+            }
     st.session_state["compare"] = {"question": question.strip(), "kb": kb, **results}
     st.rerun()
 

@@ -60,16 +60,65 @@ def result_lines(name: str, reports: list[IngestReport]) -> list[tuple[str, str]
             message = t(
                 "ingested", name=label, n=report.n_chunks, counts=_counts(report.type_counts)
             )
-            if "replaced" in report.message:
-                message += f" · {t('replaced')}"
+            message += "".join(f" · {note}" for note in _notes(report))
             lines.append(("success", message))
         elif report.status == "duplicate":
-            lines.append(("info", t("duplicate", name=label, doc=report.doc_id)))
+            key = "duplicate_pair" if "content list is kept" in report.message else "duplicate"
+            lines.append(("info", t(key, name=label, doc=report.doc_id)))
+        elif report.status == "conflict":
+            lines.append(("warning", t("conflict", name=label, doc=report.doc_id)))
         else:
             lines.append(("error", t("rejected", name=label, reason=report.message)))
         for warning in report.warnings:
             lines.append(("warning", t("ingest_warning", name=label, warning=warning)))
     return lines
+
+
+def _notes(report: IngestReport) -> list[str]:
+    """What the library said beyond the count: what was replaced and what changed, or the id a
+    file was kept under beside a document of the same name."""
+    notes = []
+    if "replaced" in report.message:
+        notes.append(t("replaced"))
+    for part in report.message.split("; ")[1:]:
+        if part.startswith("kept beside"):
+            notes.append(t("kept_beside", doc=report.doc_id))
+        elif ": " in part:
+            notes.append(t("changed", what=part.split(": ", 1)[1]))
+    return notes
+
+
+def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
+    """Ingest a file held back by a conflict again, replacing or keeping both as chosen."""
+    held = st.session_state.get("ingest_held") or {}
+    data = held.pop(name, None)
+    results = st.session_state.get("ingest_results") or []
+    if data is None:
+        st.session_state["flash"] = ("info", t("conflict_gone"))
+        return
+    (outcome,) = state.ingest_files(state.library(), kb, [(name, data)], on_conflict=on_conflict)
+    st.session_state["ingest_results"] = [outcome if r[0] == name else r for r in results]
+
+
+def conflict_buttons(kb: str, name: str, reports: list[IngestReport]) -> None:
+    conflict = next((r for r in reports if r.status == "conflict"), None)
+    if conflict is None or name not in (st.session_state.get("ingest_held") or {}):
+        return
+    a, b, _ = st.columns([1.4, 1.4, 3])
+    a.button(
+        t("conflict_replace", doc=conflict.doc_id),
+        key=f"conflict_replace_{name}",
+        on_click=resolve_conflict,
+        args=(kb, name, "replace"),
+        width="stretch",
+    )
+    b.button(
+        t("conflict_keep_both"),
+        key=f"conflict_keep_{name}",
+        on_click=resolve_conflict,
+        args=(kb, name, "keep_both"),
+        width="stretch",
+    )
 
 
 def ask_confirm(kind: str, target: str) -> None:
@@ -107,9 +156,12 @@ def delete_kb(kb: str) -> None:
 
 
 def delete_doc(kb: str, doc_id: str, name: str) -> None:
-    state.library().delete_document(kb, doc_id)
+    found = state.library().delete_document(kb, doc_id)
     st.session_state.pop("confirm_delete", None)
-    st.session_state["flash"] = ("success", t("doc_deleted", name=name))
+    # Another session may have deleted it a moment before: say so rather than claim it.
+    st.session_state["flash"] = (
+        ("success", t("doc_deleted", name=name)) if found else ("info", t("doc_gone", name=name))
+    )
     st.session_state.pop("preview_doc", None)
 
 
@@ -209,15 +261,19 @@ def upload_section(kb: str) -> None:
                 results = []
             for bar, (name, reports) in zip(rows, results, strict=True):
                 statuses = {r.status for r in reports}
-                outcome = "ingest_outcome_" + (
-                    "ingested"
-                    if "ingested" in statuses
-                    else "duplicate"
-                    if "duplicate" in statuses
-                    else "rejected"
+                outcome = "ingest_outcome_" + next(
+                    (k for k in ("ingested", "conflict", "duplicate") if k in statuses),
+                    "rejected",
                 )
                 bar.progress(1.0, text=f"{name} · {t(outcome)}")
             st.session_state["ingest_results"] = results
+            # A file asked about keeps its bytes in this session until the user chooses.
+            sent = dict(payload)
+            st.session_state["ingest_held"] = {
+                name: sent[name]
+                for name, reports in results
+                if any(r.status == "conflict" for r in reports)
+            }
 
     results = st.session_state.get("ingest_results") or []
     if results:
@@ -225,6 +281,7 @@ def upload_section(kb: str) -> None:
         for name, reports in results:
             for level, message in result_lines(name, reports):
                 getattr(st, level)(message)
+            conflict_buttons(kb, name, reports)
 
 
 def documents_section(kb: str) -> None:

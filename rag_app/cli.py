@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from rag_app.cli_audit import add_audit_parser, audit_log
 from rag_app.config import Settings, load_settings
 from rag_app.models import Progress, SearchFilter
 
@@ -94,7 +95,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not paths:
         _err("nothing to ingest: no supported files in the given paths")
         return 2
-    reports = library.ingest_paths(paths, settings.knowledge_base, progress=_ProgressPrinter())
+    reports = library.ingest_paths(
+        paths, settings.knowledge_base, progress=_ProgressPrinter(), on_conflict=args.on_conflict
+    )
     failed = 0
     for r in reports:
         counts = ", ".join(f"{k} {v}" for k, v in r.type_counts)
@@ -103,12 +106,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             line += f" -> {r.doc_id}"
         if r.status == "ingested":
             line += f": {r.n_chunks} chunks ({counts})"
+            # what the library adds after the count: what it replaced, what changed, the new id
+            detail = r.message.partition(" chunks")[2].strip(" ;")
+            line += f" {detail}" if detail else ""
         else:
             line += f": {r.message}"
         print(line)
         for w in r.warnings:
             print(f"          warning: {w}")
-        failed += r.status == "rejected"
+        if r.status == "conflict":
+            print("          run again with --replace or --keep-both to choose")
+        failed += r.status in ("rejected", "conflict")
     return 1 if failed else 0
 
 
@@ -198,7 +206,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
         )
         return 2
     provider = provider_from_env()
-    pipeline = Pipeline(settings, library, OpenAIChatLLM(provider) if provider else None)
+    pipeline = Pipeline(
+        settings,
+        library,
+        OpenAIChatLLM(provider) if provider else None,
+        audit=audit_log(settings),
+        client="cli",
+    )
     _err(f"answering with {pipeline.answerer_name} ({args.mode} retrieval)")
     options = AskOptions(
         kb=settings.knowledge_base,
@@ -304,6 +318,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Compare the catalogue, the vectors, the keyword indexes and the image folders; with
+    --repair, fix what differs. Exit 0 when consistent (or repaired), 1 when problems remain."""
+    from rag_app.index.consistency import check_library
+
+    settings = _settings(args)
+    report = check_library(_library(settings), kb=args.kb, repair=args.repair)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(report.lines()))
+        if not report.consistent and not args.repair:
+            _err("run `rag-app check --repair` to fix them")
+    return 0 if report.consistent else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -325,7 +355,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="add files (content lists, .md, .zip, sheets) or folders of them",
     )
     p.add_argument("paths", nargs="+")
-    p.set_defaults(func=cmd_ingest)
+    taken = p.add_mutually_exclusive_group()
+    taken.add_argument(
+        "--replace",
+        dest="on_conflict",
+        action="store_const",
+        const="replace",
+        help="a different file under a document id already taken replaces that document",
+    )
+    taken.add_argument(
+        "--keep-both",
+        dest="on_conflict",
+        action="store_const",
+        const="keep_both",
+        help="... or is kept beside it under the next free id, e.g. 'report (2)'",
+    )
+    p.set_defaults(func=cmd_ingest, on_conflict="ask")
 
     p = sub.add_parser("docs", parents=[common], help="list documents")
     p.add_argument("--json", action="store_true")
@@ -334,6 +379,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("delete", parents=[common], help="delete a document from every index")
     p.add_argument("doc")
     p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser(
+        "check",
+        parents=[common],
+        help="compare the catalogue, vectors and keyword indexes (every knowledge base unless "
+        "--kb); --repair fixes what differs",
+    )
+    p.add_argument("--repair", action="store_true", help="fix what differs")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_check)
 
     from rag_app.retrieve import RETRIEVERS
 
@@ -362,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--json", help="write the metrics (and per-question ranks) here")
     p.set_defaults(func=cmd_eval)
+
+    add_audit_parser(sub, common)
     return parser
 
 

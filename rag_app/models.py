@@ -126,7 +126,8 @@ class IngestReport:
     """What happened to one input file."""
 
     name: str
-    status: Literal["ingested", "duplicate", "rejected"]
+    # conflict: a different file under a taken document id; nothing was written (admission)
+    status: Literal["ingested", "duplicate", "rejected", "conflict"]
     doc_id: str = ""
     message: str = ""
     type_counts: tuple[tuple[str, int], ...] = ()
@@ -212,6 +213,16 @@ class LayerStep:
 
 
 @dataclass(frozen=True)
+class Expansion:
+    """One query a model rewrite added (seed 001): its kind (multi_query / hyde / decompose), the
+    query, and the chunks it brought that the question's own retrieval had not."""
+
+    kind: str
+    query: str
+    added: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RetrievalTrace:
     """What retrieval returned and how: hits in final order, the routing, the layers."""
 
@@ -223,6 +234,7 @@ class RetrievalTrace:
     notes: tuple[str, ...] = ()
     expanded_terms: tuple[str, ...] = ()
     ms: float = 0.0
+    expansions: tuple[Expansion, ...] = ()  # what model rewrites added (rag_app.expansions)
 
     def by_type(self, chunk_type: str) -> tuple[Hit, ...]:
         return tuple(h for h in self.hits if h.chunk.type == chunk_type)
@@ -245,6 +257,25 @@ Mode = Literal["smart", "hybrid"]
 
 
 @dataclass(frozen=True)
+class Understood:
+    """The question as retrieval and answering took it: standalone, built from the conversation.
+
+    ``how``: "" (as asked), "carried" (what earlier turns named carried over, no model) or
+    "model" (rewritten by the model); ``carried`` what came from earlier turns; ``note`` why the
+    model's rewrite was not used, when it was tried and failed.
+    """
+
+    text: str
+    how: str = ""
+    carried: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def rewritten(self) -> bool:
+        return bool(self.how)
+
+
+@dataclass(frozen=True)
 class AskOptions:
     """Per-question choices (the UI's widgets); numbers default from Settings."""
 
@@ -255,6 +286,7 @@ class AskOptions:
     top_k: int | None = None
     context_budget: int | None = None
     system_prompt: str | None = None
+    user: str = ""  # who asks (the audit log's user; "" is the one local user)
 
 
 @dataclass(frozen=True)
@@ -280,6 +312,12 @@ class Answer:
     # The model that failed before writing anything, when the offline answerer answered in its
     # place from the same retrieval ("" otherwise).
     fallback_from: str = ""
+    # The standalone question built from the conversation (None: asked without one).
+    understood: Understood | None = None
+
+    @property
+    def standalone_question(self) -> str:
+        return self.understood.text if self.understood is not None else self.question
 
     @property
     def hits(self) -> tuple[Hit, ...]:
@@ -309,6 +347,7 @@ __all__ = [
     "ChunkType",
     "Document",
     "DocumentInfo",
+    "Expansion",
     "Hit",
     "IngestReport",
     "Item",
@@ -321,5 +360,6 @@ __all__ = [
     "Routing",
     "SearchFilter",
     "Signal",
+    "Understood",
     "Usage",
 ]

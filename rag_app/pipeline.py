@@ -8,30 +8,51 @@ returns only the Answer. The UI and the CLI render what this returns and compute
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from rag_app.audit import AuditLog, record_of
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.llm import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, Usage
 from rag_app.llm.offline import FALLBACK_NOTICE
-from rag_app.models import Answer, AskOptions, Mode, PipelineEvent, RetrievalTrace, SearchFilter
+from rag_app.models import (
+    Answer,
+    AskOptions,
+    Mode,
+    PipelineEvent,
+    RetrievalTrace,
+    SearchFilter,
+    Understood,
+)
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.text.language import detect_language
 from rag_app.text.query import QueryAnalysis, analyse_query
 
 # Re-exported: the result types used to live here, and callers still import them from here.
 __all__ = ["Answer", "AskOptions", "Mode", "Pipeline", "PipelineEvent", "build_request"]
+_log = logging.getLogger(__name__)
 
 
 class Pipeline:
     """Composes the stages over a Library; ``llm`` None means the offline extractive answerer."""
 
-    def __init__(self, settings: Settings, library: Library, llm: LLM | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        library: Library,
+        llm: LLM | None = None,
+        audit: AuditLog | None = None,
+        client: str = "app",
+    ) -> None:
         self.settings = settings
         self.library = library
+        # Every answer is recorded here when given (the app, the CLI, the API), as ``client``.
+        self.audit = audit
+        self.client = client
         # The offline answerer answers when no model is configured, and in a model's place when
         # the model fails before it has written anything.
         self.offline = ExtractiveAnswerer(settings=settings.offline)
@@ -62,6 +83,15 @@ class Pipeline:
             settings=self.settings,
         )
 
+    def understand(self, question: str, history: Sequence[Turn], options: AskOptions) -> Understood:
+        """``question`` made standalone from the conversation's earlier questions (the model
+        rewrites it when one is configured, else what they named carries over)."""
+        from rag_app.followups import understand
+
+        model = None if self.llm is self.offline else self.llm
+        earlier = [turn.user for turn in history]
+        return understand(question, earlier, self.library, options.kb, self.settings, model)
+
     def prompt_settings(self, options: AskOptions) -> PromptSettings:
         """The settings' prompt knobs with this question's budget, mode and system prompt."""
         base = self.settings.prompt
@@ -79,8 +109,11 @@ class Pipeline:
         options: AskOptions,
         history: Sequence[Turn] = (),
         analysis: QueryAnalysis | None = None,
+        doc_names: dict[str, str] | None = None,
     ) -> PromptResult:
         names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
+        # Names read when the question started win: a document deleted since keeps its name.
+        names.update(doc_names or {})
         return build_prompt(
             question,
             list(trace.hits),
@@ -105,16 +138,51 @@ class Pipeline:
         started = time.perf_counter()
 
         yield PipelineEvent("stage", stage="retrieving")
+        doc_names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
+        understood = None
+        if history:
+            # A follow-up is made standalone from the conversation; retrieval, the offline
+            # answerer and the prompt's question read it so.
+            t0 = time.perf_counter()
+            understood = self.understand(question, history, options)
+            timings.append(("understand_ms", (time.perf_counter() - t0) * 1000))
+            if understood.rewritten or understood.note:
+                yield PipelineEvent(
+                    "stage",
+                    stage="understood",
+                    data={"question": understood.text, "how": understood.how},
+                )
+        asked = understood.text if understood is not None else question
         t0 = time.perf_counter()
         # The question's words are read once here and passed down to every stage.
-        analysis = analyse_query(question)
+        analysis = analyse_query(asked)
         trace = self.retrieve(analysis, options)
+        rewrites = self.settings.rewrites
+        if self.llm is not self.offline and (
+            rewrites.multi_query or rewrites.hyde or rewrites.decompose
+        ):
+            # Seed 001's rewrites: more queries from the model, their hits fused in.
+            from rag_app.expansions import expand
+
+            yield PipelineEvent("stage", stage="expanding")
+            k = options.top_k or self.settings.top_k
+            trace = expand(
+                trace,
+                self.llm,
+                rewrites,
+                lambda q: self.retrieve(q, options),
+                k,
+                self.settings.rrf_k,
+            )
+            yield PipelineEvent(
+                "stage", stage="expanded", data={"queries": [e.query for e in trace.expansions]}
+            )
         timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent("stage", stage="retrieved", data={"hits": len(trace.hits)})
 
         yield PipelineEvent("stage", stage="building_prompt")
         t0 = time.perf_counter()
-        prompt = self.build(question, trace, options, history, analysis)
+        prompt = self.build(asked, trace, options, history, analysis, doc_names)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
@@ -122,7 +190,7 @@ class Pipeline:
 
         yield PipelineEvent("stage", stage="generating")
         t0 = time.perf_counter()
-        request = build_request(question, prompt, analysis)
+        request = build_request(asked, prompt, analysis)
         generated = yield from self._generate(self.llm, request, started, timings)
         answerer, fallback_from = self.llm.name, ""
         if generated.error and not generated.text and self.llm is not self.offline:
@@ -145,23 +213,32 @@ class Pipeline:
         if citations is not None:
             timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
-        yield PipelineEvent("stage", stage="done")
-        yield PipelineEvent(
-            "answer",
-            answer=Answer(
-                question=question,
-                text=text,
-                retrieval=trace,
-                prompt=prompt,
-                citations=citations,
-                answerer=answerer,
-                fallback_from=fallback_from,
-                timings=tuple(timings),
-                usage=usage,
-                error=error,
-                error_kind=error_kind,
-            ),
+        answer = Answer(
+            question=question,
+            text=text,
+            retrieval=trace,
+            prompt=prompt,
+            citations=citations,
+            answerer=answerer,
+            fallback_from=fallback_from,
+            timings=tuple(timings),
+            usage=usage,
+            error=error,
+            error_kind=error_kind,
+            understood=understood,
         )
+        self._record(answer, options)
+        yield PipelineEvent("stage", stage="done")
+        yield PipelineEvent("answer", answer=answer)
+
+    def _record(self, answer: Answer, options: AskOptions) -> None:
+        """The answer's audit record; a log that cannot be written never costs the answer."""
+        if self.audit is None:
+            return
+        try:
+            self.audit.add(record_of(answer, options, user=options.user, client=self.client))
+        except Exception as exc:  # noqa: BLE001 - logged; the user still gets the answer
+            _log.warning("could not write the audit record: %s", exc)
 
     def _generate(
         self, llm: LLM, request: GenerationRequest, started: float, timings: list[tuple[str, float]]

@@ -60,6 +60,16 @@ class VectorStore(Protocol):
         """The stored vectors of those ``ids`` that exist."""
         ...
 
+    def all_ids(self, kb: str) -> list[str]:
+        """Every chunk id the knowledge base holds a vector for (the consistency check's
+        side of the comparison with the catalogue)."""
+        ...
+
+    def knowledge_bases(self) -> list[str]:
+        """The knowledge bases the store has a place for (possibly empty; a dropped one is
+        not listed)."""
+        ...
+
     def count(self, kb: str) -> int:
         """How many vectors the knowledge base holds."""
         ...

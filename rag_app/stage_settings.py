@@ -366,3 +366,35 @@ class OfflineSettings:
             raise ValueError("need 1 <= min_sentences <= max_sentences")
         if not 0.0 <= self.relative_cutoff <= 1.0:
             raise ValueError("relative_cutoff must be between 0 and 1")
+
+
+@dataclass(frozen=True)
+class FollowUpSettings:
+    """How a follow-up question is made standalone from the conversation before retrieval
+    (issue 13; seed 001's query rewriter)."""
+
+    # Without a model: what the earlier turns named (subject, period, metric, topic) is carried
+    # into a follow-up that leans on them (rag_app.text.followup). Off: each question alone.
+    carry_over: bool = True
+    # With a provider: the model rewrites the follow-up with the history, within the time limit;
+    # any failure falls back to carrying over, and the trace says so.
+    model_rewrite: bool = True
+    rewrite_timeout_s: float = 8.0
+    # Earlier user turns read: a conversation's last six questions hold what a follow-up leans on.
+    history_turns: int = 6
+
+
+@dataclass(frozen=True)
+class RewriteSettings:
+    """Seed 001's query rewrites with a configured model, each off by default (each costs a
+    model call before retrieval): their retrievals are fused with the question's own."""
+
+    # Other phrasings of the question (the words reports use), each retrieved.
+    multi_query: bool = False
+    multi_query_n: int = 3
+    # A hypothetical passage answering the question, retrieved as the query (HyDE, Gao et al.
+    # 2022): closer in wording to a report's sentences than the question is.
+    hyde: bool = False
+    # A question asking several things split into sub-questions, each retrieved.
+    decompose: bool = False
+    timeout_s: float = 10.0

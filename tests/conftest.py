@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from rag_app.config import Settings, load_settings
+from rag_app.index.admission import OnConflict
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.models import IngestReport
@@ -96,9 +97,10 @@ def ingest_json(library: Library) -> Callable[..., IngestReport]:
         name: str = "doc_content_list.json",
         kb: str | None = None,
         lib: Library | None = None,
+        on_conflict: OnConflict = "ask",
     ) -> IngestReport:
         data = json.dumps(items, ensure_ascii=False).encode("utf-8")
-        reports = (lib or library).ingest_bytes([(name, data)], kb)
+        reports = (lib or library).ingest_bytes([(name, data)], kb, on_conflict=on_conflict)
         assert len(reports) == 1, reports
         return reports[0]
 

@@ -240,6 +240,32 @@ def test_ingest_reports_rejections_and_warnings(capsys, data_dir: Path, tmp_path
     assert any("warning: rejected csv row 3" in line for line in lines)
 
 
+def test_ingest_asks_before_a_different_file_takes_a_used_id(  # type: ignore[no-untyped-def]
+    capsys, data_dir: Path, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    for folder, word in ((first, "alpha"), (second, "beta")):
+        folder.mkdir()
+        items = [{"type": "text", "text": f"the {word} figure", "page_idx": 0}]
+        (folder / "r_content_list.json").write_text(json.dumps(items))
+    path_one, path_two = first / "r_content_list.json", second / "r_content_list.json"
+    assert run(capsys, "ingest", str(path_one), "--data-dir", str(data_dir))[0] == 0
+    code, out, _ = run(capsys, "ingest", str(path_two), "--data-dir", str(data_dir))
+    assert code == 1 and out.startswith("conflict  r_content_list.json -> r: ")
+    assert "--replace or --keep-both" in out
+    code, out, _ = run(capsys, "ingest", str(path_two), "--keep-both", "--data-dir", str(data_dir))
+    assert code == 0 and "-> r (2):" in out
+    code, out, _ = run(capsys, "ingest", str(path_two), "--replace", "--data-dir", str(data_dir))
+    assert code == 0 and out.startswith("duplicate")  # the same bytes are already r (2)
+    (path_two.parent / "r_content_list.json").write_text(
+        json.dumps([{"type": "text", "text": "gamma", "page_idx": 3}])
+    )
+    code, out, _ = run(capsys, "ingest", str(path_two), "--replace", "--data-dir", str(data_dir))
+    assert code == 0 and "what changed: pages 1 -> 4" in out
+    _, out, _ = run(capsys, "docs", "--json", "--data-dir", str(data_dir))
+    assert sorted(d["doc_id"] for d in json.loads(out)) == ["r", "r (2)"]
+
+
 def test_ingest_a_folder_and_nothing_to_ingest(capsys, data_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     empty = tmp_path / "empty-folder"
     empty.mkdir()
@@ -331,8 +357,76 @@ def test_eval_with_default_retriever_in_a_temporary_library(
     assert not (tmp_path / "env-data-dir").exists()
 
 
+def test_eval_asks_a_row_with_history_as_the_chat_does(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        {
+            "id": "f1",
+            "question": "那2026年呢？",
+            "history": [
+                {"role": "user", "content": "中芯国际2025年的毛利率预测是多少？"},
+                {"role": "assistant", "content": "21.8% [Source 1]"},
+            ],
+            "answer": "23.5",
+            "doc_id": "smic_report",
+            "gold_item_indices": [9],
+        },
+        {
+            "id": "f2",
+            "question": "中芯国际2026年预测市盈率是多少？",
+            "answer": "106.2",
+            "doc_id": "smic_report",
+            "gold_item_indices": [9],
+        },
+    ]
+    questions = tmp_path / "followups.jsonl"
+    questions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    details = tmp_path / "details.json"
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--docs",
+        str(SAMPLE_CONTENT_LIST),
+        "--questions",
+        str(questions),
+        "--json",
+        str(details),
+    )
+    assert code == 0, err
+    first, second = json.loads(details.read_text(encoding="utf-8"))["per_question"]
+    assert first["standalone"] == "中芯国际2026年的毛利率预测是多少？" and first["rank"] == 1
+    assert "standalone" not in second  # rows without history behave as before
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**rows[0], "history": [{"role": "system", "content": "x"}]}) + "\n")
+    code, _, err = run(capsys, "eval", "--docs", str(SAMPLE_CONTENT_LIST), "--questions", str(bad))
+    assert code == 2 and "bad.jsonl:1" in err and "role of user or assistant" in err
+
+
 def test_eval_with_a_malformed_question_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "questions.jsonl"
     bad.write_text('{"id": "q1", "question": "x"}\n', encoding="utf-8")
     code, _, err = run(capsys, "eval", "--docs", str(SAMPLE_CONTENT_LIST), "--questions", str(bad))
     assert code == 2 and "questions.jsonl:1" in err
+
+
+def test_check_finds_missing_vectors_and_repair_restores_them(capsys, data_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    _ingest_sample(capsys, data_dir)
+    code, out, _ = run(capsys, "check", "--data-dir", str(data_dir))
+    assert code == 0 and out.strip().splitlines()[-1].startswith("consistent"), out
+
+    library = Library(Settings(data_dir=data_dir), embedder=HashEmbedder())
+    gone = sorted(library.catalogue.chunk_owners("default"))[:3]
+    library.store.delete_ids("default", gone)
+    code, out, err = run(capsys, "check", "--data-dir", str(data_dir))
+    assert code == 1 and "smic_report: 3 of its vectors are missing" in out
+    assert "1 problems remain" in out and "check --repair" in err
+
+    code, out, _ = run(capsys, "check", "--repair", "--data-dir", str(data_dir))
+    assert code == 0 and "re-embedded 3 missing vectors" in out, out
+    code, out, _ = run(capsys, "check", "--json", "--kb", "default", "--data-dir", str(data_dir))
+    report = json.loads(out)
+    assert code == 0 and report["consistent"] and report["problems"] == []
+    (kb,) = report["knowledge_bases"]
+    assert kb["kb"] == "default" and kb["chunks"] == kb["vectors"] > 0
+
+    code, _, err = run(capsys, "check", "--kb", "absent", "--data-dir", str(data_dir))
+    assert code == 2 and "no knowledge base named 'absent'" in err

@@ -188,7 +188,23 @@ def _literal_lines(text: str) -> str:
     return "".join(p if i % 2 else escape_label(p) for i, p in enumerate(pieces))
 
 
+def render_understood(answer: Answer) -> None:
+    """The standalone question a follow-up was taken as, and how it was made."""
+    understood = answer.understood
+    if understood is None or not (understood.rewritten or understood.note):
+        return
+    how = t(f"understood_{understood.how or 'asked'}")
+    if understood.note:
+        how += " · " + t("understood_model_failed", reason=understood.note)
+    st.caption(
+        "🔁 "
+        + t("understood_as", question=escape_label(understood.text))
+        + t("understood_by", how=how)
+    )
+
+
 def render_answer_text(answer: Answer, prefix: str = "") -> None:
+    render_understood(answer)
     if answer.text.strip():
         with st.container(key=f"answer_{prefix or 'latest'}"):
             st.markdown(
@@ -587,7 +603,21 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
 def render_retrieval(answer: Answer, doc_names: Mapping[str, str]) -> None:
     with st.expander(f"🔎 {t('retrieval_details')}", expanded=False):
         render_routing(answer.retrieval)
+        render_expansions(answer.retrieval)
         render_hits(answer, doc_names)
+
+
+def render_expansions(trace: RetrievalTrace) -> None:
+    """The queries model rewrites added (multi-query, HyDE, sub-questions), with what each
+    brought, and the rewrites that failed."""
+    for expansion in trace.expansions:
+        st.caption(
+            f"➕ {t('expansion_' + expansion.kind)}: {escape_label(expansion.query)} · "
+            + t("expansion_added", n=len(expansion.added))
+        )
+    for note in trace.notes:
+        if "failed" in note:
+            st.caption(f"⚠️ {escape_label(note)}")
 
 
 # prompt inspector ----------------------------------------------------------------------------
@@ -702,6 +732,22 @@ def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
     st.caption(line)
 
 
+def answer_doc_names(
+    answer: Answer | None, lib: Library, kb: str, known: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The names of the documents an answer's hits and sources come from: as ``known`` gives
+    them (the library when the question was asked), else as the library has them now (a
+    document imported meanwhile). Kept with the answer, so a document deleted since still shows
+    its name on the answer's cards, not its id."""
+    if answer is None:
+        return {}
+    wanted = {h.chunk.doc_id for h in answer.hits}
+    wanted |= {s.hit.chunk.doc_id for s in _sources(answer)}
+    names = {d.doc_id: d.name for d in lib.documents(kb) if d.doc_id in wanted}
+    names.update({d: n for d, n in (known or {}).items() if d in wanted})
+    return names
+
+
 def render_answer(
     answer: Answer,
     lib: Library,
@@ -709,9 +755,11 @@ def render_answer(
     options: AskOptions | None = None,
     prefix: str = "",
     details: bool = True,
+    doc_names: Mapping[str, str] | None = None,
 ) -> None:
-    """Everything about one answer, in reading order."""
-    doc_names = {d.doc_id: d.name for d in lib.documents(kb)}
+    """Everything about one answer, in reading order. ``doc_names`` (``answer_doc_names``, kept
+    from when the answer was made) name its documents even if one was deleted since."""
+    doc_names = {d.doc_id: d.name for d in lib.documents(kb)} | dict(doc_names or {})
     render_answer_text(answer, prefix)
     render_citation_check(answer, prefix)
     sources = _sources(answer)
@@ -780,6 +828,10 @@ def _on_stage(status: Any, event: Any) -> None:
         status.update(label=t("stage_retrieving"))
     elif stage == "retrieved":
         status.write("✓ " + t("stage_retrieved", n=data.get("hits", 0)))
+    elif stage == "expanded":
+        status.write("✓ " + t("stage_expanded", n=len(data.get("queries", []))))
+    elif stage == "understood":
+        status.write("✓ " + t("understood_as", question=escape_label(data.get("question", ""))))
     elif stage == "building_prompt":
         status.update(label=t("stage_building_prompt"))
     elif stage == "prompt_built":

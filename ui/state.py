@@ -21,12 +21,16 @@ from typing import Any
 
 import streamlit as st
 
+from rag_app.audit import AuditLog
 from rag_app.config import Settings, load_settings
+from rag_app.conversations import ConversationStore, SavedTurn
+from rag_app.index.admission import OnConflict
 from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
 from rag_app.models import Answer, AskOptions, IngestReport, Progress
 from rag_app.pipeline import Pipeline
-from ui.i18n import t
+from rag_app.prompt import MODES
+from ui.i18n import LANGUAGES, t
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_KB = "示例"
@@ -62,11 +66,13 @@ def settings() -> Settings:
 class _Shared:
     library: Library
     model_ready: threading.Event  # set once the embedding model has loaded, or failed to
+    audit: AuditLog | None = None  # None when the log cannot be opened (answers go on)
 
 
 @st.cache_resource(show_spinner=False)
 def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
     lib = Library(_settings)
+    log = _audit_log(_settings)
     ready = threading.Event()
     # Load the embedding model in the background (seconds on a busy machine) so the first
     # question does not wait for it; work that needs it meanwhile waits on the embedder's lock.
@@ -75,7 +81,7 @@ def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
         embedder = lib.embedder
     except Exception:  # noqa: BLE001 - a missing model is reported by the pages that need it
         ready.set()
-        return _Shared(lib, ready)
+        return _Shared(lib, ready, log)
     warm_up = getattr(embedder, "warm_up", None)
     if warm_up is None:
         ready.set()
@@ -83,7 +89,18 @@ def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
         threading.Thread(
             target=_quietly, args=(warm_up, ready), name="embedder-warm-up", daemon=True
         ).start()
-    return _Shared(lib, ready)
+    return _Shared(lib, ready, log)
+
+
+def _audit_log(settings: Settings) -> AuditLog | None:
+    try:
+        return AuditLog.in_dir(settings.data_dir, settings.audit_retention_days)
+    except Exception:  # noqa: BLE001 - a read-only data dir costs the log, not the app
+        return None
+
+
+def audit_log() -> AuditLog | None:
+    return _shared().audit
 
 
 def _quietly(function: Callable[[], None], done: threading.Event) -> None:
@@ -134,7 +151,9 @@ def _seed_sample(settings_key: str, _lib: Library) -> tuple[IngestReport, ...]:
     docs = _lib.documents(SAMPLE_KB) if SAMPLE_KB in _lib.knowledge_bases() else []
     if docs and all(d.name != SAMPLE_ZIP.name for d in docs):
         return ()
-    reports = _lib.ingest_bytes([(SAMPLE_ZIP.name, SAMPLE_ZIP.read_bytes())], SAMPLE_KB)
+    reports = _lib.ingest_bytes(
+        [(SAMPLE_ZIP.name, SAMPLE_ZIP.read_bytes())], SAMPLE_KB, on_conflict="replace"
+    )
     return tuple(r for r in reports if r.status != "duplicate")
 
 
@@ -172,6 +191,7 @@ def _defaults() -> dict[str, Any]:
         "prompt_mode": "advanced",
         "doc_filter": {},  # knowledge base -> selected doc ids
         "turns": [],  # ChatTurn, oldest first
+        "conversation": None,  # the id of the open saved conversation (None: not saved yet)
         "compare": None,  # the last comparison: {"question", "kb", "smart", "hybrid"}
         "provider": {
             "base_url": _first(BASE_URL_NAMES),
@@ -194,6 +214,9 @@ def init_session() -> None:
     for key, value in _defaults().items():
         if key not in st.session_state:
             st.session_state[key] = copy.deepcopy(value)
+    if not st.session_state.get("_restored"):
+        st.session_state["_restored"] = True
+        restore_session()
 
 
 def current_kb(lib: Library) -> str | None:
@@ -243,6 +266,8 @@ def bound(
         for other in [k for k in st.session_state if str(k).startswith(f"_w_{name}__")]:
             if other != widget_key:
                 del st.session_state[other]
+        if store in PREFERENCES:
+            save_preferences()
 
     if widget_key not in st.session_state:
         st.session_state[widget_key] = read()
@@ -294,7 +319,7 @@ def llm() -> OpenAIChatLLM | None:
 
 
 def pipeline() -> Pipeline:
-    return Pipeline(settings(), library(), llm())
+    return Pipeline(settings(), library(), llm(), audit=audit_log(), client="app")
 
 
 def ask_options(kb: str, mode: str | None = None) -> AskOptions:
@@ -308,18 +333,143 @@ def ask_options(kb: str, mode: str | None = None) -> AskOptions:
         top_k=retrieval.get("top_k") or None,
         context_budget=retrieval.get("context_budget") or None,
         system_prompt=(retrieval.get("system_prompt") or "").strip() or None,
+        user=current_user(),
     )
+
+
+def current_user() -> str:
+    """The signed-in user's e-mail (or name) when Streamlit authentication is configured; ""
+    (the one local user) otherwise."""
+    try:
+        if not getattr(st.user, "is_logged_in", False):
+            return ""
+        return str(st.user.get("email") or st.user.get("name") or st.user.get("sub") or "")
+    except Exception:  # noqa: BLE001 - no auth configured: the local user
+        return ""
+
+
+# saved conversations and choices (rag_app/conversations.py) --------------------------------
+# The choices remembered per user: the language and the Ask page's.
+PREFERENCES = ("lang", "mode", "prompt_mode", "kb", "doc_filter")
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore | None:
+    try:
+        return ConversationStore.in_dir(_settings.data_dir)
+    except Exception:  # noqa: BLE001 - a read-only data dir costs the saving, not the app
+        return None
+
+
+def conversation_store() -> ConversationStore | None:
+    current = settings()
+    return _shared_store(repr(current), current)
+
+
+def conversation_owner() -> str | None:
+    """Whose saved conversations and choices this session sees: the signed-in user when
+    Streamlit authentication is configured, "" (the one local user) when it is not, and None
+    for a visitor who has not signed in (nothing is saved or shown: a visitor must not see the
+    local user's conversations)."""
+    try:
+        info = st.user.to_dict()
+    except Exception:  # noqa: BLE001 - no script context (a bare import): the local user
+        return ""
+    if "is_logged_in" not in info:  # Streamlit adds it only when [auth] is configured
+        return ""
+    return (current_user() or None) if info.get("is_logged_in") else None
+
+
+def save_preferences() -> None:
+    owner, store = conversation_owner(), conversation_store()
+    if owner is None or store is None:
+        return
+    values = {key: st.session_state.get(key) for key in PREFERENCES}
+    try:
+        store.save_preferences(owner, values)
+    except Exception:  # noqa: BLE001 - a choice not remembered is no reason to fail the page
+        pass
+
+
+def restore_session() -> None:
+    """At a session's start: the user's remembered choices, and the conversation the page's
+    address names (``?c=<id>``), if it is theirs; an unknown id leaves a note and a new chat."""
+    owner, store = conversation_owner(), conversation_store()
+    if owner is None or store is None:
+        return
+    try:
+        chosen = store.preferences(owner)
+    except Exception:  # noqa: BLE001 - the defaults then
+        chosen = {}
+    valid = {
+        "lang": lambda v: v in LANGUAGES,
+        "mode": lambda v: v in ("smart", "hybrid"),
+        "prompt_mode": lambda v: v in MODES,
+        "kb": lambda v: isinstance(v, str) and bool(v),
+        "doc_filter": lambda v: isinstance(v, dict),
+    }
+    for key, check in valid.items():
+        if key in chosen and check(chosen[key]):
+            st.session_state[key] = chosen[key]
+    wanted = st.query_params.get("c")
+    if wanted:
+        try:
+            conversation = store.get(owner, wanted)
+        except Exception:  # noqa: BLE001 - an unreadable file: said as for an unknown id
+            conversation = None
+        if conversation is None:
+            st.session_state["_conversation_note"] = "conv_not_found"
+            del st.query_params["c"]
+        else:
+            open_conversation(conversation.info.id, conversation.turns)
+
+
+def open_conversation(conversation_id: str | None, saved: Sequence[SavedTurn] = ()) -> None:
+    """Show a saved conversation (its turns as stored), or a new, empty one (None)."""
+    st.session_state["conversation"] = conversation_id
+    st.session_state["turns"] = [
+        ChatTurn(s.question, s.options, None, s.failure, saved=s) for s in saved
+    ]
+
+
+def save_turn(turn: ChatTurn) -> str | None:
+    """Store the newest turn in the open conversation, starting one (titled by its first
+    question) when none is open or it was deleted meanwhile; the conversation's id, or None
+    when nothing is saved (a visitor not signed in, or the file cannot be written)."""
+    owner, store = conversation_owner(), conversation_store()
+    if owner is None or store is None or turn.saved is None:
+        return None
+    try:
+        current = st.session_state.get("conversation")
+        if current and store.append(owner, current, turn.saved):
+            return str(current)
+        turns: list[ChatTurn] = st.session_state.get("turns", [])
+        first = turns[0] if turns else turn
+        created = store.create(owner, first.question, first.options.kb)
+        for each in [*[x for x in turns if x is not turn], turn]:
+            if each.saved is not None:
+                store.append(owner, created.id, each.saved)
+    except Exception:  # noqa: BLE001 - the answer stays on screen; the note says it is unsaved
+        st.session_state["_conversation_note"] = "conv_save_failed"
+        return None
+    st.session_state["conversation"] = created.id
+    return created.id
 
 
 @dataclass(frozen=True)
 class ChatTurn:
     """One exchange on screen: the question, the options it was asked with, the Answer (None
-    when the pipeline failed before answering) and a failure message."""
+    when the pipeline failed before answering), a failure message, and the names of the
+    answer's documents as they were when it was asked ((doc id, name) pairs: a document another
+    user deletes meanwhile keeps its name on the answer's cards)."""
 
     question: str
     options: AskOptions
     answer: Answer | None
     failure: str = ""
+    doc_names: tuple[tuple[str, str], ...] = ()
+    # Its stored form: all a turn restored from a saved conversation has (``answer`` is None).
+    saved: SavedTurn | None = None
 
 
 # ingestion -----------------------------------------------------------------------------------
@@ -338,6 +488,7 @@ def ingest_files(
     kb: str,
     files: Sequence[tuple[str, bytes]],
     on_progress: Callable[[int, Progress], None] | None = None,
+    on_conflict: OnConflict = "ask",
 ) -> list[tuple[str, list[IngestReport]]]:
     """Ingest uploaded files one by one (a progress bar and a result each).
 
@@ -352,7 +503,7 @@ def ingest_files(
                 on_progress(position, progress)
 
         try:
-            reports = lib.ingest_bytes([(name, data)], kb, progress=report)
+            reports = lib.ingest_bytes([(name, data)], kb, progress=report, on_conflict=on_conflict)
         except Exception as exc:  # noqa: BLE001 - shown per file; the batch goes on
             reports = [IngestReport(name=name, status="rejected", message=str(exc))]
         results.append((name, reports))

@@ -4,6 +4,7 @@ that folder."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -11,19 +12,28 @@ from rag_app.ingest import LoadedDocument
 
 # An image larger than this beside a content list is left out (a figure, not a data dump).
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# Folder names are at most 255 bytes on common file systems; 60 CJK characters are 180 bytes.
+_MAX_NAME = 60
 
 
 def safe_dir(doc_id: str) -> str:
-    """The folder name of a document's images."""
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc_id) or "doc"
+    """The folder name of a document's images: its id where every character is safe in a file
+    name; otherwise the cleaned id plus a hash of the id, so that ids differing only in the
+    characters cleaned away ("a b", "a_b") never share a folder."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc_id) or "doc"
+    if cleaned == doc_id and len(doc_id) <= _MAX_NAME and doc_id not in (".", ".."):
+        return cleaned
+    return (
+        f"{cleaned[:_MAX_NAME]}-{hashlib.sha1(doc_id.encode('utf-8', 'replace')).hexdigest()[:8]}"
+    )
 
 
-def stored_asset(root: Path, doc_id: str, relative: str) -> Path | None:
-    """The stored image ``relative`` of a document under ``root``, if it is there and inside
-    the document's folder; None otherwise."""
-    if not relative:
+def stored_asset(root: Path, folder_name: str, relative: str) -> Path | None:
+    """The stored image ``relative`` in the document folder ``folder_name`` under ``root``, if
+    it is there and inside that folder; None otherwise."""
+    if not relative or not folder_name:
         return None
-    folder = (root / safe_dir(doc_id)).resolve()
+    folder = (root / Path(folder_name).name).resolve()
     path = (folder / relative).resolve()
     if folder not in path.parents or not path.is_file():
         return None

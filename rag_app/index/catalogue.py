@@ -2,16 +2,20 @@
 
 SQLite is the source of truth for chunks (their full typed form and keyword tokens); Chroma holds
 their vectors. One transaction per document keeps the catalogue whole; a generation number per
-knowledge base tells the keyword index when it must be rebuilt.
+knowledge base tells the keyword index when it must be rebuilt. The ``pending`` table is the
+write journal: a change that touches Chroma or the asset folders is recorded (committed) before
+it starts and removed when it is done, so a crash leaves a row naming what to clean up
+(``rag_app.index.consistency``; docs/CONSISTENCY.md).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,7 +36,32 @@ CREATE TABLE IF NOT EXISTS chunks (
     payload TEXT NOT NULL, tokens TEXT NOT NULL,
     PRIMARY KEY (kb, chunk_id));
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (kb, doc_id, seq);
+CREATE TABLE IF NOT EXISTS pending (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kb TEXT NOT NULL, op TEXT NOT NULL,
+    doc_id TEXT NOT NULL DEFAULT '', new_ids TEXT NOT NULL DEFAULT '[]',
+    old_ids TEXT NOT NULL DEFAULT '[]', folder TEXT NOT NULL DEFAULT '',
+    pid INTEGER NOT NULL, started_at TEXT NOT NULL);
 """
+# SQLite's default limit on bound variables is 999 in older builds: id lists go in parts.
+_IN_BATCH = 500
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """A journalled change that has not finished: ``op`` is ``write`` (a document's new
+    version, chunk ids ``new_ids`` replacing ``old_ids``), ``delete`` (a document, its ids in
+    ``old_ids``) or ``drop_kb``; ``folder`` is the name of the image folder the document had
+    before the change ("" when none); ``pid`` wrote it, at ``started_at``."""
+
+    id: int
+    kb: str
+    op: str
+    doc_id: str
+    new_ids: tuple[str, ...]
+    old_ids: tuple[str, ...]
+    folder: str
+    pid: int
+    started_at: str
 
 
 def chunk_to_json(chunk: Chunk) -> str:
@@ -99,7 +128,14 @@ class Catalogue:
         return [_info(row) for row in rows]
 
     def document(self, kb: str, doc_id: str) -> DocumentInfo | None:
-        return next((d for d in self.documents(kb) if d.doc_id == doc_id), None)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT doc_id, name, source_format, n_items, n_chunks, type_counts, pages, "
+                "size_bytes, content_hash, ingested_at, assets_dir FROM documents "
+                "WHERE kb = ? AND doc_id = ?",
+                (kb, doc_id),
+            ).fetchone()
+        return _info(row) if row else None
 
     def find_hash(self, kb: str, content_hash: str) -> DocumentInfo | None:
         return next((d for d in self.documents(kb) if d.content_hash == content_hash), None)
@@ -195,6 +231,131 @@ class Catalogue:
     def set_tokenizer_version(self, kb: str, version: str) -> None:
         with self._lock:
             self._db.execute("UPDATE kbs SET tokenizer = ? WHERE kb = ?", (version, kb))
+
+    def chunk_owners(self, kb: str) -> dict[str, str]:
+        """Every chunk id of a knowledge base with its document id (no payload parsed)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT chunk_id, doc_id FROM chunks WHERE kb = ?", (kb,)
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def owned_ids(self, kb: str, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that are chunks of a listed document."""
+        found: set[str] = set()
+        with self._lock:
+            for start in range(0, len(ids), _IN_BATCH):
+                part = list(ids[start : start + _IN_BATCH])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT chunk_id FROM chunks WHERE kb = ? AND chunk_id IN ({marks})",
+                    (kb, *part),
+                ).fetchall()
+                found.update(r[0] for r in rows)
+        return found
+
+    def chunks_by_id(self, kb: str, ids: Sequence[str]) -> list[Chunk]:
+        out: list[Chunk] = []
+        with self._lock:
+            for start in range(0, len(ids), _IN_BATCH):
+                part = list(ids[start : start + _IN_BATCH])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT payload FROM chunks WHERE kb = ? AND chunk_id IN ({marks}) "
+                    "ORDER BY doc_id, seq",
+                    (kb, *part),
+                ).fetchall()
+                out.extend(chunk_from_json(r[0]) for r in rows)
+        return out
+
+    def folders_in_use(self, kb: str) -> set[str]:
+        """The image folder names (under the knowledge base's assets) listed documents have."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT assets_dir FROM documents WHERE kb = ? AND assets_dir != ''", (kb,)
+            ).fetchall()
+        return {Path(r[0]).name for r in rows}
+
+    # the write journal --------------------------------------------------------------------------
+    def begin_write(
+        self,
+        kb: str,
+        op: str,
+        doc_id: str = "",
+        new_ids: Sequence[str] = (),
+        old_ids: Sequence[str] = (),
+        folder: str = "",
+    ) -> int:
+        """Record (committed) a change about to touch vectors or files; returns its row id."""
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT INTO pending (kb, op, doc_id, new_ids, old_ids, folder, pid, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    kb,
+                    op,
+                    doc_id,
+                    json.dumps(list(new_ids), ensure_ascii=False),
+                    json.dumps(list(old_ids), ensure_ascii=False),
+                    folder,
+                    os.getpid(),
+                    _now(),
+                ),
+            )
+            return int(cur.lastrowid or 0)
+
+    def end_write(self, row: int) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM pending WHERE id = ?", (row,))
+
+    def pending_writes(self) -> list[PendingWrite]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, kb, op, doc_id, new_ids, old_ids, folder, pid, started_at FROM pending "
+                "ORDER BY id"
+            ).fetchall()
+        return [
+            PendingWrite(
+                r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), tuple(json.loads(r[5])), *r[6:]
+            )
+            for r in rows
+        ]
+
+    # integrity ----------------------------------------------------------------------------------
+    def integrity_problems(self) -> list[str]:
+        """What is wrong inside the catalogue itself: SQLite's quick check, chunk rows that no
+        document row owns, documents whose chunk count disagrees with their rows."""
+        with self._lock:
+            problems = [
+                f"sqlite: {r[0]}"
+                for r in self._db.execute("PRAGMA quick_check").fetchall()
+                if r[0] != "ok"
+            ]
+            for kb, doc_id, n in self._db.execute(
+                "SELECT c.kb, c.doc_id, COUNT(*) FROM chunks c LEFT JOIN documents d "
+                "ON d.kb = c.kb AND d.doc_id = c.doc_id WHERE d.doc_id IS NULL "
+                "GROUP BY c.kb, c.doc_id"
+            ).fetchall():
+                problems.append(f"{kb}: {n} chunk rows of {doc_id}, which is not listed")
+            for kb, doc_id, want, have in self._db.execute(
+                "SELECT d.kb, d.doc_id, d.n_chunks, "
+                "(SELECT COUNT(*) FROM chunks c WHERE c.kb = d.kb AND c.doc_id = d.doc_id) AS n "
+                "FROM documents d WHERE d.n_chunks != n"
+            ).fetchall():
+                problems.append(f"{kb}: {doc_id} lists {want} chunks and has {have}")
+        return problems
+
+    def delete_unlisted_chunks(self) -> int:
+        """Remove chunk rows whose document is not listed; returns how many went."""
+        unlisted = "NOT EXISTS (SELECT 1 FROM documents d WHERE d.kb = chunks.kb AND d.doc_id = chunks.doc_id)"
+        with self._lock, self._tx():
+            kbs = [
+                r[0] for r in self._db.execute(f"SELECT DISTINCT kb FROM chunks WHERE {unlisted}")
+            ]
+            cur = self._db.execute(f"DELETE FROM chunks WHERE {unlisted}")
+            for kb in kbs:
+                self._bump(kb)
+            return int(cur.rowcount)
 
     # plumbing -----------------------------------------------------------------------------------
     def _tx(self) -> _Transaction:

@@ -9,19 +9,25 @@ several UI sessions can use one Library at once.
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from rag_app.config import Settings
-from rag_app.index.assets import safe_dir, stored_asset, with_disk_assets, write_assets
+from rag_app.index.admission import Admitted, OnConflict, admit
+from rag_app.index.assets import stored_asset, with_disk_assets
 from rag_app.index.catalogue import Catalogue
+from rag_app.index.journal import (
+    WriteLock,
+    journalled,
+    recover_on_open,
+    staged_assets,
+)
 from rag_app.index.keywords import BM25Index
 from rag_app.index.store import ChromaStore, collection_name
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
@@ -29,7 +35,6 @@ from rag_app.ingest.loader import load_bytes, load_path
 from rag_app.models import (
     NO_FILTER,
     Chunk,
-    Document,
     DocumentInfo,
     IngestReport,
     Progress,
@@ -75,10 +80,14 @@ class Library:
         self.store: VectorStore = ChromaStore(settings.data_dir / "chroma")
         self._embedder = embedder
         self._counter = counter
-        self._write_lock = threading.RLock()
+        # Writers in every process on this data dir take it (rag_app/index/journal.py).
+        self._write_lock = WriteLock.for_dir(settings.data_dir)
         self._snapshots: dict[str, Snapshot] = {}
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
+        # Changes a killed process left half-done (cheap: one query; skipped while another
+        # process is writing, whose journal it or the next writer settles).
+        self.recovered_at_open = recover_on_open(self)
 
     # resources ----------------------------------------------------------------------------------
     @property
@@ -111,12 +120,9 @@ class Library:
             self.catalogue.set_tokenizer_version(kb, TOKENIZER_VERSION)
 
     def delete_kb(self, kb: str) -> None:
-        with self._write_lock:
-            self.store.drop(kb)
+        # The catalogue first: then the vectors, images and keywords (the journal's settling).
+        with self._write_lock, journalled(self, kb, "drop_kb"):
             self.catalogue.drop_kb(kb)
-            shutil.rmtree(self._assets_root(kb), ignore_errors=True)
-            shutil.rmtree(self._keyword_dir(kb), ignore_errors=True)
-            self._snapshots.pop(kb, None)
 
     # documents ----------------------------------------------------------------------------------
     def documents(self, kb: str) -> list[DocumentInfo]:
@@ -128,20 +134,31 @@ class Library:
     def delete_document(self, kb: str, doc_id: str) -> bool:
         """Remove a document from the catalogue, the vectors, the keywords and its images."""
         with self._write_lock:
-            found = self.catalogue.delete_document(kb, doc_id)
-            self.store.delete_document(kb, doc_id)
-            shutil.rmtree(self._assets_root(kb) / safe_dir(doc_id), ignore_errors=True)
+            ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc_id)]
+            # The catalogue first: then the vectors and images (the journal's settling).
+            with journalled(self, kb, "delete", doc_id, old_ids=ids):
+                found = self.catalogue.delete_document(kb, doc_id)
         return found
 
     def asset_path(self, kb: str, doc_id: str, relative: str) -> Path | None:
-        """The stored image file of a document, if it came with one (never outside its folder)."""
-        return stored_asset(self._assets_root(kb), doc_id, relative)
+        """The stored image file of a document, if it came with one (never outside its folder).
+        The folder is the one its catalogue row names (libraries written before folder names
+        carried a hash keep theirs)."""
+        info = self.catalogue.document(kb, doc_id)
+        if info is None or not info.assets_dir:
+            return None
+        return stored_asset(self._assets_root(kb), info.assets_dir, relative)
 
     # ingestion ----------------------------------------------------------------------------------
     def ingest_paths(
-        self, paths: Iterable[Path], kb: str | None = None, progress: ProgressFn = _no_progress
+        self,
+        paths: Iterable[Path],
+        kb: str | None = None,
+        progress: ProgressFn = _no_progress,
+        on_conflict: OnConflict = "ask",
     ) -> list[IngestReport]:
-        """Ingest files from disk; images next to a content list or markdown file come along."""
+        """Ingest files from disk; images next to a content list or markdown file come along.
+        ``on_conflict`` says what a different file under a taken document id does (admission)."""
         loaded: list[LoadedDocument | IngestReport] = []
         for path in paths:
             try:
@@ -153,15 +170,16 @@ class Library:
                 loaded.append(
                     IngestReport(name=Path(path).name, status="rejected", message=str(exc))
                 )
-        return self._ingest(loaded, kb, progress)
+        return self._ingest(loaded, kb, progress, on_conflict)
 
     def ingest_bytes(
         self,
         files: Iterable[tuple[str, bytes]],
         kb: str | None = None,
         progress: ProgressFn = _no_progress,
+        on_conflict: OnConflict = "ask",
     ) -> list[IngestReport]:
-        """Ingest uploaded files given as (name, bytes)."""
+        """Ingest uploaded files given as (name, bytes); ``on_conflict`` as for ingest_paths."""
         loaded: list[LoadedDocument | IngestReport] = []
         for name, data in files:
             try:
@@ -172,125 +190,56 @@ class Library:
                 )
             except IngestError as exc:
                 loaded.append(IngestReport(name=name, status="rejected", message=str(exc)))
-        return self._ingest(loaded, kb, progress)
+        return self._ingest(loaded, kb, progress, on_conflict)
 
     def _ingest(
         self,
         loaded: Sequence[LoadedDocument | IngestReport],
         kb: str | None,
         progress: ProgressFn,
+        on_conflict: OnConflict = "ask",
     ) -> list[IngestReport]:
         kb = _check_kb_name(kb or self.settings.knowledge_base)
         self.create_kb(kb)
         reports: list[IngestReport | None] = []
-        todo: list[tuple[int, LoadedDocument, list[Chunk]]] = []
+        todo: list[tuple[int, Admitted]] = []
         options = ChunkingOptions(
             text_chunk_tokens=self.settings.text_chunk_tokens,
             latin_text_chunk_tokens=self.settings.latin_text_chunk_tokens,
             table_chunk_tokens=self.settings.table_chunk_tokens,
             context_chars=self.settings.context_chars,
+            max_chunks_per_document=self.settings.max_chunks_per_document,
         )
-        seen_ids: dict[str, str] = {}
-        # MinerU writes a content list and a markdown of one PDF into one folder, under one name:
-        # the content list is the document (pages, item types); its markdown never replaces it.
-        content_lists = {
-            e.document.doc_id: e.document.name
-            for e in loaded
-            if isinstance(e, LoadedDocument) and e.document.source_format == "content_list"
-        }
-        for n, entry in enumerate(loaded):
-            progress(Progress("chunk", n, len(loaded), getattr(entry, "name", "")))
-            if isinstance(entry, IngestReport):
-                reports.append(entry)
-                continue
-            doc = entry.document
-            pair = self._content_list_of(kb, doc, content_lists)
-            if pair is not None:
-                reports.append(pair)
-                continue
-            same = self.catalogue.find_hash(kb, doc.content_hash)
-            # The same bytes under another name are the same document: nothing to chunk.
-            chunks = (
-                []
-                if same and same.doc_id != doc.doc_id
-                else chunk_document(doc, self.counter, options)
-            )
-            if same is not None and not self._chunked_differently(kb, same, chunks):
-                reports.append(
-                    IngestReport(
-                        name=doc.name,
-                        status="duplicate",
-                        doc_id=same.doc_id,
-                        message=f"identical content is already in the library as {same.doc_id}",
-                        n_chunks=same.n_chunks,
-                        type_counts=same.type_counts,
-                    )
-                )
-                continue
-            if doc.doc_id in seen_ids:
-                reports.append(
-                    IngestReport(
-                        name=doc.name,
-                        status="rejected",
-                        doc_id=doc.doc_id,
-                        message=f"another file in this batch ({seen_ids[doc.doc_id]}) has the same "
-                        f"document id {doc.doc_id}",
-                    )
-                )
-                continue
-            seen_ids[doc.doc_id] = doc.name
-            if not chunks:
-                reports.append(
-                    IngestReport(
-                        name=doc.name,
-                        status="rejected",
-                        doc_id=doc.doc_id,
-                        message="no searchable content after parsing",
-                    )
-                )
-                continue
-            reports.append(None)
-            todo.append((len(reports) - 1, entry, chunks))
-        progress(Progress("chunk", len(loaded), len(loaded)))
+        decisions = admit(
+            loaded,
+            self.catalogue,
+            kb,
+            lambda doc: chunk_document(doc, self.counter, options),
+            on_conflict,
+        )
+        for n, decision in enumerate(decisions):
+            progress(Progress("chunk", n, len(decisions), _name_of(decision)))
+            if isinstance(decision, IngestReport):
+                reports.append(decision)
+            else:
+                reports.append(None)
+                todo.append((len(reports) - 1, decision))
+        progress(Progress("chunk", len(decisions), len(decisions)))
         if todo:
-            all_chunks = [c for _, _, chunks in todo for c in chunks]
+            all_chunks = [c for _, admitted in todo for c in admitted.chunks]
             vectors = self._embed(all_chunks, progress)
             offset = 0
-            for position, entry, chunks in todo:
+            for position, admitted in todo:
+                chunks = admitted.chunks
                 part = vectors[offset : offset + len(chunks)]
                 offset += len(chunks)
-                progress(Progress("index", position, len(loaded), entry.document.name))
-                reports[position] = self._write(kb, entry, chunks, part)
-            progress(Progress("index", len(loaded), len(loaded)))
+                progress(Progress("index", position, len(decisions), admitted.entry.document.name))
+                report = self._write(kb, admitted.entry, chunks, part)
+                if report.status == "ingested" and admitted.note:
+                    report = replace(report, message=f"{report.message}; {admitted.note}")
+                reports[position] = report
+            progress(Progress("index", len(decisions), len(decisions)))
         return [r for r in reports if r is not None]
-
-    def _content_list_of(
-        self, kb: str, doc: Document, batch: dict[str, str]
-    ) -> IngestReport | None:
-        """For a markdown whose document id names a content list (in this batch or the
-        library), the report that the content list is kept; None otherwise."""
-        if doc.source_format != "markdown":
-            return None
-        kept = batch.get(doc.doc_id)
-        if kept is None:
-            info = self.catalogue.document(kb, doc.doc_id)
-            if info is None or info.source_format != "content_list":
-                return None
-            kept = info.name
-        return IngestReport(
-            name=doc.name,
-            status="duplicate",
-            doc_id=doc.doc_id,
-            message=f"the markdown MinerU writes beside {kept}: the content list is kept (it has "
-            "the pages and item types); nothing was replaced",
-        )
-
-    def _chunked_differently(self, kb: str, same: DocumentInfo, chunks: list[Chunk]) -> bool:
-        """Whether the library holds this very file (``same``, under the same id: ``chunks``
-        made) cut into other chunks than this version's chunking makes of it: then uploading it
-        again re-indexes it instead of being a no-op, so a library picks up better chunking
-        (table notes joined, say) from a re-upload."""
-        return bool(chunks) and self.catalogue.chunks(kb, same.doc_id) != chunks
 
     def _embed(self, chunks: Sequence[Chunk], progress: ProgressFn) -> np.ndarray:
         """Encode every chunk in length-sorted groups (little padding), reporting progress."""
@@ -315,39 +264,38 @@ class Library:
         counts = Counter(c.type for c in chunks)
         pages = {p for item in doc.items if item.page is not None for p in (item.page,)}
         with self._write_lock:
-            old_ids = {c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)}
-            assets_dir = ""
-            if entry.assets:
-                assets_dir = str(write_assets(self._assets_root(kb), doc.doc_id, entry.assets))
-            info = DocumentInfo(
-                doc_id=doc.doc_id,
-                name=doc.name,
-                source_format=doc.source_format,
-                n_items=len(doc.items),
-                n_chunks=len(chunks),
-                type_counts=tuple(sorted(counts.items())),
-                pages=(max(pages) + 1) if pages else 0,
-                size_bytes=doc.size_bytes,
-                content_hash=doc.content_hash,
-                ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                assets_dir=assets_dir,
-            )
+            old_ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)]
+            new_ids = [c.chunk_id for c in chunks]
             try:
-                self.store.upsert(kb, chunks, vectors)
-                self.catalogue.add_document(
-                    kb, info, chunks, [index_tokens(c.search_text) for c in chunks]
-                )
+                # Journalled: a crash anywhere in here leaves at worst vectors and images no
+                # listed document owns (the next Library or writer removes them); the old
+                # version's vectors go once the catalogue holds the new one.
+                with journalled(self, kb, "write", doc.doc_id, new_ids, old_ids):
+                    info = DocumentInfo(
+                        doc_id=doc.doc_id,
+                        name=doc.name,
+                        source_format=doc.source_format,
+                        n_items=len(doc.items),
+                        n_chunks=len(chunks),
+                        type_counts=tuple(sorted(counts.items())),
+                        pages=(max(pages) + 1) if pages else 0,
+                        size_bytes=doc.size_bytes,
+                        content_hash=doc.content_hash,
+                        ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                        assets_dir=staged_assets(self, kb, doc.doc_id, entry.assets),
+                    )
+                    self.store.upsert(kb, chunks, vectors)
+                    self.catalogue.add_document(
+                        kb, info, chunks, [index_tokens(c.search_text) for c in chunks]
+                    )
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)
-                self.store.delete_ids(kb, [c.chunk_id for c in chunks if c.chunk_id not in old_ids])
                 return IngestReport(
                     name=doc.name,
                     status="rejected",
                     doc_id=doc.doc_id,
                     message=f"could not be indexed: {exc}",
                 )
-            stale = old_ids - {c.chunk_id for c in chunks}
-            self.store.delete_ids(kb, sorted(stale))
         replaced = " (replaced the earlier version)" if old_ids else ""
         return IngestReport(
             name=doc.name,
@@ -429,6 +377,10 @@ class Library:
             }
         found = snap.keywords.search(index_tokens(query), k, allowed)
         return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
+
+
+def _name_of(decision: Admitted | IngestReport) -> str:
+    return decision.name if isinstance(decision, IngestReport) else decision.entry.document.name
 
 
 def _check_kb_name(kb: str) -> str:

@@ -20,6 +20,8 @@ _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
 # Chroma refuses larger add() batches; its own limit is about 5k on this build.
 _ADD_BATCH = 1000
+# Ids per get() when listing a whole collection.
+_GET_PAGE = 10000
 
 
 def _client(path: Path):  # type: ignore[no-untyped-def]
@@ -120,6 +122,25 @@ class ChromaStore:
         if embeddings is None:
             return {}
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(result["ids"], embeddings)}
+
+    def all_ids(self, kb: str) -> list[str]:
+        """Every chunk id the knowledge base holds a vector for (read in pages)."""
+        collection = self._collection(kb)
+        ids: list[str] = []
+        while True:
+            page = collection.get(include=[], limit=_GET_PAGE, offset=len(ids))["ids"]
+            ids.extend(page)
+            if len(page) < _GET_PAGE:
+                return ids
+
+    def knowledge_bases(self) -> list[str]:
+        """The knowledge bases that have a collection here (empty ones too)."""
+        names = []
+        for collection in self._client.list_collections():
+            kb = (collection.metadata or {}).get("kb")
+            if isinstance(kb, str) and collection.name == collection_name(kb):
+                names.append(kb)
+        return sorted(names)
 
     def count(self, kb: str) -> int:
         return int(self._collection(kb).count())

@@ -26,6 +26,10 @@ Rules, and why:
   often known only by its caption and description, so those are what is searched.
 - Q&A rows: question and answer embedded together (seed 003: user_input + agent_response).
 Every chunk keeps the indices of the items it was built from (evaluation and citations).
+
+Cost: a document is refused (IngestError) when it would make more than ``max_chunks_per_document``
+chunks, estimated from its size before any chunking and counted after; chunking itself is linear
+in the text (an over-long paragraph is cut in windows, never re-counted whole).
 """
 
 from __future__ import annotations
@@ -33,13 +37,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rag_app.ingest.cost import estimate_chunks, too_many
+from rag_app.ingest.errors import IngestError
 from rag_app.models import Chunk, Document, Item
 from rag_app.protocols import TokenCounter
 from rag_app.text.language import cjk_share
 from rag_app.text.notes import is_table_note, table_marks
 from rag_app.text.sentences import sentence_pieces
 from rag_app.text.subjects import PATH_SEPARATOR
-from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
+from rag_app.text.tables import (
+    TableTooLarge,
+    column_labels,
+    grid_to_html,
+    linearise,
+    linearise_row,
+    parse_table,
+)
 
 _TEXTUAL = frozenset({"text", "list", "equation", "code"})
 
@@ -51,16 +64,33 @@ class ChunkingOptions:
     table_chunk_tokens: int = 600
     context_chars: int = 300
     table_note_tokens: int = 400  # notes a table takes in, at most
+    # Chunks one document may make; past it the document is refused before it is embedded
+    # (``Settings.max_chunks_per_document``, where the value comes from). 0: no limit.
+    max_chunks_per_document: int = 6000
 
 
 def chunk_document(
     doc: Document, counter: TokenCounter, options: ChunkingOptions = ChunkingOptions()
 ) -> list[Chunk]:
-    """Chunk a Document's items in reading order; ids ``{doc_id}:{hash8}:{n}`` are stable."""
+    """Chunk a Document's items in reading order; ids ``{doc_id}:{hash8}:{n}`` are stable.
+
+    Raises IngestError naming the document when it would make more than
+    ``options.max_chunks_per_document`` chunks (estimated first from its size, so a file far over
+    the limit costs no chunking; counted after chunking otherwise) or holds a table too large to
+    read (naming the item).
+    """
     builder = _Builder(doc, counter, options)
+    limit = options.max_chunks_per_document
+    if limit > 0:
+        estimate = estimate_chunks(doc, builder.text_limit, options.table_chunk_tokens)
+        # Refused unchunked only when clearly over: near the limit, the count after decides.
+        if estimate > limit * 1.25:
+            raise too_many(doc, estimate, limit, estimated=True)
     for item in doc.items:
         builder.add(item)
     builder.flush()
+    if 0 < limit < len(builder.chunks):
+        raise too_many(doc, len(builder.chunks), limit, estimated=False)
     return builder.chunks
 
 
@@ -215,7 +245,10 @@ class _Builder:
         heading_indices, heading_pages = self._take_headings()
         caption = " ".join(item.caption)
         footnote = " ".join(item.footnote)
-        grid = parse_table(item.table_body)
+        try:
+            grid = parse_table(item.table_body, strict=True)
+        except TableTooLarge as exc:
+            raise IngestError(f"{self.doc.name}: item {item.index}: {exc}") from None
         pages = _pages(heading_pages + ((item.page,) if item.page is not None else ()))
         indices = tuple(sorted(set(heading_indices + (item.index,))))
         base: dict[str, Any] = dict(
@@ -364,24 +397,44 @@ def _row_groups(grid, counter: TokenCounter, limit: int) -> list[tuple[tuple[str
 
 
 def _split_long(text: str, counter: TokenCounter, limit: int) -> list[str]:
-    """Split an over-long paragraph at sentence ends (then hard cuts) into pieces within limit."""
-    sentences = sentence_pieces(text)
+    """Split an over-long paragraph at sentence ends (then hard cuts) into pieces within limit.
+
+    A sentence over the limit is cut from a window at its start, never counted whole again:
+    2 MB without a sentence end took minutes when each cut re-counted all that was left.
+    """
     pieces: list[str] = []
     current = ""
-    for sentence in sentences:
-        while counter.count(sentence) > limit:
-            head = counter.truncate(sentence, limit)
+    for sentence in sentence_pieces(text):
+        start = 0
+        while (window := _over_limit(sentence, start, counter, limit)) is not None:
+            head = counter.truncate(window, limit)
             if not head:
                 break
             if current:
                 pieces.append(current)
                 current = ""
             pieces.append(head)
-            sentence = sentence[len(head) :]
-        if current and counter.count(current + sentence) > limit:
+            start += len(head)
+        rest = sentence[start:]
+        if current and counter.count(current + rest) > limit:
             pieces.append(current)
             current = ""
-        current += sentence
+        current += rest
     if current.strip():
         pieces.append(current)
     return [p.strip() for p in pieces if p.strip()]
+
+
+def _over_limit(sentence: str, start: int, counter: TokenCounter, limit: int) -> str | None:
+    """A window of ``sentence`` from ``start`` holding more than ``limit`` tokens, or None when
+    all the rest fits. Windows start at 4 characters a token (English prose packs about 3.5,
+    Chinese under 1) and double for text that packs more (runs of spaces, a letter repeated);
+    small windows matter, as a run of letters is one piece that cl100k merges in quadratic time."""
+    size = max(1, limit) * 4
+    while True:
+        window = sentence[start : start + size]
+        if counter.count(window) > limit:
+            return window
+        if start + size >= len(sentence):
+            return None
+        size *= 2

@@ -9,11 +9,15 @@ because gold evidence and citations point at that position.
 
 from __future__ import annotations
 
-import json
+import math
+import re
 from typing import Any
 
 from rag_app.ingest.errors import IngestError
+from rag_app.ingest.guards import decode_text, read_json
 from rag_app.models import Item
+
+__all__ = ["FURNITURE_TYPES", "decode_text", "parse_content_list", "parse_content_list_data"]
 
 # Page furniture: kept out of retrieval (running heads, page numbers, margin notes).
 FURNITURE_TYPES = frozenset(
@@ -45,16 +49,10 @@ _TEXT_TYPES = frozenset(
 _VISUAL_TYPES = frozenset({"image", "chart", "figure"})
 
 
-def decode_text(data: bytes, name: str) -> str:
-    """Decode a text file: UTF-8 (with or without BOM), else GB18030 (common for Chinese files)."""
-    if not data.strip():
-        raise IngestError(f"{name}: the file is empty")
-    for encoding in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise IngestError(f"{name}: not a text file in UTF-8 or GB18030")
+# A page number past this is not a page (a 1e400 or 2**70 from a broken writer): the item is
+# kept with its page unknown. The longest reports MinerU is run on have a few thousand pages.
+MAX_PAGE = 1_000_000
+_DIGITS = re.compile(r"[0-9]{1,12}")
 
 
 def parse_content_list(data: bytes, name: str) -> tuple[list[Item], list[str]]:
@@ -63,13 +61,11 @@ def parse_content_list(data: bytes, name: str) -> tuple[list[Item], list[str]]:
     Raises IngestError when the file is not JSON, not a list of objects, or has items whose fields
     have the wrong types (listed by index), so that nothing is half-ingested.
     """
-    text = decode_text(data, name)
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise IngestError(
-            f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    return parse_content_list_data(read_json(decode_text(data, name), name), name)
+
+
+def parse_content_list_data(raw: Any, name: str) -> tuple[list[Item], list[str]]:
+    """``parse_content_list`` for JSON already read (``guards.read_json``)."""
     if isinstance(raw, dict):
         # Some tools wrap the list: {"content_list": [...]} or {"items": [...]}.
         for key in ("content_list", "items", "data"):
@@ -86,9 +82,10 @@ def parse_content_list(data: bytes, name: str) -> tuple[list[Item], list[str]]:
     errors: list[str] = []
     warnings: list[str] = []
     unknown: dict[str, int] = {}
+    odd_pages: list[int] = []
     for index, entry in enumerate(raw):
         try:
-            item = _to_item(index, entry)
+            item = _to_item(index, entry, odd_pages)
         except _BadItem as exc:
             errors.append(f"item {index}: {exc}")
             continue
@@ -105,6 +102,13 @@ def parse_content_list(data: bytes, name: str) -> tuple[list[Item], list[str]]:
         raise IngestError(f"{name}: {len(errors)} malformed item(s)", details=tuple(errors))
     for kind, count in sorted(unknown.items()):
         warnings.append(f"{count} item(s) of unknown type '{kind}': text kept, rest skipped")
+    if odd_pages:
+        shown = ", ".join(str(i) for i in odd_pages[:10])
+        more = f" (+{len(odd_pages) - 10} more)" if len(odd_pages) > 10 else ""
+        warnings.append(
+            f"page_idx not a page number (NaN, infinite, negative or past {MAX_PAGE:,}) in "
+            f"{len(odd_pages)} item(s), read as an unknown page: item {shown}{more}"
+        )
     if not any(item.kind != "heading" or item.text for item in items):
         raise IngestError(f"{name}: no content items (only page furniture or empty items)")
     return items, warnings
@@ -114,10 +118,17 @@ class _BadItem(ValueError):
     pass
 
 
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 def _str(entry: dict[str, Any], key: str) -> str:
     value = entry.get(key)
     if value is None:
         return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""  # NaN / Infinity: no text
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     if not isinstance(value, str):
@@ -132,29 +143,42 @@ def _strs(entry: dict[str, Any], *keys: str) -> tuple[str, ...]:
             continue
         if isinstance(value, str):
             return (value.strip(),) if value.strip() else ()
-        if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
-            return tuple(str(v).strip() for v in value if str(v).strip())
+        if isinstance(value, list) and all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+        ):
+            texts = (v if isinstance(v, str) else str(v) if math.isfinite(v) else "" for v in value)
+            return tuple(t.strip() for t in texts if t.strip())
         raise _BadItem(f"'{key}' should be a list of text, got {type(value).__name__}")
     return ()
 
 
-def _page(entry: dict[str, Any]) -> int | None:
+def _page(entry: dict[str, Any], index: int, odd_pages: list[int]) -> int | None:
+    """The item's page: a whole number, or digits given as text ("3"); a number that is not a
+    page (NaN, infinite, negative, absurdly large) is an unknown page, noted in ``odd_pages``;
+    any other type is a malformed item."""
     value = entry.get("page_idx")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise _BadItem(f"'page_idx' should be a page number, got {value!r}")
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _BadItem(f"'page_idx' should be a page number, got {_short(value)}")
+    if not math.isfinite(value) or value < 0 or value > MAX_PAGE:
+        odd_pages.append(index)
+        return None
     return int(value)
 
 
-def _to_item(index: int, entry: Any) -> Item | None:
+def _to_item(index: int, entry: Any, odd_pages: list[int]) -> Item | None:
     if not isinstance(entry, dict):
         raise _BadItem(f"should be an object, got {type(entry).__name__}")
     kind = entry.get("type")
-    if not isinstance(kind, str):
+    if kind is None:
         raise _BadItem("has no 'type'")
+    if not isinstance(kind, str):
+        raise _BadItem(f"'type' should be text, got {type(kind).__name__}")
     kind = kind.strip().lower()
-    page = _page(entry)
+    page = _page(entry, index, odd_pages)
     if kind in FURNITURE_TYPES:
         return None
     if kind in _TEXT_TYPES:
@@ -170,8 +194,12 @@ def _to_item(index: int, entry: Any) -> Item | None:
         elif kind in ("equation", "interline_equation"):
             kind = "equation"
         level = entry.get("text_level")
+        if isinstance(level, float) and level.is_integer() and 0 <= level <= 100:
+            level = int(level)
         if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
-            raise _BadItem(f"'text_level' should be a whole number, got {level!r}")
+            raise _BadItem(f"'text_level' should be a whole number, got {_short(level)}")
+        if isinstance(level, int):
+            level = max(0, min(level, 100))  # a heading level past 100 is not one more
         if not text:
             return None
         if kind in ("text", "title") and (level or kind == "title"):

@@ -6,7 +6,6 @@ Every loader either returns whole Documents or raises IngestError; nothing is ha
 from __future__ import annotations
 
 import hashlib
-import json
 import posixpath
 import re
 import zipfile
@@ -15,8 +14,9 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
-from rag_app.ingest.content_list import decode_text, parse_content_list
+from rag_app.ingest.content_list import parse_content_list, parse_content_list_data
 from rag_app.ingest.errors import IngestError
+from rag_app.ingest.guards import clean_items, decode_text, read_json
 from rag_app.ingest.markdown import parse_markdown
 from rag_app.ingest.sheets import is_sheet_json, parse_sheet_json, parse_sheet_table
 from rag_app.models import Document, Item
@@ -26,6 +26,16 @@ _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 # Zip bombs: refuse archives that expand past this many bytes or entries.
 MAX_ZIP_EXPANDED_BYTES = 500 * 1024 * 1024
 MAX_ZIP_ENTRIES = 20_000
+# One image in a zip larger than this is left out with a warning: a figure, not a data dump (the
+# library keeps no image over 20 MB read from disk either, ``index/assets.py``).
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# A workbook's XML expands about 5-10x; past this it is a zip bomb, not a sheet of examples.
+MAX_SHEET_EXPANDED_BYTES = 200 * 1024 * 1024
+# Rows a workbook may hold, checked before it is read: each row is a chunk, so this is already
+# 8x the default max_chunks_per_document; reading 100k rows alone takes the sheet reader 7 s.
+MAX_SHEET_ROWS = 20_000
+# A document id names folders and appears in every chunk id; past this it is cut.
+MAX_DOC_ID_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -45,8 +55,9 @@ def doc_id_from_name(name: str) -> str:
             stem = stem[: -len(suffix)]
             break
     stem = re.sub(r"_content_list(_v\d+)?$", "", stem)
-    stem = stem.strip() or "document"
-    return stem
+    stem = "".join(ch for ch in stem if ch.isprintable()).strip()[:MAX_DOC_ID_CHARS].strip()
+    # "." and ".." would name the folder above a document's images.
+    return stem if stem.strip(".") else "document"
 
 
 def load_path(path: Path, max_bytes: int, max_zip_bytes: int | None = None) -> list[LoadedDocument]:
@@ -77,7 +88,13 @@ def _check_size(name: str, size: int, max_bytes: int) -> None:
 def load_bytes(
     data: bytes, name: str, max_bytes: int, max_zip_bytes: int | None = None
 ) -> list[LoadedDocument]:
-    """Parse an uploaded file's bytes into one or more Documents (a zip may hold several)."""
+    """Parse an uploaded file's bytes into one or more Documents (a zip may hold several).
+
+    Raises IngestError, and nothing else, for any input it cannot take: its message names the
+    file (and the item or archive member, where one is at fault). Repairs made on the way (text
+    that cannot be encoded, page numbers that are not pages, image paths outside the folder)
+    are the documents' warnings.
+    """
     _check_size(name, len(data), _limit(name, max_bytes, max_zip_bytes))
     lower = name.lower()
     if not lower.endswith(SUPPORTED):
@@ -87,6 +104,8 @@ def load_bytes(
     digest = hashlib.sha256(data).hexdigest()
     if lower.endswith(".zip"):
         return _load_zip(data, name, max_bytes)
+    if lower.endswith(".xlsx"):
+        _check_workbook(data, name)
     if lower.endswith((".xlsx", ".xls", ".csv")):
         items, warnings = parse_sheet_table(data, name)
         return [_loaded(name, "sheet", items, warnings, digest, len(data))]
@@ -95,16 +114,50 @@ def load_bytes(
         if not items:
             raise IngestError(f"{name}: no content in the markdown")
         return [_loaded(name, "markdown", items, [], digest, len(data))]
-    text = decode_text(data, name)
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError:
-        raw = None  # parse_content_list reports the position
-    if raw is not None and is_sheet_json(raw):
+    raw = read_json(decode_text(data, name), name)
+    if is_sheet_json(raw):
         items, warnings = parse_sheet_json(raw, name)
         return [_loaded(name, "sheet", items, warnings, digest, len(data))]
-    items, warnings = parse_content_list(data, name)
+    items, warnings = parse_content_list_data(raw, name)
     return [_loaded(name, "content_list", items, warnings, digest, len(data))]
+
+
+def _check_workbook(data: bytes, name: str) -> None:
+    """Refuse a workbook that expands like a zip bomb, or holds more rows than a sheet of
+    examples may, before the sheet reader spends seconds inflating it (100k rows: 7 s)."""
+    try:
+        with zipfile.ZipFile(BytesIO(data)) as archive:
+            infos = archive.infolist()
+            expanded = sum(i.file_size for i in infos)
+            if expanded > MAX_SHEET_EXPANDED_BYTES:
+                raise IngestError(
+                    f"{name}: the workbook expands to {expanded / 1e6:.0f} MB, past the "
+                    f"{MAX_SHEET_EXPANDED_BYTES / 1e6:.0f} MB a sheet of examples may take"
+                )
+            rows = sum(
+                _count_rows(archive, info)
+                for info in infos
+                if info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml")
+            )
+    except IngestError:
+        raise
+    except _ZIP_ERRORS:
+        return  # not a zip, or a broken one: the sheet reader says what it is
+    if rows > MAX_SHEET_ROWS:
+        raise IngestError(
+            f"{name}: {rows:,} rows, over the {MAX_SHEET_ROWS:,} a workbook of examples may "
+            "have (each row is a chunk to embed); split the workbook"
+        )
+
+
+def _count_rows(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> int:
+    count, tail = 0, b""
+    with archive.open(info) as member:
+        while block := member.read(1 << 20):
+            joined = tail + block
+            count += joined.count(b"<row ") + joined.count(b"<row>")
+            tail = joined[-4:]  # a match takes 5 bytes: none lies wholly in the tail
+    return count
 
 
 def _loaded(
@@ -117,6 +170,8 @@ def _loaded(
     assets: dict[str, bytes] | None = None,
     doc_name: str | None = None,
 ) -> LoadedDocument:
+    items, repairs = clean_items(items)
+    warnings = [*warnings, *repairs]
     doc = Document(
         doc_id=doc_id_from_name(doc_name or name),
         name=Path(name).name,
@@ -139,10 +194,22 @@ def _safe_member(name: str) -> str:
     return norm
 
 
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    RuntimeError,
+    NotImplementedError,
+    EOFError,
+    OSError,
+    ValueError,
+    zlib.error,
+)
+
+
 def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
     try:
         archive = zipfile.ZipFile(BytesIO(data))
-    except zipfile.BadZipFile:
+    except _ZIP_ERRORS:
         raise IngestError(f"{name}: not a valid zip archive") from None
     with archive:
         infos = [i for i in archive.infolist() if not i.is_dir()]
@@ -152,17 +219,7 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
             raise IngestError(
                 f"{name}: the archive expands past {MAX_ZIP_EXPANDED_BYTES // 10**6} MB"
             )
-        members: dict[str, zipfile.ZipInfo] = {}
-        for info in infos:
-            try:
-                path = _safe_member(info.filename)
-            except IngestError as exc:
-                raise IngestError(f"{name}: {exc.message}; the archive was not ingested") from None
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise IngestError(f"{name}: symbolic link {info.filename!r} in archive")
-            if "__MACOSX" in path.split("/"):
-                continue
-            members[path] = info
+        members = _members(infos, name)
         lists = sorted(p for p in members if p.lower().endswith("_content_list.json"))
         if not lists:
             lists = sorted(
@@ -174,7 +231,11 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
         markdowns = sorted(p for p in members if p.lower().endswith((".md", ".markdown")))
         sources = lists or markdowns[:1]
         if not sources:
-            raise IngestError(f"{name}: no content_list.json or .md in the archive")
+            nested = any(p.lower().endswith(".zip") for p in members)
+            raise IngestError(
+                f"{name}: no content_list.json or .md in the archive"
+                + (" (archives inside an archive are not opened)" if nested else "")
+            )
         out = []
         encrypted = [p for p, i in members.items() if i.flag_bits & 0x1]
         if encrypted:
@@ -185,35 +246,44 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
         def read(path: str) -> bytes:
             try:
                 return archive.read(members[path])
-            except (
-                zipfile.BadZipFile,
-                RuntimeError,
-                NotImplementedError,
-                EOFError,
-                zlib.error,
-            ) as exc:
+            except _ZIP_ERRORS as exc:
                 raise IngestError(
                     f"{name}: cannot read {path!r} from the archive ({exc})"
                 ) from None
 
         for source in sources:
+            where = f"{name}:{source}"
+            expanded = members[source].file_size
+            if expanded > max_bytes:
+                raise IngestError(
+                    f"{name}: {source} expands to {expanded / 1e6:.1f} MB, over the "
+                    f"{max_bytes / 1e6:.0f} MB limit per file (setting max_file_bytes)"
+                )
             raw = read(source)
-            _check_size(source, len(raw), max_bytes)
             folder = posixpath.dirname(source)
             if source.lower().endswith(".json"):
-                items, warnings = parse_content_list(raw, f"{name}:{source}")
+                items, warnings = parse_content_list(raw, where)
             else:
-                items, warnings = parse_markdown(decode_text(raw, source)), []
+                items, warnings = parse_markdown(decode_text(raw, where)), []
+            warnings = list(warnings)
             assets = {}
+            too_big = []
             for path in members:
                 if path.lower().endswith(_IMAGE_SUFFIXES) and (
                     not folder or path.startswith(folder + "/")
                 ):
+                    if members[path].file_size > MAX_IMAGE_BYTES:
+                        too_big.append(path)
+                        continue
                     assets[posixpath.relpath(path, folder or ".")] = read(path)
+            if too_big:
+                warnings.append(
+                    f"{len(too_big)} image(s) over {MAX_IMAGE_BYTES // 2**20} MB left out "
+                    f"({too_big[0]})"
+                )
             missing = sorted(
                 {i.image_path for i in items if i.image_path and i.image_path not in assets}
             )
-            warnings = list(warnings)
             if missing:
                 warnings.append(f"{len(missing)} image(s) referenced but not in the archive")
             digest = hashlib.sha256(raw + b"".join(assets[k] for k in sorted(assets))).hexdigest()
@@ -230,3 +300,25 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
                 )
             )
         return out
+
+
+def _members(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfile.ZipInfo]:
+    """The archive's files by normalised path; raises IngestError on an unsafe path, a
+    symbolic link or a path written twice (which of the two is meant cannot be known)."""
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        try:
+            path = _safe_member(info.filename)
+        except IngestError as exc:
+            raise IngestError(f"{name}: {exc.message}; the archive was not ingested") from None
+        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+            raise IngestError(f"{name}: symbolic link {info.filename!r} in archive")
+        if "__MACOSX" in path.split("/"):
+            continue
+        if path in members:
+            raise IngestError(
+                f"{name}: {info.filename!r} appears twice in the archive; which copy is meant "
+                "cannot be told"
+            )
+        members[path] = info
+    return members

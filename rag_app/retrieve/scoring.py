@@ -129,7 +129,12 @@ def lift_introduced(search: Search, signals: Signals, hits: list[Hit]) -> list[H
             lifted = round(weight * hit.score, 6)
             if lifted > lifts.get(table_id, (0.0, hit))[0]:
                 lifts[table_id] = (lifted, hit)
-    new = [i for i in lifts if i not in by_id and search.allows(search.snap.chunks[i])]
+    # A feature built from a newer generation may name a table this run's snapshot lacks.
+    new = [
+        i
+        for i in lifts
+        if i not in by_id and i in search.snap.chunks and search.allows(search.snap.chunks[i])
+    ]
     scored = {h.chunk.chunk_id: h for h in score(search, signals, dict.fromkeys(new, "introduced"))}
     changed = False
     for table_id, (lifted, intro) in lifts.items():

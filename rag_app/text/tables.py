@@ -17,6 +17,23 @@ from html.parser import HTMLParser
 _NUMBER = re.compile(r"^[\s(（\-−–+$¥￥€£]*\d[\d,，.\s]*%?[)）]?\s*(?:[a-zA-Z%倍元亿万千]+)?$")
 _YEAR = re.compile(r"^(?:FY)?\s*(?:19|20)\d{2}\s*(?:[AEFH年QY].*)?$|^\d{1,2}Q\d{2}$|^Q\d", re.I)
 _MAX_SPAN = 100  # a colspan of 10^6 in hostile HTML must not allocate a huge grid
+# Positions (rows x columns, spans expanded) one table's grid may take: 5000 rows of 50 columns.
+# Spans of 100 x 100 on every cell, or one row of 30,000 cells above 10,000 short ones, would
+# otherwise allocate gigabytes; such a table is refused at ingestion and read without its spans
+# (then cut to this size) anywhere else.
+MAX_GRID_CELLS = 250_000
+
+
+class TableTooLarge(ValueError):
+    """A table whose grid would take more than ``MAX_GRID_CELLS`` positions."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        super().__init__(
+            f"a table of {rows:,} rows x {cols:,} columns (spans expanded) is over the "
+            f"{MAX_GRID_CELLS:,} cells one table may take"
+        )
+        self.rows = rows
+        self.cols = cols
 
 
 @dataclass(frozen=True)
@@ -106,17 +123,27 @@ def _span(value: str | None) -> int:
         return 1
 
 
-def parse_table(html: str, header_rows: int = 0) -> Grid:
+def parse_table(html: str, header_rows: int = 0, *, strict: bool = False) -> Grid:
     """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows.
 
     ``header_rows`` > 0 says how many leading rows are headers (when the chunk already knows);
     otherwise rows of ``<th>``/``<thead>`` cells are headers, or the rows are read to guess.
+    A table whose grid would pass ``MAX_GRID_CELLS`` raises ``TableTooLarge`` when ``strict``
+    (ingestion), else is read without its spans and cut to that size.
     """
     parser = _TableParser()
     parser.feed(html or "")
     parser.close()
     parser._close_cell()
     raw = [row for row in parser.rows if row]
+    rows_needed, cols_needed = _extent(raw)
+    if rows_needed * cols_needed > MAX_GRID_CELLS:
+        if strict:
+            raise TableTooLarge(rows_needed, cols_needed)
+        raw = [[(text, header, 1, 1) for text, header, _, _ in row] for row in raw]
+        width = max(len(row) for row in raw)
+        raw = raw[: max(1, MAX_GRID_CELLS // width)]
+        raw = [row[:MAX_GRID_CELLS] for row in raw]
     grid: list[list[tuple[int, str] | None]] = []
     header_flags: list[bool] = []
     cell_id = 0
@@ -156,6 +183,27 @@ def parse_table(html: str, header_rows: int = 0) -> Grid:
             marked += 1
         header_rows = marked if marked else _guess_header_rows(rows)
     return Grid(rows, min(header_rows, max(0, len(rows) - 1)), cell_ids)
+
+
+def _extent(raw: list[list[tuple[str, bool, int, int]]]) -> tuple[int, int]:
+    """An upper bound on the rows and columns a table's grid takes, spans expanded: a row is
+    as wide as its own cells plus the cells above it whose rowspan reaches down into it."""
+    if not raw:
+        return 0, 0
+    rows = max(r + max(cell[3] for cell in row) for r, row in enumerate(raw))
+    carried = [0] * (rows + 1)  # difference array of the columns rowspans carry into a row
+    own = [0] * rows
+    for r, row in enumerate(raw):
+        for _, _, colspan, rowspan in row:
+            own[r] += colspan
+            if rowspan > 1:
+                carried[r + 1] += colspan
+                carried[r + rowspan] -= colspan
+    width = running = 0
+    for r in range(rows):
+        running += carried[r]
+        width = max(width, own[r] + running)
+    return rows, width
 
 
 def _is_value(cell: str) -> bool:

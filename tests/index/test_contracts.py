@@ -239,6 +239,23 @@ class VectorStoreContract:
         assert store.query(KB, QUERY, 3, NO_FILTER) == []
         assert found_ids(store.query("kept", QUERY, 2, NO_FILTER)) == NEAREST_FIRST[:2]
 
+    def test_all_ids_lists_every_stored_id_of_the_knowledge_base(self, store: VectorStore) -> None:
+        fill(store)
+        fill(store, "other")
+        store.delete_ids("other", ["a1"])
+        assert sorted(store.all_ids(KB)) == sorted(NEAREST_FIRST)
+        assert sorted(store.all_ids("other")) == sorted(NEAREST_FIRST[1:])
+        assert store.all_ids("never-made") == []
+
+    def test_knowledge_bases_lists_those_stored_and_forgets_dropped_ones(
+        self, store: VectorStore
+    ) -> None:
+        fill(store)
+        fill(store, "kept")
+        assert {KB, "kept"} <= set(store.knowledge_bases())
+        store.drop(KB)
+        assert "kept" in store.knowledge_bases() and KB not in store.knowledge_bases()
+
     def test_reopening_the_same_path_keeps_the_data(
         self, open_store: Callable[[Path], VectorStore], tmp_path: Path
     ) -> None:

@@ -180,7 +180,9 @@ def test_reingest_changed_content_replaces_without_stale_chunks(
     assert first.status == "ingested" and first.n_chunks == 6
     old_ids = _catalogue_ids(library)
 
-    second = ingest_json(_versioned("betaword", 2), "report_content_list.json")
+    second = ingest_json(
+        _versioned("betaword", 2), "report_content_list.json", on_conflict="replace"
+    )
     assert second.status == "ingested" and second.doc_id == "report"
     assert "replaced" in second.message and second.n_chunks == 2
     (info,) = library.documents(KB)
@@ -228,7 +230,9 @@ def test_failed_replace_keeps_the_previous_version_searchable(
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(library.catalogue, "add_document", broken)
-    report = ingest_json(_versioned("betaword", 3), "report_content_list.json")
+    report = ingest_json(
+        _versioned("betaword", 3), "report_content_list.json", on_conflict="replace"
+    )
     assert report.status == "rejected"
     monkeypatch.undo()
     assert library.chunks(KB) == old_chunks
@@ -345,8 +349,8 @@ def test_same_doc_id_twice_in_one_batch(library: Library) -> None:
     one = json.dumps([{"type": "text", "text": "first version"}]).encode()
     two = json.dumps([{"type": "text", "text": "second version"}]).encode()
     reports = library.ingest_bytes([("x_content_list.json", one), ("x.json", two)])
-    assert [r.status for r in reports] == ["ingested", "rejected"]
-    assert "same document id x" in reports[1].message
+    assert [r.status for r in reports] == ["ingested", "conflict"]
+    assert "is also the document x" in reports[1].message
     assert "first version" in library.chunks(KB)[0].text
 
 

@@ -25,7 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +135,9 @@ class StreamlitServer:
     """``streamlit run app.py`` on a free loopback port with its own data folder.
 
     Started in its own process group so stopping it also stops anything it spawned; only this
-    process (by its id) is ever signalled.
+    process (by its id) is ever signalled. ``extra_args`` go after the usual options (e.g.
+    ``["--secrets.files", path]``: a secrets file of the test's own, instead of the repo's
+    ``.streamlit/``).
     """
 
     def __init__(
@@ -145,11 +147,13 @@ class StreamlitServer:
         cache_dir: Path | None = None,
         log_path: Path | None = None,
         extra_env: Mapping[str, str] | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir)
         self.cache_dir = cache_dir
         self.log_path = log_path or self.data_dir.parent / f"{self.data_dir.name}-streamlit.log"
         self.extra_env = dict(extra_env or {})
+        self.extra_args = list(extra_args)
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0  # time.monotonic() when the process was launched
@@ -181,6 +185,7 @@ class StreamlitServer:
             "true",
             "--browser.gatherUsageStats",
             "false",
+            *self.extra_args,
         ]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")

@@ -61,6 +61,7 @@ pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
+UPLOAD_SUFFIXES = (".json", ".md", ".markdown", ".zip", ".xlsx", ".xls", ".csv")
 BROWSER_DATA = TEST_DATA / "browser"
 # The README's screenshots are rewritten only on request (UPDATE_SCREENSHOTS=1); otherwise the
 # pages are still driven and captured, into test-artifacts/.
@@ -158,6 +159,13 @@ def page(
     browser: Any, app_server: StreamlitServer, request: pytest.FixtureRequest
 ) -> Iterator[Any]:
     """A fresh session on the Ask page; any dialog or uncaught page error fails the test."""
+    # Saved conversations and remembered choices (language, modes) belong to the one local
+    # user, whom every test's session is: each test starts without the last one's.
+    from rag_app.conversations import ConversationStore
+
+    saved = ConversationStore.in_dir(app_server.data_dir)
+    saved.forget_user("")
+    saved.close()
     pg = new_page(browser)
     dialogs: list[str] = []
     errors: list[str] = []
@@ -634,11 +642,92 @@ def test_deleting_a_document_removes_it(page: Any) -> None:
     assert main.get_by_text("华虹半导体2024年营业收入为20.04亿美元").count() == 0
 
 
+def test_a_different_file_under_a_used_name_is_asked_about(page: Any, tmp_path: Path) -> None:
+    """Nothing is silently written over: the second 华虹 report under the same file name is held
+    back with two choices; keeping both lists two documents, replacing says so."""
+    goto_page(page, "文档库")
+    create_kb(page, "同名测试")
+    upload(page, [BROWSER_DATA / "huahong_content_list.json"], "同名测试")
+    heading(page, "文档（1）").wait_for()
+    items = json.loads((BROWSER_DATA / "huahong_content_list.json").read_text(encoding="utf-8"))
+    main = main_area(page)
+    for version, choice in ((2, "两者都保留"), (3, "替换「huahong」")):
+        newer = tmp_path / f"v{version}" / "huahong_content_list.json"
+        newer.parent.mkdir()
+        extra = {"type": "text", "text": f"第{version}版：2025年营业收入预计为2{version}亿美元。"}
+        newer.write_text(json.dumps([*items, {**extra, "page_idx": 1}], ensure_ascii=False))
+        while page.get_by_test_id("stFileChipDeleteBtn").count():  # the last upload's files
+            act(page, page.get_by_test_id("stFileChipDeleteBtn").first.click)
+        upload(page, [newer], "同名测试")
+        assert "⚠️ 需要选择" in page.get_by_test_id("stProgress").first.inner_text()
+        warning = main.get_by_test_id("stAlertContentWarning").filter(has_text="库中已有同名文档")
+        assert warning.first.is_visible()
+        act(page, main.get_by_role("button", name=choice).click, timeout=120_000)
+        done = main.get_by_test_id("stAlertContentSuccess").filter(has_text="已导入")
+        done.first.wait_for(timeout=120_000)
+        text = done.first.inner_text()
+        if version == 2:
+            assert "另存为「huahong (2)」" in text, text
+            heading(page, "文档（2）").wait_for()
+        else:
+            assert "替换了旧版本" in text and "变化" in text, text
+            heading(page, "文档（2）").wait_for()
+        assert main.get_by_role("button", name=choice).count() == 0
+
+
+def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
+    page: Any, tmp_path: Path
+) -> None:
+    """Files from the hostile catalogue (tests/ingest/hostile_files.py), two of each kind, and a
+    canary, uploaded at once: a row per file with its outcome, the reason of every rejection, no
+    exception on the page, and the canary listed and whole afterwards."""
+    from tests.ingest.hostile_files import hostile_bytes
+
+    chosen, kinds = [], {}
+    for case, data in hostile_bytes():
+        small = 0 < len(data) < 60_000 and case.name.lower().endswith(UPLOAD_SUFFIXES)
+        if case.kind == "canary" or (small and kinds.get(case.kind, 0) < 2 and case.on_disk):
+            kinds[case.kind] = kinds.get(case.kind, 0) + 1
+            chosen.append((case, data))
+    chosen = [c for c in chosen if c[0].kind != "canary"] + [
+        c for c in chosen if c[0].kind == "canary"
+    ][:1]
+    paths = []
+    for case, data in chosen:
+        path = tmp_path / case.name
+        path.write_bytes(data)
+        paths.append(path)
+    goto_page(page, "文档库")
+    create_kb(page, "恶意批次")
+    upload(page, paths, "恶意批次")
+    main = main_area(page)
+    bars = page.get_by_test_id("stProgress").all_inner_texts()
+    assert len(bars) == len(chosen), bars
+    for (case, _), bar in zip(chosen, bars, strict=True):
+        if case.expect == "rejected":
+            assert "❌ 未导入" in bar, (case.name, bar)
+        elif case.expect in ("ingested", "warned"):
+            assert "✅ 已导入" in bar or "ℹ️" in bar, (case.name, bar)
+    errors = "\n".join(main.get_by_test_id("stAlertContentError").all_inner_texts())
+    for case, _ in chosen:
+        if case.expect == "rejected" and case.fragment:
+            assert case.fragment.lower() in errors.lower(), (case.name, case.fragment)
+    assert page.get_by_test_id("stException").count() == 0
+    canary = chosen[-1][0]
+    assert canary.kind == "canary"
+    successes = main.get_by_test_id("stAlertContentSuccess").all_inner_texts()
+    assert any(f"{canary.name}：已导入" in text for text in successes), successes
+    listed = sum("✅ 已导入" in bar for bar in bars)
+    heading(page, f"文档（{listed}）").wait_for()
+
+
 def test_english_switch_relabels_every_page(page: Any) -> None:
     act(page, segment(page, "English").click)
     heading(page, "Ask the reports").wait_for()
     links = navigation(page).get_by_role("link").all_inner_texts()
-    assert [x.split()[-1] for x in links] == ["Ask", "Compare", "Library", "Settings"], links
+    assert [x.split()[-1] for x in links] == ["Ask", "Compare", "Library", "Audit", "Settings"], (
+        links
+    )
     side = sidebar(page).inner_text()
     for label in ("Knowledge base", "Retrieval mode", "Prompt mode", "Smart", "Hybrid"):
         assert label in side, label

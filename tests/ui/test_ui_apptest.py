@@ -544,3 +544,165 @@ def test_every_prompt_budget_reason_has_a_chinese_wording() -> None:
             assert worded != section.reason and not re.search(r"[a-z]{4,}", words), worded
     finally:
         st.session_state["lang"] = "zh"
+
+
+@slow
+def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> None:
+    at = start()
+    ask(at, QUESTION)
+    at.switch_page("pages/audit.py").run()
+    assert not at.exception, at.exception
+    assert "## 🧾 审计日志" in markdown(at)
+    at.text_input(key="audit_words").set_value("预测市盈率").run()
+    assert not at.exception, at.exception
+    (table,) = [d for d in at.dataframe if "问题" in d.value.columns]
+    frame = table.value
+    assert (frame["问题"] == QUESTION).any() and (frame["知识库"] == state.SAMPLE_KB).any()
+    row = frame[frame["问题"] == QUESTION].iloc[0]
+    assert row["片段数"] > 0 and row["提示词 tokens"] > 0 and row["来源"] == "app"
+    assert row["错误"] == ""
+    assert any(b.label == "导出 CSV" for b in at.get("download_button"))
+    at.text_input(key="audit_words").set_value("no such question asked").run()
+    assert "没有符合条件的记录。" in [i.value for i in at.info]
+    english = start()
+    english.get_by_key("_w_lang__sidebar").set_value("en").run()
+    english.switch_page("pages/audit.py").run()
+    assert not english.exception, english.exception
+    assert "## 🧾 Audit log" in markdown(english)
+
+
+# -- saved conversations (rag_app/conversations.py, pages/ask.py) --------------------------------
+@pytest.fixture(autouse=True)
+def _forget_the_local_users_conversations(request: pytest.FixtureRequest) -> None:
+    """The tests share one data folder: each starts as a user with no saved conversation and
+    no remembered choice (a language or mode one test chose would greet the next one)."""
+    if "env" not in request.fixturenames:
+        return
+    from rag_app.conversations import ConversationStore
+
+    store = ConversationStore.in_dir(request.getfixturevalue("data_dir"))
+    store.forget_user("")
+    store.close()
+
+
+def session(user: dict[str, Any] | None = None, address: str = "") -> AppTest:
+    """A new session (a browser tab opened, or reloaded) as ``user`` at ``?c=address``."""
+    at = AppTest.from_file(APP, default_timeout=240)
+    if user is not None:
+        at.user = user
+    if address:
+        at.query_params["c"] = address
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def conversation_buttons(at: AppTest) -> dict[str, str]:
+    """The sidebar's saved conversations: id -> label."""
+    return {
+        str(b.key)[5:]: b.label
+        for b in at.sidebar.button
+        if str(b.key).startswith("conv_")
+        and b.key not in {"conv_new", "conv_rename", "conv_delete", "conv_sign_in"}
+    }
+
+
+@slow
+def test_a_conversation_is_saved_listed_reopened_renamed_and_deleted(env: Path) -> None:
+    at = start()
+    assert conversation_buttons(at) == {}
+    ask(at, QUESTION)
+    opened = at.session_state["conversation"]
+    assert opened and at.query_params["c"] == opened  # the address names it
+    assert conversation_buttons(at) == {opened: QUESTION}
+    assert at.button(key=f"conv_{opened}").proto.help == QUESTION  # the whole title on hover
+    # a new conversation empties the chat and the address; the saved one stays listed
+    at.button(key="conv_new").click().run()
+    assert len(at.chat_message) == 0 and "c" not in at.query_params
+    assert at.session_state["conversation"] is None and opened in conversation_buttons(at)
+    # reopened from the sidebar: the turn as it was, its citations linked to its cards
+    at.button(key=f"conv_{opened}").click().run()
+    assert not at.exception, at.exception
+    assert len(at.chat_message) == 2 and at.query_params["c"] == opened
+    text = markdown(at)
+    assert "106.2" in text
+    links = re.findall(r"\[\\\[Source (\d+)\\\]\]\(#source-(\d+)\)", text)
+    assert links and all(f'id="source-{b}"' in text for _, b in links)
+    assert any("已从对话记录恢复" in c.value for c in at.caption)
+    # every source's chunk is found in the library again (merged sub-tables joined again)
+    assert not any("已不在文档库中" in c.value for c in at.caption)
+    # a reload (a new session at the same address) shows it; so does a follow-up's history
+    reloaded = session(address=opened)
+    assert [m.name for m in reloaded.chat_message] == ["user", "assistant"]
+    assert QUESTION in markdown(reloaded)
+    ask(reloaded, "那2025年呢？")
+    assert len(reloaded.chat_message) == 4 and reloaded.session_state["conversation"] == opened
+    turns = reloaded.session_state["turns"]
+    assert turns[0].answer is None and turns[0].saved is not None  # restored
+    messages = turns[1].answer.prompt.messages
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    # rename
+    reloaded.text_input(key=f"conv_title_{opened}").set_value("市盈率 *预测* <b>").run()
+    reloaded.button(key="conv_rename").click().run()
+    # shown as written: the title's Markdown and HTML characters are escaped
+    assert conversation_buttons(reloaded)[opened] == "市盈率 \\*预测\\* \\<b\\>"
+    assert [d.label for d in reloaded.get("download_button")] == ["⬇️"]  # the export
+    # delete (the confirmation is the popover's own button)
+    reloaded.button(key="conv_delete").click().run()
+    assert not reloaded.exception, reloaded.exception
+    assert opened not in conversation_buttons(reloaded) and len(reloaded.chat_message) == 0
+    assert "对话已删除。" in [i.value for i in reloaded.info]
+    gone = session(address=opened)
+    assert len(gone.chat_message) == 0 and "c" not in gone.query_params
+    assert any("地址中的对话不存在" in i.value for i in gone.info)
+
+
+@slow
+def test_the_language_and_the_ask_pages_choices_are_remembered(env: Path) -> None:
+    at = start()
+    at.get_by_key("_w_mode__ask").set_value("hybrid").run()
+    at.get_by_key("_w_prompt_mode__ask").set_value("precise").run()
+    library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
+    (doc_id,) = [d.doc_id for d in library.documents(state.SAMPLE_KB)]
+    at.get_by_key(f"_w_doc_filter.{state.SAMPLE_KB}__ask").set_value([doc_id]).run()
+    # (in a session of its own: AppTest loses widget changes made after a language switch)
+    session().get_by_key("_w_lang__sidebar").set_value("en").run()
+    again = session()
+    assert again.session_state["lang"] == "en" and "## 💬 Ask the reports" in markdown(again)
+    assert again.session_state["mode"] == "hybrid"
+    assert again.session_state["prompt_mode"] == "precise"
+    assert again.get_by_key("_w_mode__ask").value == "hybrid"
+    assert again.session_state["doc_filter"] == {state.SAMPLE_KB: [doc_id]}
+    # another signed-in user starts from the defaults
+    other = session({"is_logged_in": True, "email": "bob@example.com"})
+    assert other.session_state["lang"] == "zh" and other.session_state["mode"] == "smart"
+
+
+@slow
+def test_one_user_never_sees_another_users_conversations(env: Path) -> None:
+    alice_user = {"is_logged_in": True, "email": "alice@example.com", "name": "Alice"}
+    alice = session(alice_user)
+    ask(alice, QUESTION)
+    hers = alice.session_state["conversation"]
+    assert hers in conversation_buttons(alice)
+    try:
+        bob = session({"is_logged_in": True, "email": "bob@example.com"})
+        assert conversation_buttons(bob) == {}
+        # knowing the address is not enough
+        peeking = session({"is_logged_in": True, "email": "bob@example.com"}, address=hers)
+        assert len(peeking.chat_message) == 0 and conversation_buttons(peeking) == {}
+        assert any("地址中的对话不存在" in i.value for i in peeking.info)
+        # nor is being the local user (no authentication), nor a visitor not signed in
+        assert conversation_buttons(session()) == {}
+        visitor = session({"is_logged_in": False}, address=hers)
+        assert len(visitor.chat_message) == 0 and conversation_buttons(visitor) == {}
+        assert "登录后可保存对话。" in [c.value for c in visitor.sidebar.caption]
+        # Alice, back, finds hers
+        back = session(alice_user, address=hers)
+        assert QUESTION in markdown(back) and hers in conversation_buttons(back)
+    finally:
+        from rag_app.conversations import ConversationStore
+
+        store = ConversationStore.in_dir(env)
+        store.forget_user("alice@example.com")
+        store.close()

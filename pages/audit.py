@@ -1,0 +1,124 @@
+"""审计 / Audit: every answered question (seed 002's audit log), filtered by knowledge base, time,
+user and words, one record opened with its hits and timings, and the list exported as CSV."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+
+import pandas as pd
+import streamlit as st
+
+from rag_app.audit import AuditRecord
+from ui import state
+from ui.i18n import t
+
+MAX_ROWS = 2000
+
+
+def _local(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return iso
+
+
+def rows(records: list[AuditRecord]) -> pd.DataFrame:
+    """One row per record, in the columns the table shows and the CSV holds."""
+    return pd.DataFrame(
+        [
+            {
+                t("audit_col_time"): _local(r.time),
+                t("audit_col_user"): r.user,
+                t("audit_col_kb"): r.kb,
+                t("audit_col_client"): r.client,
+                t("audit_col_mode"): r.mode,
+                t("audit_col_question"): r.question,
+                t("audit_col_standalone"): r.standalone_question
+                if r.standalone_question != r.question
+                else "",
+                t("audit_col_hits"): len(r.hits),
+                t("audit_col_tokens"): r.prompt_tokens,
+                t("audit_col_answerer"): r.answerer
+                + (f" ← {r.fallback_from}" if r.fallback_from else ""),
+                t("audit_col_ms"): round(r.timings.get("total_ms", 0.0)),
+                t("audit_col_flagged"): len(r.flagged),
+                t("audit_col_error"): r.error,
+            }
+            for r in records
+        ]
+    )
+
+
+log = state.audit_log()
+st.markdown(f"## 🧾 {t('audit_title')}")
+if log is None:
+    st.error(t("audit_unavailable"))
+    st.stop()
+st.caption(t("audit_caption", days=state.settings().audit_retention_days))
+
+kbs = state.library().knowledge_bases()
+a, b, c, d = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+kb = a.selectbox(
+    t("audit_kb"),
+    options=["", *kbs],
+    format_func=lambda k: k or t("audit_all"),
+    key="audit_kb",
+)
+since = b.date_input(
+    t("audit_since"), value=datetime.now().date() - timedelta(days=7), key="audit_since"
+)
+user = c.text_input(t("audit_user"), key="audit_user").strip()
+words = d.text_input(t("audit_words"), key="audit_words", placeholder=t("audit_words_hint"))
+
+start = datetime.combine(since, time.min).astimezone(UTC).isoformat() if since else None
+records = log.records(
+    kb=kb or None, since=start, user=user or None, contains=words.strip(), limit=MAX_ROWS
+)
+table = rows(records)
+st.caption(t("audit_count", n=len(records)))
+if records:
+    picked = st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="audit_table",
+    )
+    st.download_button(
+        t("audit_export"),
+        # utf-8-sig: Excel opens the Chinese columns right only with the byte-order mark
+        data=table.to_csv(index=False).encode("utf-8-sig"),
+        file_name=f"audit-{datetime.now():%Y%m%d-%H%M}.csv",
+        mime="text/csv",
+        icon="⬇️",
+    )
+    chosen = picked.selection.rows if picked is not None else []
+    if chosen:
+        record = records[chosen[0]]
+        with st.container(border=True):
+            st.markdown(f"**{record.question}**")
+            if record.error:
+                st.warning(f"{record.error_kind}: {record.error}")
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "#": n,
+                            "chunk": h.chunk_id,
+                            t("audit_col_doc"): h.doc_id,
+                            t("audit_col_type"): h.type,
+                            t("audit_col_score"): h.score,
+                            t("audit_col_strategy"): h.strategy,
+                        }
+                        for n, h in enumerate(record.hits, 1)
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+            st.caption(" · ".join(f"{k} {v:.0f}" for k, v in record.timings.items()))
+            for sentence in record.flagged:
+                st.caption(f"⚠️ {t('audit_flagged')}: {sentence}")
+else:
+    st.info(t("audit_empty"))

@@ -1,0 +1,151 @@
+"""The audit log: one record per answer, from the pipeline whoever calls it, filtered and
+pruned, and never a key (a real SQLite file in tmp_path, the scripted LLM, the sample library)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from rag_app.audit import AuditLog, record_of, scrub
+from rag_app.cli import main
+from rag_app.index.library import Library
+from rag_app.llm.base import LLMError
+from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
+from rag_app.models import AskOptions
+from rag_app.pipeline import Pipeline
+from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
+
+QUESTION = "中芯国际2026年预测市盈率是多少？"
+OPTIONS = AskOptions(kb="default", mode="hybrid", user="analyst")
+KEY = "sk-canary-0123456789abcdef"
+CONTRACT = {"time", "kb", "question", "mode", "standalone_question", "hits", "timings"}
+CONTRACT |= {"answerer", "error"}
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(tmp_path_factory.mktemp("audit"), counter, [SAMPLE_CONTENT_LIST])
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> AuditLog:
+    return AuditLog.in_dir(tmp_path / "data")
+
+
+def test_every_answer_is_recorded_with_what_was_retrieved_and_what_answered(
+    sample: Library, log: AuditLog
+) -> None:
+    pipeline = Pipeline(sample.settings, sample, audit=log, client="cli")
+    answer = pipeline.ask(QUESTION, OPTIONS)
+    (record,) = log.records()
+    assert CONTRACT <= set(record.to_json())
+    assert record.question == QUESTION and record.kb == "default" and record.mode == "hybrid"
+    assert record.user == "analyst" and record.client == "cli"
+    assert [h.chunk_id for h in record.hits] == [h.chunk.chunk_id for h in answer.hits]
+    assert record.hits[0].score == round(answer.hits[0].score, 4)
+    assert record.prompt_tokens == answer.prompt.report.prompt_tokens > 0
+    assert record.answerer == answer.answerer and record.error == ""
+    assert set(record.timings) >= {"retrieve_ms", "prompt_ms", "generate_ms", "total_ms"}
+    assert record.answer_chars == len(answer.text)
+
+
+def test_a_failed_provider_is_recorded_with_its_error_and_never_its_key(
+    sample: Library, log: AuditLog, tmp_path: Path
+) -> None:
+    failure = LLMError("auth", f"Incorrect API key provided: {KEY}. Bearer {KEY}")
+    llm = ScriptedLLM(ScriptedResponse(error=failure), name="provider-model")
+    answer = Pipeline(sample.settings, sample, llm, audit=log).ask(QUESTION, OPTIONS)
+    assert answer.error and answer.fallback_from == "provider-model"
+    (record,) = log.records()
+    assert record.error_kind == "auth" and "Incorrect API key provided" in record.error
+    assert record.fallback_from == "provider-model" and record.model == "provider-model"
+    log.close()
+    written = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
+    assert KEY.encode() not in written and b"sk-canary" not in written
+
+
+def test_a_log_that_cannot_be_written_never_costs_the_answer(
+    sample: Library, log: AuditLog
+) -> None:
+    log.close()
+    answer = Pipeline(sample.settings, sample, audit=log).ask(QUESTION, OPTIONS)
+    assert answer.text and not answer.error
+
+
+def test_records_filter_by_kb_time_user_and_words_newest_first(
+    sample: Library, log: AuditLog
+) -> None:
+    answer = Pipeline(sample.settings, sample).ask(QUESTION, OPTIONS)
+    base = record_of(answer, OPTIONS)
+    now = datetime.now(UTC)
+    for n, (kb, user, days) in enumerate(
+        [("a", "u1", 10), ("a", "u2", 5), ("b", "u1", 1), ("b", "u1", 0)]
+    ):
+        when = (now - timedelta(days=days)).isoformat(timespec="milliseconds")
+        log.add(replace(base, kb=kb, user=user, time=when, question=f"问题{n} margin"))
+    assert [r.question for r in log.records()] == [
+        "问题3 margin",
+        "问题2 margin",
+        "问题1 margin",
+        "问题0 margin",
+    ]
+    assert [r.question for r in log.records(kb="a")] == ["问题1 margin", "问题0 margin"]
+    assert len(log.records(user="u1")) == 3
+    since = (now - timedelta(days=6)).date().isoformat()
+    assert [r.question for r in log.records(since=since)] == [
+        "问题3 margin",
+        "问题2 margin",
+        "问题1 margin",
+    ]
+    assert [r.question for r in log.records(contains="问题2")] == ["问题2 margin"]
+    assert len(log.records(limit=2)) == 2
+    with pytest.raises(ValueError, match="not an ISO time"):
+        log.records(since="last tuesday")
+    assert log.prune(now - timedelta(days=3)) == 2
+    assert [r.kb for r in log.records()] == ["b", "b"]
+
+
+def test_records_older_than_the_retention_are_pruned_on_open(
+    sample: Library, tmp_path: Path
+) -> None:
+    answer = Pipeline(sample.settings, sample).ask(QUESTION, OPTIONS)
+    old = (datetime.now(UTC) - timedelta(days=100)).isoformat(timespec="milliseconds")
+    log = AuditLog.in_dir(tmp_path / "d", retention_days=0)
+    log.add(replace(record_of(answer, OPTIONS), time=old))
+    log.add(record_of(answer, OPTIONS))
+    log.close()
+    assert len(AuditLog.in_dir(tmp_path / "d", retention_days=0).records()) == 2  # 0 keeps all
+    assert len(AuditLog.in_dir(tmp_path / "d", retention_days=90).records()) == 1
+
+
+def test_scrub_removes_anything_shaped_like_a_key() -> None:
+    text = (
+        f"401: key {KEY}; url http://h/v1?api_key=abc123secret; Authorization: Bearer tok_abcdef12"
+    )
+    cleaned = scrub(text)
+    assert KEY not in cleaned and "abc123secret" not in cleaned and "tok_abcdef12" not in cleaned
+    assert cleaned.startswith("401: key [redacted]")
+    assert scrub("毛利率为21.8%，sk 不是密钥") == "毛利率为21.8%，sk 不是密钥"
+
+
+def test_the_cli_prints_the_log_as_a_table_and_as_json(
+    sample: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data_dir = str(sample.settings.data_dir)
+    log = AuditLog.in_dir(sample.settings.data_dir)
+    answer = Pipeline(sample.settings, sample).ask(QUESTION, OPTIONS)
+    log.add(record_of(answer, OPTIONS, client="cli"))
+    log.add(replace(record_of(answer, OPTIONS), kb="other", question="another question"))
+    assert main(["audit", "--data-dir", data_dir, "--json", "--kb", "default"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["question"] for r in rows] == [QUESTION] and CONTRACT <= set(rows[0])
+    assert rows[0]["hits"][0]["chunk_id"] == answer.hits[0].chunk.chunk_id
+    assert main(["audit", "--data-dir", data_dir, "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "another question" in out and QUESTION not in out and "hybrid" in out
+    assert main(["audit", "--data-dir", data_dir, "--since", "yesterday"]) == 2
+    assert "not an ISO time" in capsys.readouterr().err

@@ -1,0 +1,236 @@
+"""Saved conversations (rag_app/conversations.py): the store, one user's view, a turn's stored
+form from a real pipeline answer, the Markdown export."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from rag_app.conversation_export import to_markdown
+from rag_app.conversations import (
+    Conversation,
+    ConversationStore,
+    SavedSource,
+    SavedTurn,
+    saved_turn,
+    turn_from_json,
+    turn_to_json,
+)
+from rag_app.index.library import Library
+from rag_app.llm.scripted import ScriptedLLM
+from rag_app.models import AskOptions
+from rag_app.pipeline import Pipeline
+from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
+
+OPTIONS = AskOptions(kb="示例", mode="hybrid", doc_ids=("d1",), prompt_mode="precise", top_k=5)
+QUESTION = "中芯国际2026年预测市盈率是多少？"
+SCRIPTED = "2026年预测市盈率为106.2倍 [Source 1]。另见 [Source 99]。"
+
+
+def turn(question: str = QUESTION, answer: str = "106.2 [Source 1]") -> SavedTurn:
+    return SavedTurn(
+        question,
+        OPTIONS,
+        answer=answer,
+        answerer="scripted",
+        sources=(SavedSource(1, "d1", "smic.zip", "c1", "table", (2, 3), "表1", "106.2"),),
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ConversationStore:
+    return ConversationStore.in_dir(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(tmp_path_factory.mktemp("conversations"), counter, [SAMPLE_CONTENT_LIST])
+
+
+def test_conversations_are_listed_most_recently_active_first(store: ConversationStore) -> None:
+    first = store.create("", "第一个问题", "示例")
+    second = store.create("", "第二个问题", "示例")
+    assert [c.id for c in store.list("")] == [second.id, first.id]
+    assert store.append("", first.id, turn())
+    assert [c.title for c in store.list("")] == ["第一个问题", "第二个问题"]
+    assert store.list("")[0].n_turns == 1
+    assert [c.id for c in store.list("", limit=1)] == [first.id]
+
+
+def test_ids_are_url_safe_and_titles_are_one_cut_line(store: ConversationStore) -> None:
+    info = store.create("", "  a\nlong   question " + "x" * 300, "示例")
+    assert len(info.id) >= 16 and info.id.replace("-", "").replace("_", "").isalnum()
+    assert info.title.startswith("a long question x") and len(info.title) == 120
+    assert info.title.endswith("…")
+
+
+def test_rename_and_delete(store: ConversationStore) -> None:
+    info = store.create("", "q", "示例")
+    store.append("", info.id, turn())
+    assert store.rename("", info.id, "  新标题 ")
+    assert store.info("", info.id).title == "新标题"  # type: ignore[union-attr]
+    assert not store.rename("", info.id, "   ")  # a blank title is refused
+    assert store.delete("", info.id)
+    assert store.get("", info.id) is None and store.list("") == []
+    assert not store.delete("", info.id)
+    assert not store.append("", info.id, turn())  # a deleted conversation takes no turn
+    with sqlite3.connect(store.path) as db:  # its turns went with it
+        assert db.execute("SELECT COUNT(*) FROM turns").fetchone() == (0,)
+
+
+def test_one_user_never_reaches_another_users_conversation(store: ConversationStore) -> None:
+    alice = store.create("alice@example.com", "Alice's question", "示例")
+    store.append("alice@example.com", alice.id, turn())
+    local = store.create("", "the local user's", "示例")
+    assert [c.id for c in store.list("bob@example.com")] == []
+    assert [c.id for c in store.list("")] == [local.id]
+    # knowing the id is not enough: read, append, rename, delete all refuse
+    assert store.get("bob@example.com", alice.id) is None
+    assert store.get("", alice.id) is None
+    assert not store.append("bob@example.com", alice.id, turn("bob's"))
+    assert not store.rename("bob@example.com", alice.id, "mine now")
+    assert not store.delete("bob@example.com", alice.id)
+    kept = store.get("alice@example.com", alice.id)
+    assert kept is not None and kept.info.title == "Alice's question"
+    assert [t.question for t in kept.turns] == [QUESTION]
+    # preferences too
+    store.save_preferences("alice@example.com", {"lang": "en"})
+    assert store.preferences("bob@example.com") == {} and store.preferences("") == {}
+    store.forget_user("alice@example.com")
+    assert store.list("alice@example.com") == [] and store.list("") != []
+
+
+def test_turns_and_preferences_survive_reopening_the_file(tmp_path: Path) -> None:
+    store = ConversationStore.in_dir(tmp_path)
+    info = store.create("", QUESTION, "示例")
+    store.append("", info.id, turn())
+    store.append("", info.id, turn("那2026年呢？", "23.5 [Source 1]"))
+    store.save_preferences("", {"lang": "en", "mode": "hybrid", "doc_filter": {"示例": ["d1"]}})
+    store.close()
+    again = ConversationStore(tmp_path / "conversations.sqlite")
+    found = again.get("", info.id)
+    assert found is not None
+    assert [t.question for t in found.turns] == [QUESTION, "那2026年呢？"]
+    assert found.turns[0] == turn()  # whole, options and sources included
+    assert again.preferences("") == {"lang": "en", "mode": "hybrid", "doc_filter": {"示例": ["d1"]}}
+
+
+def test_two_threads_appending_lose_no_turn_and_keep_each_order(store: ConversationStore) -> None:
+    info = store.create("", "q", "示例")
+    errors: list[BaseException] = []
+
+    def write(name: str) -> None:
+        try:
+            for i in range(40):
+                assert store.append("", info.id, turn(f"{name}-{i}"))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    found = store.get("", info.id)
+    assert found is not None and found.info.n_turns == 80 and len(found.turns) == 80
+    for name in ("a", "b"):
+        mine = [t.question for t in found.turns if t.question.startswith(name)]
+        assert mine == [f"{name}-{i}" for i in range(40)]
+
+
+def test_a_second_process_connection_sees_committed_turns(tmp_path: Path) -> None:
+    one, two = ConversationStore.in_dir(tmp_path), ConversationStore.in_dir(tmp_path)
+    info = one.create("", "q", "示例")
+    one.append("", info.id, turn())
+    assert [t.question for t in two.get("", info.id).turns] == [QUESTION]  # type: ignore[union-attr]
+
+
+def test_a_real_answer_is_stored_with_its_sources_and_citation_check(sample: Library) -> None:
+    options = AskOptions(kb="default", mode="hybrid")
+    answer = Pipeline(sample.settings, sample, ScriptedLLM(SCRIPTED)).ask(QUESTION, options)
+    names = {d.doc_id: d.name for d in sample.documents("default")}
+    saved = saved_turn(QUESTION, options, answer, doc_names=names)
+    assert saved.answer == answer.text and saved.answerer == answer.answerer
+    assert [s.number for s in saved.sources] == [s.number for s in answer.prompt.sources]
+    first = answer.prompt.sources[0].hit.chunk
+    source = saved.sources[0]
+    assert (source.chunk_id, source.doc_id, source.pages) == (
+        first.chunk_id,
+        first.doc_id,
+        first.pages,
+    )
+    assert source.doc_name == names[first.doc_id] and source.excerpt
+    assert saved.dangling == (99,)
+    assert [s.cited for s in saved.sentences] == [s.cited for s in answer.citations.sentences]
+    assert [s.flagged for s in saved.sentences] == [s.flagged for s in answer.citations.sentences]
+    # the JSON round trip keeps all of it, reasons included
+    assert turn_from_json(turn_to_json(saved)) == saved
+    # the chunk can be found again in the library by its id
+    again = {c.chunk_id for c in sample.chunks("default", source.doc_id)}
+    assert source.chunk_id in again
+
+
+def test_a_failed_turn_is_stored_as_such() -> None:
+    saved = saved_turn(QUESTION, OPTIONS, None, "boom")
+    assert not saved.answered and saved.failure == "boom" and saved.answer == ""
+    assert turn_from_json(turn_to_json(saved)) == saved
+
+
+def test_markdown_export_lists_the_cited_sources_under_each_answer(
+    store: ConversationStore,
+) -> None:
+    info = store.create("", QUESTION, "示例")
+    two = SavedTurn(
+        "那2026年呢？",
+        OPTIONS,
+        answer="2026E 毛利率 23.5% [Source 2]",
+        sources=(
+            SavedSource(1, "d1", "smic.zip", "c1", "text", (0,), "", "x"),
+            SavedSource(2, "d1", "smic.zip", "c2", "table", (4, 5), "盈利预测", "23.5"),
+        ),
+    )
+    store.append("", info.id, turn())
+    store.append("", info.id, two)
+    store.append("", info.id, saved_turn("third", OPTIONS, None, "the model was unreachable"))
+    conversation = store.get("", info.id)
+    assert isinstance(conversation, Conversation)
+    zh = to_markdown(conversation, "zh")
+    assert zh.startswith(f"# {QUESTION}\n")
+    assert (
+        "## 1. "
+        + QUESTION
+        + "\n\n106.2 [Source 1]\n\n**来源**\n\n- [Source 1] smic.zip, 第 3–4 页 — 表1"
+        in zh
+    )
+    assert "## 2. 那2026年呢？\n\n2026E 毛利率 23.5% [Source 2]\n\n**来源**\n\n" in zh
+    assert "- [Source 2] smic.zip, 第 5–6 页 — 盈利预测" in zh
+    assert "[Source 1] smic.zip, 第 1 页" not in zh  # not cited by that answer
+    assert "## 3. third\n\n未能回答：the model was unreachable" in zh
+    en = to_markdown(conversation, "en")
+    assert "- [Source 2] smic.zip, p. 5–6 — 盈利预测" in en and "**Sources**" in en
+
+
+def test_a_merged_table_source_is_joined_again_from_its_sub_tables() -> None:
+    from rag_app.conversations import source_chunk
+    from rag_app.models import Chunk
+
+    def part(i: int) -> Chunk:
+        rows = "<tr><td>项目</td><td>2026E</td></tr>" + f"<tr><td>row{i}</td><td>{i}</td></tr>"
+        return Chunk(
+            f"d1:t{i}", "d1", "table", f"row{i}", f"row{i}", (i,), (i,),
+            table_html=f"<table>{rows}</table>", header_rows=1, parent_table_id="d1#table1",
+            subtable_index=i, subtable_count=2,
+        )  # fmt: skip
+
+    chunks = {c.chunk_id: c for c in (part(1), part(2))}
+    merged = SavedSource(1, "d1", "x", "d1#table1", "table", part_ids=("d1:t1", "d1:t2"))
+    chunk = source_chunk(merged, chunks)
+    assert chunk is not None and chunk.chunk_id == "d1#table1"
+    assert "row1" in chunk.table_html and "row2" in chunk.table_html
+    assert source_chunk(SavedSource(2, "d1", "x", "d1:t2", "table"), chunks) == part(2)
+    gone = SavedSource(3, "d1", "x", "d1#table1", "table", part_ids=("d1:t1", "d1:t9"))
+    assert source_chunk(gone, chunks) is None
