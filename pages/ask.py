@@ -11,7 +11,7 @@ from rag_app.conversation_export import to_markdown
 from rag_app.conversations import SavedTurn, saved_turn, source_chunk
 from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Chunk
-from rag_app.prompt import MODES, Turn
+from rag_app.prompt import MODES
 from ui import state
 from ui.i18n import lang, t, type_label
 from ui.render import (
@@ -132,12 +132,6 @@ def conversations_sidebar() -> None:
             on_click=delete_open,
             args=(opened.info.id,),
         )
-
-
-def history_text(turn: state.ChatTurn) -> str:
-    if turn.answer is not None:
-        return turn.answer.text
-    return turn.saved.answer if turn.saved is not None else ""
 
 
 # a restored turn -----------------------------------------------------------------------------
@@ -335,7 +329,7 @@ if asking and question and kb:
     # The documents' names as the question starts: a document deleted while it is answered
     # (by another user) keeps its name on this answer's cards.
     known = {d.doc_id: d.name for d in lib.documents(kb)}
-    history = [Turn(x.question, history_text(x)) for x in turns if history_text(x).strip()]
+    history = state.conversation_history(turns)
     with st.container(key=LATEST_TURN):
         with st.chat_message("user"):
             st.markdown(escape_markdown_text(question))

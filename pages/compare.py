@@ -114,7 +114,10 @@ if run and question.strip() and kb and has_docs:
         with column:
             st.markdown(f"#### {t('mode_' + mode)} · {mode}")
             options = state.ask_options(kb, mode=mode)
-            answer, failure = stream_answer(pipe, question.strip(), options)
+            # a follow-up of the Ask page's open conversation is understood from it here too
+            answer, failure = stream_answer(
+                pipe, question.strip(), options, state.conversation_history()
+            )
             results[mode] = {
                 "answer": answer,
                 "failure": failure,

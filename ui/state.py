@@ -29,7 +29,7 @@ from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
 from rag_app.models import Answer, AskOptions, IngestReport, Progress
 from rag_app.pipeline import Pipeline
-from rag_app.prompt import MODES
+from rag_app.prompt import MODES, Turn
 from ui.i18n import LANGUAGES, t
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -475,6 +475,23 @@ class ChatTurn:
 # ingestion -----------------------------------------------------------------------------------
 # Share of a file's progress bar per ingestion stage (embedding dominates).
 _STAGE_SPAN = {"chunk": (0.0, 0.1), "embed": (0.1, 0.9), "index": (0.9, 1.0)}
+
+
+def conversation_history(turns: Sequence[ChatTurn] | None = None) -> list[Turn]:
+    """The open conversation's answered turns (restored ones too), as the pipeline's history:
+    a follow-up asked on the Ask page or the Compare page is understood from it."""
+    if turns is None:
+        turns = st.session_state.get("turns", [])
+    out = []
+    for turn in turns:
+        text = (
+            turn.answer.text
+            if turn.answer is not None
+            else (turn.saved.answer if turn.saved is not None else "")
+        )
+        if text.strip():
+            out.append(Turn(turn.question, text))
+    return out
 
 
 def progress_fraction(progress: Progress) -> float:

@@ -223,6 +223,19 @@ def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
     assert len(at.metric) >= 6  # prompt totals per column
 
 
+@slow
+def test_compare_understands_a_follow_up_of_the_open_conversation(env: Path) -> None:
+    at = start()
+    ask(at, "中芯国际2025年的毛利率预测是多少？")
+    at.switch_page("pages/compare.py").run()
+    at.text_input(key="compare_question").set_value("那2026年呢？")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    understood = [c.value for c in at.caption if "理解为" in c.value]
+    assert len(understood) == 2 and all("中芯国际2026年的毛利率预测" in c for c in understood)
+    assert "23.5" in markdown(at)
+
+
 def _content_list() -> bytes:
     items = [
         {"type": "text", "text": "测试报告：华虹半导体", "text_level": 1, "page_idx": 0},
