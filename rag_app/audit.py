@@ -67,6 +67,8 @@ class AuditRecord:
     fallback_from: str = ""
     flagged: tuple[str, ...] = ()  # answer sentences the citation check flagged
     answer_chars: int = 0
+    finding: str = ""  # what the library check found missing (rag_app.answerability)
+    declined: bool = False
     id: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -107,6 +109,8 @@ def record_of(
         fallback_from=answer.fallback_from,
         flagged=tuple(scrub(s.text) for s in flagged),
         answer_chars=len(answer.text),
+        finding=answer.finding,
+        declined=answer.declined,
     )
 
 

@@ -23,16 +23,19 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import load_settings
-from rag_app.evaluation import evaluate, find_documents, load_questions
+from rag_app.evaluation import evaluate, find_documents, load_questions, load_routing_labels
 from rag_app.index.library import Library
 from rag_app.llm.offline import ExtractiveAnswerer
-from rag_app.models import Chunk, Progress
+from rag_app.models import Chunk, Progress, SearchFilter
 from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
 from rag_app.stage_settings import OfflineSettings
 
 REPO = Path(__file__).resolve().parent.parent
+# Hand labels of the broker questions' expected content type and phrasing (docs/ROUTING.md):
+# smart runs report their routing against them.
+ROUTING_LABELS = REPO / "assets" / "broker_eval" / "routing_labels.jsonl"
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,13 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             (REPO / "assets" / "broker_eval" / "docs",),
             REPO / "assets" / "broker_eval" / "questions_followup.jsonl",
             ("pooled", "doc"),
+            index="broker",
+        ),
+        "broker_answerability": EvalSet(
+            "broker_zh answerability (ours)",
+            (REPO / "assets" / "broker_eval" / "docs",),
+            REPO / "assets" / "broker_eval" / "questions_unanswerable.jsonl",
+            ("pooled",),
             index="broker",
         ),
         "broker_multi": EvalSet(
@@ -147,6 +157,8 @@ OFFLINE_ABLATIONS: dict[str, dict[str, object]] = {
     "-list answers": {"list_answers": False},
     "-row notes": {"row_notes": False},
     "-continuing sentences": {"join_continuations": False},
+    "-value lines": {"value_lines": False},
+    "-figure sentences": {"figure_sentences": False},
 }
 
 
@@ -197,6 +209,7 @@ def run(
             file=sys.stderr,
         )
         questions = load_questions(spec.questions)
+        labels = load_routing_labels(ROUTING_LABELS) if ROUTING_LABELS.exists() else None
         runs: list[tuple[str, object]] = [(r, None) for r in retrievers]
         # Follow-ups are also asked without their conversation and written out whole: the
         # history's worth, and how far it is from a question that needs none.
@@ -242,8 +255,12 @@ def run(
                         else None
                     ),
                     conversation=CONVERSATION_RUNS.get(name.partition(" ")[2], "history"),
+                    routing_labels=labels,
                 )  # type: ignore[arg-type]
                 metrics.pop("per_question")
+                routing = metrics.pop("routing", None)
+                if isinstance(routing, dict):
+                    metrics |= {f"routing {k}": v for k, v in routing.items()}
                 row = {
                     "set": spec.name,
                     "scope": scope,
@@ -285,8 +302,14 @@ COLUMNS = (
     "answer_in_context",
     "answer_in_offline",
     "operands_in_context",
+    "declined_unanswerable",
+    "answered_answerable",
     "query_ms_p50",
     "retrieval_context_ms_p95",
+    # smart runs: the share of questions routed to one type, and routes to a type the labels
+    # do not expect, as a share of the labelled questions
+    "routing routed",
+    "routing wrong_type_routes",
 )
 
 
@@ -319,6 +342,40 @@ def write_docs_table(path: Path, results: Sequence[dict[str, object]], command: 
     path.write_text(f"{header}\n\n{to_markdown(results)}\n")
 
 
+def fit_routing_constants(out: Path) -> None:
+    """Fit smart mode's routing constants on ``ROUTING_LABELS``: each broker question's features
+    with a pooled and a per-document first look, and the sample report's example questions over
+    the sample alone; prints the constants for ``StrategyOptions`` and the fit's routing."""
+    from rag_app.index.embedder import load_embedder
+    from rag_app.retrieve.routing import fit_routing
+    from rag_app.retrieve.strategies import routing_features_of
+
+    base = load_settings()
+    embedder = load_embedder(base)
+    labels = load_routing_labels(ROUTING_LABELS)
+    options = options_from(base)
+    rows = []
+    broker = Library(
+        replace(base, data_dir=out / "index" / "broker", knowledge_base="eval"), embedder=embedder
+    )
+    broker.ingest_paths(find_documents([REPO / "assets" / "broker_eval" / "docs"]), "eval")
+    for name in ("questions.jsonl", "questions_list.jsonl"):
+        for q in load_questions(REPO / "assets" / "broker_eval" / name):
+            for flt in (SearchFilter(), SearchFilter(doc_ids=q.doc_ids)):
+                rows.append((q.id, routing_features_of(broker, "eval", q.question, flt, options)))
+    sample = Library(replace(base, data_dir=out / "index" / "sample"), embedder=embedder)
+    sample.ingest_paths([REPO / "assets" / "sample_report" / "smic_report_content_list.json"])
+    kb = sample.settings.knowledge_base
+    for q in json.loads((REPO / "assets" / "sample_report" / "questions.json").read_text()):
+        rows.append((f"sample_{q['id']}", routing_features_of(sample, kb, q["question"])))
+
+    def target(kind: str) -> dict[str, float]:
+        return {"table": 0.5, "text": 0.5} if kind == "mixed" else {kind: 1.0}
+
+    weights, bias = fit_routing([(f, target(labels[qid][0])) for qid, (f, _) in rows])
+    print(f"routing_weights = {weights}\nrouting_bias = {bias}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
@@ -329,11 +386,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also write the table here, headed by the command and the date ('' for no file)",
     )
     parser.add_argument(
-        "--sets", default="tatqa,crud,broker,broker_multi,broker_list,broker_followup"
+        "--sets",
+        default="tatqa,crud,broker,broker_multi,broker_list,broker_followup,broker_answerability",
     )
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
+    parser.add_argument(
+        "--fit-routing", action="store_true", help="fit smart mode's routing constants only"
+    )
     args = parser.parse_args(argv)
+    if args.fit_routing:
+        fit_routing_constants(Path(args.out))
+        return 0
     results = run(
         [s.strip() for s in args.sets.split(",") if s.strip()],
         Path(args.eval_dir),

@@ -40,6 +40,9 @@ class Question:
     history: tuple[tuple[str, str], ...] = ()
     # The same question written out whole (follow-up sets), for the "written out" comparison.
     written_out: str = ""
+    # False for a question the library cannot answer (answerability sets): it should be
+    # declined, and it counts in no retrieval metric.
+    answerable: bool = True
 
     @property
     def earlier_questions(self) -> list[str]:
@@ -78,6 +81,7 @@ def load_questions(path: Path) -> list[Question]:
                     derivation=str(row.get("derivation") or ""),
                     history=_history(row.get("history")),
                     written_out=str(row.get("written_out") or ""),
+                    answerable=bool(row.get("answerable", True)),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -124,6 +128,57 @@ def first_hit_rank(hits: Sequence[Hit], question: Question) -> int | None:
     if any(r is None for r in ranks):
         return None
     return max(r for r in ranks if r is not None)
+
+
+def load_routing_labels(path: Path) -> dict[str, tuple[str, str]]:
+    """Question id -> (expected type, phrasing) from a routing labels file (JSON lines with id,
+    type: table/text/image/mixed, phrasing: explicit/business/misleading)."""
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
+    return {r["id"]: (r["type"], r["phrasing"]) for r in rows}
+
+
+def routing_summary(
+    per_question: Sequence[Mapping[str, object]],
+    labels: Mapping[str, tuple[str, str]] | None = None,
+) -> dict[str, object]:
+    """Smart mode's routing over the rows that carry one: the routed share and routes per type;
+    with labels, the routed questions' accuracy, wrong-type routes as a share of all labelled
+    questions (a mixed question may route to table or text) and the share of single-type
+    questions phrased in explicit or business words that routed to their own type."""
+    decisions = [(row["id"], row["routing"]) for row in per_question if "routing" in row]
+    routed = [(qid, r) for qid, r in decisions if r["single_type"]]  # type: ignore[index]
+    by_type: dict[str, int] = {}
+    for _, r in routed:
+        by_type[r["type"]] = by_type.get(r["type"], 0) + 1  # type: ignore[index]
+    out: dict[str, object] = {
+        "n": len(decisions),
+        "routed": round(len(routed) / len(decisions), 4) if decisions else 0.0,
+        "routed_by_type": by_type,
+    }
+    labelled = [(qid, r) for qid, r in decisions if qid in (labels or {})]
+    if labels and labelled:
+
+        def right(qid: object, kind: object) -> bool:
+            expected = labels[str(qid)][0]
+            return kind in (("table", "text") if expected == "mixed" else (expected,))
+
+        hits = [right(q, r["type"]) for q, r in labelled if r["single_type"]]  # type: ignore[index]
+        own = [
+            bool(r["single_type"]) and r["type"] == labels[str(q)][0]  # type: ignore[index]
+            for q, r in labelled
+            if labels[str(q)][0] != "mixed" and labels[str(q)][1] != "misleading"
+        ]
+        out |= {
+            "n_labelled": len(labelled),
+            "routed_accuracy": round(sum(hits) / len(hits), 4) if hits else None,
+            "wrong_type_routes": round(hits.count(False) / len(labelled), 4),
+            "own_type_routed": round(sum(own) / len(own), 4) if own else None,
+        }
+    return out
+
+
+def _share(flags: Sequence[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 4) if flags else None
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -202,6 +257,7 @@ def evaluate(
     prompt_settings: PromptSettings | None = None,
     offline_answers: Mapping[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]] | None = None,
     conversation: str = "history",
+    routing_labels: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
@@ -215,7 +271,9 @@ def evaluate(
     arithmetic answers whose every operand is in the context. ``conversation`` says how a
     follow-up (a row with ``history``) is asked: "history" makes it standalone from its
     conversation as the chat does (``standalone`` in its row), "none" asks it alone, "written"
-    asks its ``written_out`` form.
+    asks its ``written_out`` form. A smart retriever's rows carry its ``routing`` (type,
+    single_type, confidence) and the metrics a ``routing`` summary (``routing_summary``, with
+    accuracy against ``routing_labels`` when given).
     """
     if conversation not in ("history", "none", "written"):
         raise ValueError("conversation must be history, none or written")
@@ -240,6 +298,9 @@ def evaluate(
         prompt_settings or library.settings.prompt, context_budget=context_budget or 3000
     )
     names = {d.doc_id: d.name for d in library.documents(kb)}
+    # Answerability sets: each question is held against the library (rag_app.answerability).
+    checks = any(not q.answerable for q in questions)
+    declined: dict[bool, list[bool]] = {True: [], False: []}
     for n, question in enumerate(questions):
         search_filter = SearchFilter(doc_ids=question.doc_ids) if scope == "doc" else SearchFilter()
         asked = _asked(question, conversation, library, kb)
@@ -247,14 +308,31 @@ def evaluate(
         hits = retriever.retrieve(asked, depth, search_filter)
         latencies.append((time.perf_counter() - start) * 1000)
         rank = first_hit_rank(hits, question)
-        ranks.append(rank)
         row: dict[str, object] = {
             "id": question.id,
             "rank": rank,
             "top": [h.chunk.chunk_id for h in hits[:3]],
         }
+        routing = getattr(retriever, "last_routing", None)
+        if routing is not None:
+            row["routing"] = {
+                "type": routing.detected_type,
+                "single_type": routing.single_type,
+                "confidence": routing.confidence,
+            }
         if asked != question.question:
             row["standalone"] = asked
+        refused = False
+        if checks:
+            from rag_app.answerability import assess
+
+            refused = assess(asked, library, kb, search_filter.doc_ids).declines
+            declined[question.answerable].append(refused)
+            row["declined"] = refused
+        if not question.answerable:
+            per_question.append(row)
+            continue
+        ranks.append(rank)
         if context_budget:
             prompt = build_prompt(
                 asked,
@@ -274,14 +352,17 @@ def evaluate(
                 row["answer_in_context"] = found
                 sources = [(source.number, source.hit.chunk) for source in prompt.sources]
                 for name, answer in (offline_answers or {}).items():
-                    quoted = bool(answer_in_context(question, answer(asked, sources)))
+                    # a declined answer quotes nothing
+                    quoted = not refused and bool(
+                        answer_in_context(question, answer(asked, sources))
+                    )
                     in_offline[name].append(quoted)
                     row[f"answer_in_offline {name}".strip()] = quoted
         per_question.append(row)
         if n % 25 == 0:
             progress(Progress("questions", n, len(questions)))
     progress(Progress("questions", len(questions), len(questions)))
-    total = len(questions) or 1
+    total = len(ranks) or 1
 
     def recall(at: int) -> float:
         return round(sum(1 for r in ranks if r is not None and r <= at) / total, 4)
@@ -321,5 +402,19 @@ def evaluate(
         "query_ms_p50": round(_percentile(latencies, 0.5), 2),
         "query_ms_p95": round(_percentile(latencies, 0.95), 2),
         **extra,
+        **(
+            {
+                "n_unanswerable": len(declined[False]),
+                "declined_unanswerable": _share(declined[False]),
+                "answered_answerable": _share([not d for d in declined[True]]),
+            }
+            if checks
+            else {}
+        ),
+        **(
+            {"routing": routing_summary(per_question, routing_labels)}
+            if any("routing" in row for row in per_question)
+            else {}
+        ),
         "per_question": per_question,
     }

@@ -314,6 +314,10 @@ class Answer:
     fallback_from: str = ""
     # The standalone question built from the conversation (None: asked without one).
     understood: Understood | None = None
+    # What the library check found missing (rag_app.answerability), in words ("" when nothing),
+    # and whether that left nothing to answer (then the answer says so and quotes nothing).
+    finding: str = ""
+    declined: bool = False
 
     @property
     def standalone_question(self) -> str:

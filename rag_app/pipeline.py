@@ -13,6 +13,7 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from rag_app.answerability import Finding
 from rag_app.audit import AuditLog, record_of
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
@@ -35,6 +36,10 @@ from rag_app.text.query import QueryAnalysis, analyse_query
 # Re-exported: the result types used to live here, and callers still import them from here.
 __all__ = ["Answer", "AskOptions", "Mode", "Pipeline", "PipelineEvent", "build_request"]
 _log = logging.getLogger(__name__)
+_CHECK_NOTE = {
+    "zh": "检索核对：",
+    "en": "Library check: ",
+}
 
 
 class Pipeline:
@@ -82,6 +87,16 @@ class Pipeline:
             search_filter=SearchFilter(doc_ids=options.doc_ids),
             settings=self.settings,
         )
+
+    def check(self, question: str, options: AskOptions, language: str = "zh") -> Finding:
+        """What of the question's company, periods and metrics the library does not hold."""
+        from rag_app.answerability import assess
+
+        try:
+            return assess(question, self.library, options.kb, options.doc_ids)
+        except Exception as exc:  # noqa: BLE001 - a check that fails never costs the answer
+            _log.warning("the answerability check failed: %s", exc)
+            return Finding()
 
     def understand(self, question: str, history: Sequence[Turn], options: AskOptions) -> Understood:
         """``question`` made standalone from the conversation's earlier questions (the model
@@ -178,11 +193,26 @@ class Pipeline:
                 "stage", stage="expanded", data={"queries": [e.query for e in trace.expansions]}
             )
         timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
+        # Whether the library holds what the question names (company, period, metric).
+        finding = self.check(asked, options, analysis.language)
+        if finding.gaps:
+            yield PipelineEvent(
+                "stage",
+                stage="checked",
+                data={"note": finding.note(analysis.language), "declined": finding.declines},
+            )
         yield PipelineEvent("stage", stage="retrieved", data={"hits": len(trace.hits)})
 
         yield PipelineEvent("stage", stage="building_prompt")
         t0 = time.perf_counter()
-        prompt = self.build(asked, trace, options, history, analysis, doc_names)
+        # A model is told what the library lacks, and to say so (the offline answerer reads it
+        # from the request).
+        prompt_question = asked
+        if finding.gaps and self.llm is not self.offline:
+            prompt_question = (
+                f"{asked}\n\n({_CHECK_NOTE[analysis.language]}{finding.note(analysis.language)})"
+            )
+        prompt = self.build(prompt_question, trace, options, history, analysis, doc_names)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
@@ -190,7 +220,11 @@ class Pipeline:
 
         yield PipelineEvent("stage", stage="generating")
         t0 = time.perf_counter()
-        request = build_request(asked, prompt, analysis)
+        request = replace(
+            build_request(asked, prompt, analysis),
+            finding=finding.note(analysis.language),
+            declined=finding.declines,
+        )
         generated = yield from self._generate(self.llm, request, started, timings)
         answerer, fallback_from = self.llm.name, ""
         if generated.error and not generated.text and self.llm is not self.offline:
@@ -209,7 +243,9 @@ class Pipeline:
         )
 
         t0 = time.perf_counter()
-        citations = self._check(text, prompt)
+        # A declined offline answer quotes nothing: there is nothing to check (and no ✅ to show).
+        quoted_nothing = finding.declines and answerer == self.offline.name
+        citations = None if quoted_nothing else self._check(text, prompt)
         if citations is not None:
             timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
@@ -226,6 +262,8 @@ class Pipeline:
             error=error,
             error_kind=error_kind,
             understood=understood,
+            finding=finding.note(analysis.language),
+            declined=finding.declines,
         )
         self._record(answer, options)
         yield PipelineEvent("stage", stage="done")

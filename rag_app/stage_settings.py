@@ -151,8 +151,26 @@ class StrategyOptions:
     # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
     # retrieved once per named report and the results interleaved (``per_subject_trace``).
     use_subjects: bool = True
-    # Smart mode: route to one content type at or above this confidence (seed 000's 0.7).
-    smart_threshold: float = 0.7
+    # Smart mode: route to one content type at or above this calibrated confidence (the
+    # estimated chance the type holds the answer; docs/ROUTING.md).
+    # 0.8: on the labelled questions no route goes to a wrong type at 0.8 and, fitted without
+    # the report asked about (leave one report out), 1.1% do (3.7% at 0.7).
+    smart_threshold: float = 0.8
+    # Routing constants: weights of (explicit cue, implicit cue, caption match, first-look share,
+    # first-look top hit) and per-type bias, fitted by ``fit_routing`` (L2 0.01) on
+    # assets/broker_eval/routing_labels.jsonl, pooled and per-document first looks
+    # (`python -m rag_app.eval_suite --fit-routing`; docs/ROUTING.md; refit when cues change).
+    routing_weights: tuple[float, ...] = (1.582, 1.557, 0.994, 0.361, 1.862)
+    routing_bias: tuple[tuple[str, float], ...] = (
+        ("text", 0.474),
+        ("table", -0.105),
+        ("image", -0.369),
+    )
+    # Hits of the first look (the hybrid answer) whose types are routing evidence.
+    routing_look: int = 10
+    # A routed type's hits below this score give way to the first look's other hits (the old
+    # fallback's "strong hit" bar).
+    smart_floor: float = 0.3
     cues: RoutingCues = field(default_factory=RoutingCues)
 
     def weight_of(self, chunk_type: str) -> float:
@@ -360,6 +378,16 @@ class OfflineSettings:
     row_notes: bool = True
     # A sentence is quoted with the one continuing it ("... rose 6.4%. The increase was due to").
     join_continuations: bool = True
+    # A question naming a year and a table row ("2026年的市盈率") is answered with the value
+    # first, with its unit, period and subject ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]");
+    # the rows quoted after it are the ones whose label the question names (issue 14).
+    value_lines: bool = True
+    # A question about a figure ("图3显示的趋势", "哪一年增速最高") prefers the description's
+    # sentence stating the trend or naming the year asked over the axis and legend sentences,
+    # by ``figure_bonus`` (a share of the largest idf, as the other bonuses); the figure the
+    # question points at ("图3") gets it too (issue 14).
+    figure_sentences: bool = True
+    figure_bonus: float = 1.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_sentences <= self.max_sentences:

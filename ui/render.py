@@ -28,6 +28,7 @@ from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Answer, AskOptions, Chunk, Hit, RetrievalTrace
 from rag_app.pipeline import Pipeline
 from rag_app.prompt import Turn
+from rag_app.text.latex import latex_to_text
 from rag_app.text.tables import cell_value, quoted_values
 from ui.i18n import labelled, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
@@ -50,9 +51,12 @@ CSS = """
 .st-key-latest_turn {min-height: calc(100dvh - 10rem);}
 .rag-src {line-height: 1.75; font-size: 0.95rem; white-space: normal; word-break: break-word;}
 .rag-src mark, .rag-table td.rag-hit, .rag-table th.rag-hit {background: #fff1b8; padding: 0 2px; border-radius: 3px;}
-.rag-table {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
-.rag-table table {border-collapse: collapse; font-size: 0.85rem; min-width: 60%;}
-.rag-table td, .rag-table th {border: 1px solid rgba(49, 51, 63, 0.18); padding: 4px 8px; text-align: center; white-space: nowrap;}
+/* A wide table scrolls inside its card; a long text cell wraps within a column of at most
+   18em rather than stretching the table (issue 14), while a figure stays on one line. */
+.rag-table {overflow-x: auto; max-width: 100%; margin: 0.25rem 0 0.5rem 0;}
+.rag-table table {border-collapse: collapse; font-size: 0.85rem; min-width: 60%; max-width: none;}
+.rag-table td, .rag-table th {border: 1px solid rgba(49, 51, 63, 0.18); padding: 4px 8px; text-align: center; vertical-align: top; white-space: normal; overflow-wrap: anywhere; word-break: normal; min-width: 4.5em; max-width: 18em;}
+.rag-table td:first-child {text-align: left;}
 .rag-table tr:first-child td, .rag-table th {background: rgba(49, 51, 63, 0.05); font-weight: 600;}
 .rag-meta {color: rgba(49, 51, 63, 0.6); font-size: 0.82rem; margin-bottom: 0.35rem;}
 .rag-quote {border-left: 3px solid #d9d9d9; padding-left: 0.6rem; margin: 0.2rem 0; font-size: 0.88rem;}
@@ -205,6 +209,9 @@ def render_understood(answer: Answer) -> None:
 
 def render_answer_text(answer: Answer, prefix: str = "") -> None:
     render_understood(answer)
+    if answer.finding and not quotes_sources(answer):
+        # a model was told what the library lacks; the reader sees it whatever the model wrote
+        st.info(answer.finding, icon="🔎")
     if answer.text.strip():
         with st.container(key=f"answer_{prefix or 'latest'}"):
             st.markdown(
@@ -400,7 +407,7 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
     if chunk.type == "table" and chunk.table_html:
         if chunk.caption:
             st.markdown(f"<div><b>{escape_text(chunk.caption)}</b></div>", unsafe_allow_html=True)
-        body = highlight_table(chunk.table_html, cited)
+        body = highlight_table(latex_to_text(chunk.table_html), cited)
         st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
         if chunk.footnote:
             st.markdown(
@@ -418,7 +425,7 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
                 unsafe_allow_html=True,
             )
             st.caption(t("image_missing"))
-        detail = chunk.description or ""
+        detail = latex_to_text(chunk.description or "")
         if detail:
             st.markdown(
                 f'<div class="rag-src">{highlight_html(detail, _phrases_for(cited))}</div>',
@@ -429,8 +436,9 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
                 f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>', unsafe_allow_html=True
             )
         return
+    # MinerU's inline math ("$\\geq 1 9 6 ~ \\mathrm{A h}$") shown as the text it stands for.
     st.markdown(
-        f'<div class="rag-src">{highlight_html(chunk.text, _phrases_for(cited))}</div>',
+        f'<div class="rag-src">{highlight_html(latex_to_text(chunk.text), _phrases_for(cited))}</div>',
         unsafe_allow_html=True,
     )
 
@@ -830,6 +838,8 @@ def _on_stage(status: Any, event: Any) -> None:
         status.write("✓ " + t("stage_retrieved", n=data.get("hits", 0)))
     elif stage == "expanded":
         status.write("✓ " + t("stage_expanded", n=len(data.get("queries", []))))
+    elif stage == "checked":
+        status.write("🔎 " + escape_label(data.get("note", "")))
     elif stage == "understood":
         status.write("✓ " + t("understood_as", question=escape_label(data.get("question", ""))))
     elif stage == "building_prompt":

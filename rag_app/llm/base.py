@@ -204,6 +204,10 @@ class GenerationRequest:
     sources: tuple[tuple[int, Chunk], ...] = ()
     language: Language = "zh"
     analysis: QueryAnalysis | None = None
+    # What the library check found missing (rag_app.answerability), in words, and whether that
+    # leaves nothing to answer: the offline answerer then says so instead of quoting.
+    finding: str = ""
+    declined: bool = False
 
     def __post_init__(self) -> None:
         # Callers may pass lists; the request keeps tuples so it cannot change under a model.

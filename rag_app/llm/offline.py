@@ -11,8 +11,13 @@ Scoring, per candidate sentence ``s`` and question terms ``T``:
 ``sum(idf(t) * w(t) for t in T if t in s)`` with ``idf`` computed over all candidate sentences
 (terms found everywhere, like a table's header, count little), ``w`` 1 for words and 0.3 for
 Chinese character bigrams (a fallback when jieba cuts the question and the text differently),
-plus bonuses for numbers, for table rows whose first cell is named in the question, and for
-terms in the chunk's caption or heading path.
+plus bonuses for numbers, for table rows whose first cell is named in the question, for
+terms in the chunk's caption or heading path, and, for a question about a figure, for the
+description's sentence stating the trend (not the axes).
+
+A question naming a year and a table row ("中芯国际2026年的市盈率") is answered value first, with
+its unit, period and subject ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), then the rows it
+asks about as the evidence.
 """
 
 from __future__ import annotations
@@ -24,11 +29,20 @@ from dataclasses import replace
 
 from rag_app.llm.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.llm.lists import list_of_table
-from rag_app.llm.quotes import Candidate, ScoredSentence, chunk_candidates
+from rag_app.llm.quotes import (
+    ROW_UNIT,
+    Candidate,
+    ScoredSentence,
+    chunk_candidates,
+    figure_scores,
+    row_value,
+)
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms, question_terms
-from rag_app.text.phrasing import asks_for_list
+from rag_app.text.names import leading_name
+from rag_app.text.periods import period_tokens
+from rag_app.text.phrasing import asks_for_list, content_references
 from rag_app.text.query import QueryAnalysis
 from rag_app.text.subjects import document_subjects, named_subjects
 
@@ -54,6 +68,13 @@ NOT_FOUND = {
 
 
 _DIGIT = re.compile(r"\d")
+
+
+# The head of an answer the library check declined: nothing is quoted under it.
+DECLINED_NOTICE = {
+    "zh": "（离线回答：未配置大模型；以下是对文档库的核对结果）",
+    "en": "(Offline answer: no language model is configured; this is what the library holds.)",
+}
 
 
 class ExtractiveAnswerer:
@@ -125,6 +146,7 @@ class ExtractiveAnswerer:
         idf = _idf(candidates, q_words | q_bigrams)
         top_idf = max(idf.values(), default=1.0)
         question_lower = f"{question} {synonyms}".lower()
+        figures = figure_scores(question, sources) if settings.figure_sentences else None
 
         scored: list[ScoredSentence] = []
         for cand in candidates:
@@ -141,6 +163,8 @@ class ExtractiveAnswerer:
                 score += settings.first_cell_bonus * top_idf
             if _DIGIT.search(cand.text):
                 score += settings.number_bonus * top_idf
+            if figures is not None and cand.source in figures:
+                score += settings.figure_bonus * top_idf * figures.score(cand)
             scored.append(ScoredSentence(cand, score, tuple(matched_words + matched_bigrams)))
         if not scored:
             return []
@@ -203,10 +227,16 @@ class ExtractiveAnswerer:
         """The whole answer ``stream`` would send, as one string."""
         lang = "en" if lang == "en" else "zh"
         chosen = self.select(question, sources, analysis)
-        if not chosen:
+        values: list[str] = []
+        if chosen and self.settings.value_lines:
+            values, chosen = _value_lines(question, chosen, sources, analysis)
+        if not chosen and not values:
             body = NOT_FOUND[lang]
         else:
             body = "\n".join(f"- {s.candidate.text} [Source {s.candidate.source}]" for s in chosen)
+        if values:
+            # each its own paragraph: Markdown would run lines one "\n" apart together
+            body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")
         return f"{self.notice[lang]}\n\n{body}"
 
     def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
@@ -220,6 +250,15 @@ class ExtractiveAnswerer:
         text = self.answer_text(
             request.question, request.sources, request.language, request.analysis
         )
+        if request.finding:
+            # The library check (rag_app.answerability): what the library does not hold is said
+            # first; when that leaves nothing to answer, nothing is quoted in its place.
+            lang = "en" if request.language == "en" else "zh"
+            if request.declined:
+                text = f"{DECLINED_NOTICE[lang]}\n\n{request.finding}"
+            else:
+                notice, _, body = text.partition("\n\n")
+                text = f"{notice}\n\n{request.finding}\n\n{body}"
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")
@@ -272,6 +311,107 @@ def _label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
         return True
     label_words = match_terms(label)[0]
     return bool(label_words) and label_words <= q_words
+
+
+def _same_name(asked: str, subject: str) -> bool:
+    """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
+    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart."""
+    return not subject or subject in asked or asked in subject
+
+
+def _value_lines(
+    question: str,
+    chosen: list[ScoredSentence],
+    sources: Sequence[tuple[int, Chunk]],
+    analysis: QueryAnalysis | None,
+) -> tuple[list[str], list[ScoredSentence]]:
+    """For a question naming one year and a row ("2026年的市盈率"): a line per chosen table row
+    the question names, the value first ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), and the
+    quotes to keep after them: not the rows beside them in their tables that the question does
+    not name, nor a row whose one value the line already gives. No lines, and ``chosen`` as it
+    is, otherwise."""
+    years = set(_QUESTION_YEAR.findall(question))
+    if "image" in content_references(question):  # asked about a figure, not a table's row
+        return [], chosen
+    if len(years) != 1 or period_tokens(question) or _PART_OF_YEAR.search(question):
+        # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
+        return [], chosen  # would not be the answer
+    year = years.pop()
+    terms = analysis.terms if analysis is not None and analysis.text == question else None
+    terms = terms or question_terms(question)
+    question_lower = f"{question} {terms.synonyms}".lower()
+    q_words = set(terms.words)
+    subjects = document_subjects(chunk for _, chunk in sources)
+    doc_of = {number: chunk.doc_id for number, chunk in sources}
+    asked_name = leading_name(question)
+    found_lines: list[tuple[int, str, str]] = []  # (index in chosen, metric, line)
+    answered: set[int] = set()  # indices in chosen of rows a line gives
+    named_rows: set[int] = set()  # ... and of rows whose label the question names
+    for i, item in enumerate(chosen):
+        cand = item.candidate
+        if not cand.row_label or not _label_named(
+            cand.metric or cand.row_label, question_lower, q_words
+        ):
+            continue
+        named_rows.add(i)
+        found = row_value(cand, year, lambda h: _label_named(h, question_lower, q_words))
+        if found is None:
+            continue
+        period, value, column = found
+        unit_match = ROW_UNIT.search(column) or ROW_UNIT.search(cand.row_label)
+        unit = unit_match.group(1).strip() if unit_match else ""
+        unit = unit if re.search(r"[^\d\s]", unit) else cand.unit  # "(1)" marks a note
+        if unit and (unit in value or unit == "%" and "％" in value):
+            unit = ""
+        metric = " ".join(ROW_UNIT.sub("", p).strip() for p in (cand.metric, column) if p)
+        subject = "".join(sorted(subjects.get(doc_of.get(cand.source, ""), frozenset())))
+        if asked_name and not _same_name(asked_name, subject):
+            # "蓝鲸存储科技2024年净利润" is not answered by 中芯国际's 归母净利润 row's value
+            continue
+        amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()
+        head = " ".join(p for p in (subject, period, metric) if p)
+        found_lines.append((i, f"{subject} {metric}", f"{head}：{amount} [Source {cand.source}]"))
+    # A line more specific than another (硅片及硅棒 毛利率 over 毛利率, 营业收入增长率 over
+    # 营业收入) is the answer; the other, and its row, answer nothing asked.
+    lines: list[str] = []
+    for i, metric, line in found_lines:
+        subject, _, bare = metric.partition(" ")
+        if any(
+            _more_specific(m.partition(" ")[2], bare, question_lower)
+            for _, m, _ in found_lines
+            if m.partition(" ")[0] == subject
+        ):
+            continue
+        if line not in lines:
+            lines.append(line)
+        answered.add(i)
+    if not lines:
+        return [], chosen
+    # Rows beside the answered ones in their tables answer nothing asked (市净率 beside 市盈率);
+    # another table's row may be the answer under other words, and stays.
+    answering_tables = {chosen[i].candidate.source for i in answered}
+    kept = [
+        item
+        for i, item in enumerate(chosen)
+        if not item.candidate.row_label
+        or item.candidate.source not in answering_tables
+        or (i not in answered and i in named_rows and i not in {f[0] for f in found_lines})
+        or (i in answered and sum(bool(_DIGIT.search(v)) for _, v in item.candidate.cells[1:]) > 1)
+    ]
+    return lines, kept
+
+
+def _more_specific(metric: str, than: str, question_lower: str) -> bool:
+    """Whether ``metric`` says ``than`` and more the question asks for: 硅片及硅棒 毛利率 than
+    毛利率 for "硅片及硅棒业务毛利率", not 营业收入占比 than 营业收入 for "营业收入预测"."""
+    if metric == than or than not in metric:
+        return False
+    extra = metric.replace(than, " ", 1).split()
+    return bool(extra) and all(part.lower() in question_lower for part in extra)
+
+
+_QUESTION_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_PART_OF_YEAR = re.compile(r"(?:19|20)\d\d\s*[QH][1-4]", re.I)
 
 
 def _same_text(a: str, b: str) -> bool:

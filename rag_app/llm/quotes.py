@@ -4,14 +4,22 @@ marks point to) and figure descriptions, each with the words it is matched on.""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
+from rag_app.text.latex import latex_to_text
 from rag_app.text.notes import note_mark, table_marks
-from rag_app.text.phrasing import continues
+from rag_app.text.phrasing import (
+    asks_about_figure,
+    content_references,
+    continues,
+    describes_axes,
+    describes_trend,
+)
 from rag_app.text.sentences import split_sentences
-from rag_app.text.tables import labelled_rows, parse_table
+from rag_app.text.tables import column_labels, labelled_rows, parse_table
 
 # Sentences longer than this are cut (with an ellipsis) so one run-on paragraph cannot fill the
 # answer; about three lines of Chinese in the UI.
@@ -32,6 +40,12 @@ class Candidate:
     bigrams: frozenset[str]
     context: frozenset[str] = frozenset()  # caption, heading path, intro paragraph words
     row_label: str = ""  # a table row's first cell
+    # A table row's cells with their column labels, and the unit its table states ("（百万元）").
+    cells: tuple[tuple[str, str], ...] = ()
+    unit: str = ""
+    # A table row's label without its unit, a growth or share row named with the row above it:
+    # "增长率（%）" under "归母净利润（百万元）" is 归母净利润增长率.
+    metric: str = ""
 
 
 def quotable_parts(text: str) -> list[str]:
@@ -58,7 +72,9 @@ def quotable_sentences(text: str) -> list[str]:
 
 
 def clip(text: str) -> str:
-    text = " ".join(text.split())
+    """``text`` on one line, its inline math read as text ("$\\geq 1 9 6$" -> "≥196"), cut to
+    ``MAX_SENTENCE_CHARS``."""
+    text = " ".join(latex_to_text(text).split())
     return text if len(text) <= MAX_SENTENCE_CHARS else text[: MAX_SENTENCE_CHARS - 1] + "…"
 
 
@@ -71,6 +87,9 @@ def chunk_candidates(
     context_text = " ".join([*chunk.heading_path, chunk.caption, chunk.context])
     context = frozenset(match_terms(context_text)[0]) if context_text.strip() else frozenset()
     units: list[tuple[str, str]] = []  # (text, row label)
+    cells: list[tuple[tuple[str, str], ...]] = []  # per table row, (column label, value)
+    metrics: list[str] = []
+    unit = ""
     if chunk.type == "table" and chunk.table_html:
         # Rows only: a caption alone answers nothing; it still counts as context for its rows.
         # A row is quoted with the notes its marks point to ("Customer costs(2)" with "(2)
@@ -81,10 +100,20 @@ def chunk_candidates(
             else {}
         )
         units = []
-        for label, text in labelled_rows(parse_table(chunk.table_html, chunk.header_rows)):
+        grid = parse_table(chunk.table_html, chunk.header_rows)
+        for label, text in labelled_rows(grid):
             marked = sorted(table_marks(text) & notes.keys())
             note = " ".join(notes[m] for m in marked)
             units.append((clip(f"{text} {note}" if note else text), label))
+        # labelled_rows gives one unit per data row with a non-empty cell, in order.
+        headers = column_labels(grid, " / ")
+        cells = [
+            tuple(zip(headers, (latex_to_text(c) for c in row), strict=False))
+            for row in grid.data_rows
+            if any(row)
+        ]
+        unit = table_unit(" ".join([chunk.caption, *headers[:1], chunk.footnote]))
+        metrics = row_metrics([label for _, label in units])
     elif chunk.type == "image":
         description = quotable_parts(chunk.description)
         caption = clip(chunk.caption.strip())
@@ -107,9 +136,47 @@ def chunk_candidates(
                 frozenset(bigrams),
                 context,
                 label,
+                cells[i] if i < len(cells) else (),
+                unit,
+                metrics[i] if label and i < len(metrics) else "",
             )
         )
     return out
+
+
+# A table's unit, as captions and header cells state it: "单位：百万元", "（百万元）", "(US$m)".
+_TABLE_UNIT = re.compile(
+    r"单位\s*[:：]\s*([^\s，,；;)）]{1,8})"
+    r"|[（(]\s*((?:人民币|美元|港元)?[百千万亿]*(?:元|美元|港元)|%|倍|[A-Za-z$]{1,4}m|[GM]Wh|万吨|吨)\s*[)）]"
+)
+# A row label's unit: "市盈率（倍）", "EPS（元/股）", "Revenue ($m)".
+ROW_UNIT = re.compile(r"[（(]([^（()）]{1,12})[)）]\s*$")
+
+
+# Row labels that measure the row above them (盈利预测 tables: 营业收入 then 增长率).
+_RELATIVE_LABEL = re.compile(r"^(?:增长率|增速|同比|同比增长|同比增速|yoy|growth|占比)$", re.I)
+
+
+def row_metrics(labels: list[str]) -> list[str]:
+    """Each row label without its unit ("市盈率（倍）" -> 市盈率), a growth or share label
+    named with the label above it ("增长率" under "营业收入（百万元）" -> 营业收入增长率)."""
+    out: list[str] = []
+    above = ""
+    for label in labels:
+        bare = ROW_UNIT.sub("", label).strip()
+        if _RELATIVE_LABEL.match(bare) and above:
+            out.append(f"{above}{bare}")
+        else:
+            out.append(bare)
+            above = bare
+    return out
+
+
+def table_unit(text: str) -> str:
+    """The unit a table's caption, first header or notes states ("单位：百万元" -> "百万元"),
+    else ""."""
+    match = _TABLE_UNIT.search(text)
+    return next((g for g in match.groups() if g), "") if match else ""
 
 
 @dataclass(frozen=True)
@@ -117,3 +184,78 @@ class ScoredSentence:
     candidate: Candidate
     score: float
     matched: tuple[str, ...]
+
+
+def row_value(
+    candidate: Candidate, year: str, named: Callable[[str], bool]
+) -> tuple[str, str, str] | None:
+    """The (period label, value, column label) of a table row's column labelled with ``year``
+    as a whole year ("2026E", "2026年", "FY2026"), when the value has a digit: the one such
+    column, or the one of several whose other label ``named`` accepts ("毛利率（%） / 2024A"
+    asked for 毛利率); None otherwise. The column label is that other label ("" for the one
+    column)."""
+    period = re.compile(rf"(?:FY)?\s*{year}\s*(?:[AEF]|年)?", re.I)
+    found = []
+    for header, value in candidate.cells[1:]:
+        parts = [p.strip() for p in header.split(" / ")]
+        label = next((p for p in parts if period.fullmatch(p)), None)
+        if label is not None:
+            rest = " ".join(p for p in parts if p != label and p)
+            found.append((label, value.strip(), rest))
+    if len(found) > 1:
+        found = [f for f in found if f[2] and named(f[2])]
+    elif found:
+        found = [(found[0][0], found[0][1], "")]  # its other label groups (实际值), names nothing
+    if len(found) != 1 or not re.search(r"\d", found[0][1]):
+        return None
+    return found[0]
+
+
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
+
+
+def _figure_number(ref: str) -> str:
+    """The number of a figure reference: "图3" -> "3", "图十二" -> "12"; "" for none."""
+    digits = "".join(ch for ch in ref if ch.isdigit())
+    if digits:
+        return digits
+    chinese = "".join(ch for ch in ref if ch in _CN_DIGITS or ch == "十")
+    if not chinese:
+        return ""
+    tens, _, units = chinese.rpartition("十")
+    if "十" not in chinese:
+        return str(_CN_DIGITS.get(chinese, 0) or "")
+    return str(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(units, 0))
+
+
+class FigureScores:
+    """For a question about a figure: per figure sentence, +1 for the figure the question
+    points at ("图3"), +1 for a sentence stating the trend or naming the year asked, -1 for
+    one describing the axes, legend or unit."""
+
+    def __init__(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> None:
+        self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
+        self.years = set(_YEAR.findall(question))
+        ref = content_references(question).get("image", "")
+        number = _figure_number(ref)
+        pattern = re.compile(rf"\s*(?:图表?|figure|fig\.?)\s*{number}(?!\d)", re.I)
+        self.pointed = {n for n, cap in self.captions.items() if number and pattern.match(cap)}
+
+    def __contains__(self, number: int) -> bool:
+        return number in self.captions
+
+    def score(self, cand: Candidate) -> float:
+        caption = self.captions.get(cand.source, "")
+        sentence = cand.text.removeprefix(f"{caption}：") if caption else cand.text
+        out = 1.0 if cand.source in self.pointed else 0.0
+        if describes_axes(sentence):
+            out -= 1.0
+        elif describes_trend(sentence) or any(year in sentence for year in self.years):
+            out += 1.0
+        return out
+
+
+def figure_scores(question: str, sources: Sequence[tuple[int, Chunk]]) -> FigureScores | None:
+    """The figure sentences' scores when ``question`` is about a figure, else None."""
+    return FigureScores(question, sources) if asks_about_figure(question) else None

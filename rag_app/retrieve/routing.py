@@ -1,22 +1,31 @@
-"""Smart mode's query-type detection: keyword evidence (seed 000's lists, English ones added)
-plus what the library itself says (a table caption or figure caption the query names).
+"""Smart mode's query-type decision: a calibrated choice between text, table and image.
 
-Cues are graded. Explicit ones name the content type ("表格", "图3", "chart", "table 2") and
-count 3; implicit ones only lean ("多少", "同比", "why", "风险") and count 1, at most 2 per type;
-a caption in the library that the query matches counts 2. Confidence is the winning type's share
-of all evidence plus one (the "plus one" is the prior that any query may need any type), so an
-implicit lean alone never reaches the 0.7 threshold, and one explicit cue alone does (3/4).
+Evidence per type, each a named feature (``FEATURES``):
+- ``explicit``: the question names the type ("表格", "图3", "chart", "table 2");
+- ``implicit``: words that only lean ("多少", "同比", "why", "风险"), 0 / 0.5 / 1 for 0 / 1 / 2+;
+- ``caption``: a table or figure caption of the library covers the question's words;
+- ``look``: the type's share of a first look, the hybrid top hits (weighted 1/rank), which smart
+  mode computes anyway: what the library actually holds near the question;
+- ``top``: the type of the first look's best hit.
+A per-type logit ``bias[t] + weights . features[t]`` goes through a softmax over the types the
+library holds; the winner's probability is the confidence, and the constants were fitted on
+hand-labelled questions (``fit_routing``; docs/ROUTING.md) so that it estimates the chance that
+the type is where the answer is. Smart mode routes when it reaches the threshold.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping, Sequence
 
 from rag_app.models import Reason, Routing
-from rag_app.stage_settings import RoutingCues
+from rag_app.stage_settings import RoutingCues, StrategyOptions
 from rag_app.text.phrasing import content_references
 
 DEFAULT_CUES = RoutingCues()
+TYPES = ("text", "table", "image")
+FEATURES = ("explicit", "implicit", "caption", "look", "top")
 
 
 def _has(text: str, cue: str) -> bool:
@@ -26,69 +35,190 @@ def _has(text: str, cue: str) -> bool:
     return cue in text
 
 
-def detect_query_type(
-    query: str,
-    threshold: float = 0.7,
-    cues: RoutingCues = DEFAULT_CUES,
-    caption_matches: dict[str, list[str]] | None = None,
-    available: tuple[str, ...] = ("text", "table", "image"),
-) -> Routing:
-    """Detect the query's content type with a confidence and the evidence behind it.
-
-    ``caption_matches`` maps a type to library captions the query matched (found by the caller,
-    which has the index). Types not in ``available`` (none in the library) get no evidence.
-    """
+def cue_evidence(
+    query: str, cues: RoutingCues = DEFAULT_CUES
+) -> tuple[dict[str, float], dict[str, float], list[str]]:
+    """Explicit (0/1) and implicit (0, 0.5, 1) cue strength per type, and the matched cues."""
     lowered = query.lower()
-    points: dict[str, float] = {t: 0.0 for t in ("text", "table", "image")}
+    explicit = dict.fromkeys(TYPES, 0.0)
+    implicit = dict.fromkeys(TYPES, 0.0)
     evidence: list[str] = []
     for kind, reference in content_references(query).items():
-        points[kind] += 3
+        explicit[kind] = 1.0
         evidence.append(f"{kind}:{reference}")
     for kind, words in cues.explicit.items():
         hits = [w for w in words if _has(lowered, w)]
         # "图表" also contains "图"; one explicit cue per type is enough.
-        if hits and not any(e.startswith(f"{kind}:") for e in evidence):
-            points[kind] += 3
+        if hits and not explicit[kind]:
+            explicit[kind] = 1.0
             evidence.append(f"{kind}:{hits[0]}")
     for kind, words in cues.implicit.items():
         hits = [w for w in words if _has(lowered, w)]
         if hits:
-            # At most 2: leanings alone stay below the threshold (2 / (2 + 1) < 0.7).
-            points[kind] += min(2, len(hits))
+            implicit[kind] = min(2, len(hits)) / 2
             evidence.extend(f"{kind}~{w}" for w in hits[:3])
-    for kind, captions in (caption_matches or {}).items():
-        if captions:
-            points[kind] += 2
-            evidence.append(f"{kind}:caption「{captions[0]}」")
-    for kind in points:
-        if kind not in available:
-            points[kind] = 0.0
-    best = max(points, key=lambda k: (points[k], k == "text"))
-    total = sum(points.values())
-    confidence = points[best] / (total + 1.0) if total else 0.0
-    single = confidence >= threshold
+    return explicit, implicit, evidence
+
+
+def look_shares(look: Sequence[str]) -> dict[str, float]:
+    """Each type's share of the first look's hits (types in rank order), weighted 1/rank."""
+    weights = dict.fromkeys(TYPES, 0.0)
+    for rank, kind in enumerate(look, start=1):
+        if kind in weights:
+            weights[kind] += 1 / rank
+    total = sum(weights.values())
+    return {k: v / total for k, v in weights.items()} if total else weights
+
+
+def routing_features(
+    query: str,
+    cues: RoutingCues = DEFAULT_CUES,
+    caption_matches: Mapping[str, list[str]] | None = None,
+    look: Sequence[str] = (),
+) -> tuple[dict[str, tuple[float, ...]], list[str]]:
+    """Per type, the feature vector in ``FEATURES`` order, and the evidence in words."""
+    explicit, implicit, evidence = cue_evidence(query, cues)
+    captions = caption_matches or {}
+    for kind, found in captions.items():
+        if found and kind in TYPES:
+            evidence.append(f"{kind}:caption「{found[0]}」")
+    shares = look_shares(look)
+    top = look[0] if look else ""
+    features: dict[str, tuple[float, ...]] = {
+        t: (
+            explicit[t],
+            implicit[t],
+            1.0 if captions.get(t) else 0.0,
+            shares[t],
+            1.0 if top == t else 0.0,
+        )
+        for t in TYPES
+    }
+    return features, evidence
+
+
+def type_probabilities(
+    features: Mapping[str, Sequence[float]],
+    options: StrategyOptions,
+    available: Sequence[str] = TYPES,
+) -> dict[str, float]:
+    """Softmax over the available types of ``bias + weights . features``."""
+    bias = dict(options.routing_bias)
+    logits = {
+        t: bias.get(t, 0.0) + sum(w * f for w, f in zip(options.routing_weights, features[t]))
+        for t in TYPES
+        if t in available
+    }
+    if not logits:
+        return {}
+    top = max(logits.values())
+    exps = {t: math.exp(z - top) for t, z in logits.items()}
+    total = sum(exps.values())
+    return {t: e / total for t, e in exps.items()}
+
+
+def detect_query_type(
+    query: str,
+    threshold: float | None = None,
+    cues: RoutingCues = DEFAULT_CUES,
+    caption_matches: dict[str, list[str]] | None = None,
+    available: tuple[str, ...] = TYPES,
+    look: Sequence[str] = (),
+    options: StrategyOptions | None = None,
+) -> Routing:
+    """Detect the query's content type with a calibrated confidence and the evidence behind it.
+
+    ``caption_matches`` maps a type to library captions the query matched and ``look`` lists the
+    types of the first look's hits, best first (both found by the caller, which has the index).
+    Types not in ``available`` (none in the library) cannot win. ``threshold`` defaults to
+    ``options.smart_threshold``.
+    """
+    options = options or StrategyOptions()
+    threshold = options.smart_threshold if threshold is None else threshold
+    features, evidence = routing_features(query, cues, caption_matches, look)
+    probs = type_probabilities(features, options, available)
+    cued = any(f[0] or f[1] or f[2] for t, f in features.items() if t in available)
+    if not probs:
+        probs = {"text": 0.0}
+    best = max(probs, key=lambda k: (probs[k], k == "text"))
+    confidence = probs[best]
+    # Without a cue in the question the look alone says what is near, not what is asked; and a
+    # type the question names is never overruled, only confirmed or doubted.
+    named = [t for t, f in features.items() if f[0] and t in available]
+    overruled = bool(named) and best not in named
+    single = cued and not overruled and confidence >= threshold
+    ranked = sorted(probs.items(), key=lambda p: -p[1])
+    competing = ", ".join(f"{t} {p:.2f}" for t, p in ranked)
     values = (
         ("type", best),
         ("confidence", f"{confidence:.2f}"),
         ("threshold", f"{threshold:.2f}"),
+        ("types", competing),
     )
-    if not total:
-        reason = "no type cues: all types searched (hybrid)"
-        best = "text"
-        why = Reason("no_cues")
+    if not cued:
+        seen = f" (first look: {competing})" if look else ""
+        reason = f"no type cues{seen}: all types searched (hybrid)"
+        why = Reason("no_cues", values)
+    elif overruled:
+        reason = (
+            f"the question names {'/'.join(named)} but the evidence points to {best} "
+            f"({competing}): all types (hybrid)"
+        )
+        why = Reason("hybrid", values)
     elif single:
         reason = f"{best} at confidence {confidence:.2f} >= {threshold:.2f}: {best} only"
         why = Reason("single", values)
     else:
-        reason = f"{best} at confidence {confidence:.2f} < {threshold:.2f}: all types (hybrid)"
+        reason = (
+            f"{best} at confidence {confidence:.2f} < {threshold:.2f}, types compete "
+            f"({competing}): all types (hybrid)"
+        )
         why = Reason("hybrid", values)
     return Routing(
         detected_type=best,
         confidence=round(confidence, 3),
         evidence=tuple(evidence),
-        scores=tuple((k, v) for k, v in points.items()),
+        scores=tuple((t, round(probs.get(t, 0.0), 3)) for t in TYPES),
         single_type=single,
         reason=reason,
         threshold=threshold,
         why=why,
+    )
+
+
+def fit_routing(
+    rows: Sequence[tuple[Mapping[str, Sequence[float]], Mapping[str, float]]],
+    l2: float = 0.01,
+    steps: int = 3000,
+    rate: float = 0.5,
+) -> tuple[tuple[float, ...], tuple[tuple[str, float], ...]]:
+    """Fit the routing constants: multinomial logistic regression by gradient descent.
+
+    ``rows`` are (features per type, target probability per type; a mixed question splits its
+    mass). Returns (weights, per-type bias), as ``StrategyOptions`` holds them.
+    """
+    n_features = len(FEATURES)
+    weights = [0.0] * n_features
+    bias = dict.fromkeys(TYPES, 0.0)
+    for _ in range(steps):
+        grad_w = [0.0] * n_features
+        grad_b = dict.fromkeys(TYPES, 0.0)
+        for features, target in rows:
+            logits = {t: bias[t] + sum(w * f for w, f in zip(weights, features[t])) for t in TYPES}
+            top = max(logits.values())
+            exps = {t: math.exp(z - top) for t, z in logits.items()}
+            total = sum(exps.values())
+            for t in TYPES:
+                err = exps[t] / total - target.get(t, 0.0)
+                grad_b[t] += err
+                for j in range(n_features):
+                    grad_w[j] += err * features[t][j]
+        n = len(rows) or 1
+        weights = [w - rate * (g / n + l2 * w) for w, g in zip(weights, grad_w)]
+        bias = {t: bias[t] - rate * grad_b[t] / n for t in TYPES}
+        mean = sum(bias.values()) / len(bias)  # a softmax is blind to a shared shift
+        bias = {t: b - mean for t, b in bias.items()}
+    return (
+        tuple(round(w, 3) for w in weights),
+        tuple((t, round(b, 3)) for t, b in bias.items()),
     )

@@ -17,8 +17,9 @@ How a query is answered:
 4. Across types: per-type weights (seed 000: text 0.4, table 0.3, image 0.3) damp a type's
    score mildly, each type with a strong candidate keeps at least one place in the top k, and
    duplicates (same source items) are removed.
-Smart mode detects the query's type first and, at or above the threshold, searches that type
-alone, falling back to hybrid when that type finds too little. A query naming several reports is
+Smart mode takes the hybrid answer as a first look, decides the query's type from its cues, the
+captions and the first look's types (``routing``), and at or above the threshold puts that
+type's hits first, filling with other types when it finds too little. A query naming several reports is
 retrieved once per report (``subjects``). The knobs are ``StrategyOptions`` (``options``).
 """
 
@@ -34,7 +35,7 @@ from rag_app.index.library import Library
 from rag_app.models import NO_FILTER, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
 from rag_app.retrieve.options import StrategyOptions, options_from
 from rag_app.retrieve.recall import LAYERS, admit, layer_ranking, recall_layers
-from rag_app.retrieve.routing import detect_query_type
+from rag_app.retrieve.routing import detect_query_type, routing_features
 from rag_app.retrieve.scoring import finalise, rank
 from rag_app.retrieve.signals import (
     Search,
@@ -58,6 +59,7 @@ __all__ = [
     "options_from",
     "per_subject_trace",
     "retrieve",
+    "routing_features_of",
     "single_type_hits",
     "structure_tokens",
     "subjects_by_document",
@@ -82,9 +84,13 @@ class _Run:
         self.search = Search(library, kb, query, search_filter, options, snap, searched)
         self.steps: list[LayerStep] = []
         self.signals = query_signals(self.search)
+        self._dense: dict[str, list[tuple[str, float]]] = {}
 
     def dense_for(self, chunk_type: str) -> list[tuple[str, float]]:
-        return dense_list(self.search, self.signals.vector, chunk_type)
+        # Cached: smart mode's first look and its single-type search share the store queries.
+        if chunk_type not in self._dense:
+            self._dense[chunk_type] = dense_list(self.search, self.signals.vector, chunk_type)
+        return self._dense[chunk_type]
 
     def layer_list(self, chunk_type: str, layer: str) -> list[tuple[str, float]]:
         """(chunk id, normalised layer score) of one layer for one type, best first."""
@@ -158,20 +164,44 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     return out
 
 
+def routing_features_of(
+    library: Library,
+    kb: str,
+    query: str,
+    search_filter: SearchFilter = NO_FILTER,
+    options: StrategyOptions | None = None,
+) -> tuple[dict[str, tuple[float, ...]], tuple[str, ...]]:
+    """The routing features smart mode computes for ``query`` (per type, ``FEATURES`` order)
+    and the types the library holds: the rows ``fit_routing`` is fitted on."""
+    options = options or StrategyOptions()
+    types = _types_present(library, kb)
+    run = _Run(library, kb, analyse_query(query), search_filter, options, types)
+    first = hybrid_hits(run, 10, types)
+    look = [h.chunk.type for h in first[: options.routing_look]]
+    features, _ = routing_features(query, options.cues, caption_matches(run), look)
+    return features, types
+
+
 def _smart_hits(
-    run: _Run, k: int, routing: Routing, types: Sequence[str]
+    run: _Run, k: int, routing: Routing, first: list[Hit], types: Sequence[str]
 ) -> tuple[list[Hit], list[str]]:
-    """Smart mode's hits and notes: the detected type alone when routing chose one and it found
-    enough strong hits (min(3, k) scoring 0.3 or more), else hybrid."""
+    """Smart mode's hits and notes. Unrouted: the first look (the hybrid answer). Routed: the
+    routed type's strong hits (scoring ``smart_floor`` or more) first, then, when they are fewer
+    than k, the first look's other hits fill the rest."""
     if not routing.single_type:
-        return hybrid_hits(run, k, types), []
+        return first, []
     single = single_type_hits(run, k, routing.detected_type, types)
-    strong = [h for h in single if h.score >= 0.3]
-    if len(strong) >= min(3, k):
-        return single, [f"smart: {routing.detected_type} only"]
-    note = f"smart: {routing.detected_type} found {len(strong)} strong hits; fell back to hybrid"
-    run.steps.clear()
-    return hybrid_hits(run, k, types), [note]
+    floor = run.search.options.smart_floor
+    strong = [h for h in single if h.score >= floor]
+    if len(strong) >= k:
+        return strong, [f"smart: {routing.detected_type} only"]
+    seen = {h.chunk.chunk_id for h in strong}
+    fill = [h for h in first if h.chunk.chunk_id not in seen]
+    note = (
+        f"smart: {routing.detected_type} found {len(strong)} strong hits; "
+        f"filled with other types (hybrid)"
+    )
+    return strong + fill, [note]
 
 
 def retrieve(
@@ -216,10 +246,18 @@ def retrieve(
     routing: Routing | None = None
     notes: list[str] = []
     if mode == "smart":
+        first = hybrid_hits(run, k, types)
+        look = [h.chunk.type for h in first[: options.routing_look]]
         routing = detect_query_type(
-            query, options.smart_threshold, options.cues, caption_matches(run), available=types
+            query,
+            options.smart_threshold,
+            options.cues,
+            caption_matches(run),
+            available=types,
+            look=look,
+            options=options,
         )
-        hits, notes = _smart_hits(run, k, routing, types)
+        hits, notes = _smart_hits(run, k, routing, first, types)
     else:
         hits = hybrid_hits(run, k, types)
     return RetrievalTrace(
@@ -244,6 +282,8 @@ class StrategyRetriever:
     settings: Settings | None = None
     options: StrategyOptions | None = None
     name: str = ""
+    # The routing of the last query (smart mode), for the evaluation's per-question rows.
+    last_routing: Routing | None = None
 
     def retrieve(
         self, query: str | QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
@@ -252,4 +292,5 @@ class StrategyRetriever:
         trace = retrieve(
             self.library, self.kb, query, self.mode, k, search_filter, self.settings, self.options
         )
+        self.last_routing = trace.routing
         return list(trace.hits)

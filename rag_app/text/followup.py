@@ -29,7 +29,7 @@ _CUES = sorted((*_WORDS["cue_zh"], *_WORDS["cue_en"]), key=len, reverse=True)
 _PRONOUNS = sorted((*_WORDS["pronoun_zh"], *_WORDS["pronoun_en"]), key=len, reverse=True)
 _SAME_PERIOD = sorted((*_WORDS["same_period_zh"], *_WORDS["same_period_en"]), key=len, reverse=True)
 _PARTICLES = sorted((*_WORDS["particle_zh"], *_WORDS["particle_en"]), key=len, reverse=True)
-_METRICS = sorted(
+METRICS = sorted(
     (
         {t.lower() for g in SYNONYM_GROUPS for t in g}
         | {t.lower() for t in lexicon.word_set("finance_terms.txt")}
@@ -42,7 +42,7 @@ _METRICS = sorted(
 _MODIFIERS = sorted(_WORDS["metric_modifier"], key=len, reverse=True)
 _INTERROGATIVES = _WORDS["interrogative"]
 _NOT_LATIN = r"(?![0-9a-z])"
-_PERIOD = re.compile(
+PERIOD = re.compile(
     r"(?:fy\s?)?(?:19|20)\d\d(?:\s*年(?:度)?(?:\s*第?[一二三四1-4]\s*季度|\s*[上下]半年|\s*\d{1,2}\s*月)?"
     rf"|[aefh][1-2]?{_NOT_LATIN}|\s?q[1-4]{_NOT_LATIN})?"
     rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*(?:19|20)\d\d|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
@@ -136,7 +136,7 @@ def spans(text: str, subjects: Collection[str] = ()) -> list[Span]:
     def free(start: int, end: int) -> bool:
         return all(end <= s.start or start >= s.end for s in found)
 
-    for match in _PERIOD.finditer(text):
+    for match in PERIOD.finditer(text):
         found.append(Span("period", match.start(), match.end(), match.group().strip()))
     for name in sorted(subjects, key=len, reverse=True):
         for match in re.finditer(re.escape(name.lower()), lowered):
@@ -144,7 +144,7 @@ def spans(text: str, subjects: Collection[str] = ()) -> list[Span]:
                 found.append(
                     Span("subject", match.start(), match.end(), text[match.start() : match.end()])
                 )
-    for term in _METRICS:
+    for term in METRICS:
         for start in _term_starts(lowered, term):
             end = start + len(term)
             if free(start, end):

@@ -73,3 +73,47 @@ def content_references(question: str) -> dict[str, str]:
         if match:
             out[kind] = match.group(0)
     return out
+
+
+# A question about what a figure shows: it points at one ("图3", "Figure 1") or asks for a trend.
+_ASKS_FOR_TREND = re.compile(
+    r"趋势|走势|变化|增速|增长|哪一?年|\btrends?\b|\bchange\b|\bgrowth\b", re.I
+)
+# A figure description's sentence about how it is drawn, not what it shows: axes, legend, unit.
+_AXES = re.compile(
+    r"横轴|纵轴|横坐标|纵坐标|[左右]轴|坐标轴|图例|单位[为:：]|柱状图|折线图|饼图|表示|"
+    r"\b(?:x-axis|y-axis|axis|axes|legend|bar chart|line chart)\b",
+    re.I,
+)
+# ... and one stating what it shows: a direction, a peak, a rate of growth.
+_TREND = re.compile(
+    r"增长|增加|上升|提升|提高|下降|下滑|减少|回落|回升|走高|走低|攀升|萎缩|持平|波动|最高|最低|峰值|"
+    r"增速|同比|环比|翻倍|\b(?:grew|grow|growth|rose|rise|increased?|decreased?|declined?|fell|"
+    r"peak(?:ed)?|highest|lowest|doubled)\b",
+    re.I,
+)
+
+
+def asks_about_figure(question: str) -> bool:
+    """Whether ``question`` points at a figure ("图3显示的…") or asks for a trend ("趋势如何")."""
+    return "image" in content_references(question) or _ASKS_FOR_TREND.search(question) is not None
+
+
+# What a sentence says happened; an axis sentence names series ("折线为营收同比增速") but
+# states no direction.
+_DIRECTION = re.compile(
+    r"增长(?!率)|增加|上升|提升|提高|下降|下滑|减少|回落|回升|走高|走低|攀升|萎缩|持平|最高|最低|"
+    r"峰值|转正|转负|翻倍|\b(?:grew|rose|increased|decreased|declined|fell|peaked|doubled)\b",
+    re.I,
+)
+
+
+def describes_axes(sentence: str) -> bool:
+    """Whether a figure description's sentence says how the chart is drawn ("横轴为季度",
+    "柱状图为…（亿元，左轴）") rather than what it shows."""
+    return _AXES.search(sentence) is not None and _DIRECTION.search(sentence) is None
+
+
+def describes_trend(sentence: str) -> bool:
+    """Whether a sentence states a direction, peak or growth rate ("营收逐季增长")."""
+    return _TREND.search(sentence) is not None

@@ -17,6 +17,7 @@ from rag_app.llm.base import ChatMessage, GenerationRequest, collect
 from rag_app.llm.offline import NOT_FOUND, NOTICE, ExtractiveAnswerer, named_sources
 from rag_app.llm.quotes import quotable_parts
 from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.language import Language
 from rag_app.text.subjects import subject_words
@@ -501,3 +502,124 @@ def test_a_list_question_naming_a_cell_value_gets_the_rows_that_have_it(answerer
     assert lines[0] == (
         "- 表6：中芯国际产线一览 · 12英寸 · 厂区: 中芯北京（B1）; 中芯南方（SN1） [Source 4]"
     )
+
+
+# -- issue 14: answers a business user can read ---------------------------------------------------
+
+
+def _valuation(rows: str, caption: str = "表1：盈利预测与估值") -> Chunk:
+    html = f"<table><tr><td>项目</td><td>2024A</td><td>2025E</td><td>2026E</td></tr>{rows}</table>"
+    return Chunk(
+        "smic:val",
+        "smic",
+        "table",
+        caption,
+        f"中芯国际（688981.SH）深度报告 > 盈利预测与估值\n{caption}",
+        (9,),
+        table_html=html,
+        caption=caption,
+        header_rows=1,
+    )
+
+
+VALUATION = _valuation(
+    "<tr><td>营业收入</td><td>57,796</td><td>67,850</td><td>77,420</td></tr>"
+    "<tr><td>归母净利润（百万元）</td><td>3,699</td><td>5,210</td><td>6,480</td></tr>"
+    "<tr><td>增长率（%）</td><td>-23.3</td><td>40.8</td><td>24.4</td></tr>"
+    "<tr><td>市盈率（倍）</td><td>120.5</td><td>106.2</td><td>85.3</td></tr>"
+    "<tr><td>市净率（倍）</td><td>4.79</td><td>4.62</td><td>4.43</td></tr>",
+    caption="表1：盈利预测与估值（单位：百万元）",
+)
+
+
+def value_lines(answer: str) -> list[str]:
+    body = answer.split("\n\n", 1)[1]
+    return [line for line in body.splitlines() if line and not line.startswith("- ")]
+
+
+def test_a_year_and_row_question_leads_with_the_value_its_unit_period_and_subject():
+    answer = ExtractiveAnswerer().answer_text("中芯国际2025年的市盈率是多少？", [(3, VALUATION)])
+    assert value_lines(answer) == ["中芯国际 2025E 市盈率：106.2 倍 [Source 3]"]
+    # the row follows as the evidence (it gives the other years too)
+    assert quoted_lines(answer)[0].startswith("- 项目: 市盈率（倍）; 2024A: 120.5")
+    # the unit comes from the caption when the row label has none
+    revenue = ExtractiveAnswerer().answer_text("中芯国际2026E营业收入", [(1, VALUATION)])
+    assert value_lines(revenue) == ["中芯国际 2026E 营业收入：77,420 百万元 [Source 1]"]
+    off = ExtractiveAnswerer(settings=OfflineSettings(value_lines=False))
+    assert value_lines(off.answer_text("中芯国际2025年的市盈率是多少？", [(3, VALUATION)])) == []
+
+
+def test_no_value_line_gives_another_companys_number():
+    # 中芯国际's row is no answer to a question on 蓝鲸存储科技 (a report the sources lack)
+    answer = ExtractiveAnswerer().answer_text(
+        "蓝鲸存储科技2025年的市盈率是多少？", [(3, VALUATION)]
+    )
+    assert value_lines(answer) == []
+
+
+def test_rows_that_answer_nothing_are_dropped():
+    question = "中芯国际2025年的市盈率是多少？"
+    without = ExtractiveAnswerer(settings=OfflineSettings(value_lines=False))
+    quoted = quoted_lines(without.answer_text(question, [(3, VALUATION)]))
+    assert any("营业收入" in line for line in quoted)  # min_sentences: a second row, any row
+    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(3, VALUATION)]))
+    assert lines and all("市盈率" in line for line in lines)
+
+
+def test_a_growth_row_is_named_with_the_row_above_it():
+    answer = ExtractiveAnswerer().answer_text("中芯国际2025年归母净利润增长率", [(2, VALUATION)])
+    assert value_lines(answer) == ["中芯国际 2025E 归母净利润增长率：40.8% [Source 2]"]
+    # a quarter is no whole-year column: no line
+    quarter = ExtractiveAnswerer().answer_text("中芯国际2025Q1的市盈率", [(3, VALUATION)])
+    assert value_lines(quarter) == []
+
+
+FIGURE = Chunk(
+    "smic:fig3",
+    "smic",
+    "image",
+    "",
+    "中芯国际（688981.SH）深度报告\n图3：中芯国际季度营收及增速",
+    (12,),
+    caption="图3：中芯国际季度营收及增速",
+    description=(
+        "柱状图为2023Q1至2024Q4中芯国际单季度营收（亿元，左轴），折线为营收同比增速（%，右轴）。"
+        "2024Q4营收为样本期内单季最高，同比增速自2023Q4由负转正并持续扩大。"
+        "纵轴单位为亿元。"
+    ),
+)
+
+
+def test_a_figure_question_gets_the_sentence_stating_the_trend():
+    question = "图3显示的季度营收趋势如何？"
+    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, TEXT), (2, FIGURE)]))
+    assert (
+        lines[0]
+        == "- 2024Q4营收为样本期内单季最高，同比增速自2023Q4由负转正并持续扩大。 [Source 2]"
+    )
+    without = ExtractiveAnswerer(settings=OfflineSettings(figure_sentences=False))
+    first = quoted_lines(without.answer_text(question, [(1, TEXT), (2, FIGURE)]))[0]
+    assert "左轴" in first  # the axis sentence, caption first, wins without the feature
+    # the figure the question points at before another figure's trend
+    other = dataclasses.replace(
+        FIGURE,
+        chunk_id="smic:fig1",
+        caption="图1：中芯国际年度营收",
+        description="2019-2024年中芯国际年度营收持续增长，季度波动较小。",
+    )
+    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, other), (2, FIGURE)]))
+    assert lines[0].endswith("[Source 2]")
+
+
+def test_mineru_latex_is_quoted_as_text():
+    chunk = Chunk(
+        "catl:t",
+        "catl",
+        "text",
+        r"公司神行电池单体容量$\geq 1 9 6 ~ \mathrm{A h}$，能量密度领先行业。",
+        "",
+        (0,),
+    )
+    answer = ExtractiveAnswerer().answer_text("神行电池的单体容量是多少？", [(1, chunk)])
+    assert "单体容量≥196 Ah，能量密度领先行业。 [Source 1]" in answer
+    assert "$" not in answer and "mathrm" not in answer

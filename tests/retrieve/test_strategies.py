@@ -37,25 +37,27 @@ KB = "default"
     ],
 )
 def test_explicit_cues_route_to_one_type(query: str, kind: str) -> None:
-    routing = detect_query_type(query)
+    # a first look that confirms the named type (smart mode always has one)
+    routing = detect_query_type(query, look=(kind, kind, "text"))
     assert routing.detected_type == kind
-    assert routing.single_type and routing.confidence >= 0.7
+    assert routing.single_type and routing.confidence >= 0.8
     assert routing.evidence and routing.why.key == "single"
-    assert routing.why.value("type") == kind and routing.threshold == 0.7
+    assert routing.why.value("type") == kind and routing.threshold == 0.8
 
 
 def test_an_implicit_lean_alone_stays_hybrid() -> None:
     routing = detect_query_type("中芯国际的毛利率是多少？")  # leans to tables, names none
     assert routing.detected_type == "table"
-    assert not routing.single_type and 0 < routing.confidence < 0.7
+    assert not routing.single_type and 0 < routing.confidence < routing.threshold
     assert routing.why.key == "hybrid"
-    assert "all types" in routing.reason
+    assert "all types" in routing.reason and "types compete" in routing.reason
 
 
 def test_no_cues_search_everything() -> None:
-    routing = detect_query_type("中芯国际")
-    assert not routing.single_type and routing.confidence == 0.0
+    routing = detect_query_type("中芯国际", look=("table",) * 5)
+    assert not routing.single_type and routing.detected_type == "table"  # the look alone: no route
     assert routing.why.key == "no_cues" and routing.evidence == ()
+    assert routing.reason.startswith("no type cues (first look: table")
 
 
 def test_latin_cues_match_whole_words_only() -> None:
@@ -80,7 +82,7 @@ def test_cues_extend_from_settings() -> None:
     query = "中芯国际的K线形态"
     assert not detect_query_type(query).single_type
     cues = RoutingCues().with_pairs(explicit=(("image", "K线"),))
-    routing = detect_query_type(query, cues=cues)
+    routing = detect_query_type(query, cues=cues, look=("image", "text"))
     assert routing.detected_type == "image" and routing.single_type
     settings = Settings(extra_explicit_cues=(("image", "K线"),))
     assert "k线" in options_from(settings).cues.explicit["image"]
@@ -163,7 +165,7 @@ def test_smart_without_cues_is_hybrid(corpus: Library) -> None:
 
 def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A library with a single figure: a figure question routes to images, finds one hit (fewer
-    than three strong ones) and falls back to hybrid rather than answer from one figure."""
+    than k) and the other types fill the rest rather than answer from one figure."""
     items = [
         {"type": "text", "text": "华虹半导体 2024年 营收 走势", "text_level": 1, "page_idx": 0},
         {"type": "text", "text": "华虹半导体2024年营收143.9亿元，同比下降11%。", "page_idx": 0},
@@ -181,7 +183,8 @@ def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_pa
     trace = retrieve(corpus, "tiny", "图1 华虹半导体营收走势图", "smart", 5)
     assert trace.routing is not None and trace.routing.single_type
     assert trace.routing.detected_type == "image"
-    assert any("fell back to hybrid" in n for n in trace.notes)
+    assert any("filled with other types" in n for n in trace.notes)
+    assert trace.hits[0].chunk.type == "image"  # the routed type first
     assert {h.chunk.type for h in trace.hits} == {"text", "image"}
 
 

@@ -721,6 +721,15 @@ def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
     heading(page, f"文档（{listed}）").wait_for()
 
 
+def test_a_company_the_library_does_not_hold_is_said_so_without_a_tick(page: Any) -> None:
+    message = ask(page, "宁德时代2025年的营业收入预测是多少？")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    assert "库中没有宁德时代的报告" in text and "现有：中芯国际" in text, text[:300]
+    assert "[Source" not in text  # nothing quoted in its place ...
+    assert message.get_by_text("引用核查").count() == 0  # ... so no check and no ✅ on it
+    assert "✅ 引用核查" not in message.inner_text()
+
+
 def test_english_switch_relabels_every_page(page: Any) -> None:
     act(page, segment(page, "English").click)
     heading(page, "Ask the reports").wait_for()

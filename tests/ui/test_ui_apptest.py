@@ -511,8 +511,9 @@ def test_core_reasons_are_worded_in_the_users_language() -> None:
     unknown = Reason("something_new")
     try:
         st.session_state["lang"] = "zh"
+        confidence, threshold = f"{routing.confidence:.2f}", f"{routing.threshold:.2f}"
         assert i18n.reason_text((routing.why,), routing.reason) == (
-            "表格置信度 0.75 ≥ 0.70：只检索表格"
+            f"表格置信度 {confidence} ≥ {threshold}：只检索表格"
         )
         assert i18n.reason_text((why,), "english") == "数字 542、84.8 不在来源 2、3 中"
         assert i18n.reason_text((why, unknown), "english") == "english"  # no half-translations

@@ -1,0 +1,191 @@
+"""Whether the library holds what a question asks for, checked before it is answered.
+
+A question names a subject (company or report: ``text.names.leading_name``), periods and metrics
+(``text.followup.spans``). Each is held against the library as it is now:
+- a subject no report is about and no chunk mentions ("宁德时代" over the sample): not held;
+- a year that appears nowhere in the named subject's reports (2028 when its tables stop at 2026E);
+- a metric none of whose synonyms the named subject's reports write.
+Each gap names the closest things the library does hold (its reports' subjects, the years its
+tables cover, its tables' row labels). A question whose subject is not held, whose every year is
+outside, or whose metric is absent is declined: the offline answerer says so instead of quoting
+another company's, year's or metric's numbers, and a model's prompt carries the finding with the
+instruction to say so. A question missing some of several years is answered with a note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag_app.index.library import Library, Snapshot
+from rag_app.text.followup import spans
+from rag_app.text.language import cjk_share
+from rag_app.text.names import leading_name
+from rag_app.text.subjects import document_subjects
+from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
+from rag_app.text.tables import parse_table
+
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_MODIFIERS = re.compile(
+    r"^(当前|规划|预测|预计|全年|年度|季度|单季度|单季|累计|平均|在建|实际|年末)+"
+)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Something a question asks for that the library does not hold: ``kind`` subject / period /
+    metric, what was ``asked``, and the closest things ``held``."""
+
+    kind: str
+    asked: str
+    held: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the check found: the gaps, and whether they leave nothing to answer."""
+
+    gaps: tuple[Gap, ...] = ()
+    declines: bool = False
+
+    def note(self, language: str = "zh") -> str:
+        """The finding in words, for the answer and for a model's prompt ("" when none)."""
+        return " ".join(_say(gap, language) for gap in self.gaps)
+
+
+@dataclass(frozen=True)
+class _Profile:
+    subjects: dict[str, frozenset[str]]
+    text: dict[str, str]  # doc_id -> its chunks' searched text, lower-cased
+    years: dict[str, frozenset[str]]
+    rows: dict[str, tuple[str, ...]]  # doc_id -> its tables' row labels, in order
+    chinese: dict[str, float]  # doc_id -> the share of its words that are Chinese
+    table_years: dict[str, frozenset[str]]  # the years its tables' cells and headers name
+
+
+def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = ()) -> Finding:
+    """The library's answer to "do you hold what ``question`` asks for?" (see the module)."""
+    from rag_app.retrieve.signals import per_generation
+
+    if kb not in library.knowledge_bases():
+        return Finding()
+    profile = per_generation("answerability", library, kb, _profile)
+    docs = [d for d in profile.text if not doc_ids or d in doc_ids]
+    if not docs:
+        return Finding()
+    subjects = sorted({w for d in docs for w in profile.subjects.get(d, ())})
+    gaps: list[Gap] = []
+    name = leading_name(question)
+    about = _docs_about(question, name, docs, profile)
+    # A Latin name over Chinese reports (CATL, 宁德时代) cannot be told held or not: not checked.
+    checkable = not name.isascii() or all(profile.chinese.get(d, 0.0) < 0.5 for d in docs)
+    if name and about is None and checkable:
+        if not any(_head(name) in profile.text[d] for d in docs):
+            gaps.append(Gap("subject", name, tuple(subjects)))
+            return Finding(tuple(gaps), declines=True)
+    scope = about or docs
+    asked_years = sorted(
+        {y for s in spans(question, subjects) if s.kind == "period" for y in _YEAR.findall(s.text)}
+    )
+    held_years = sorted({y for d in scope for y in profile.years[d]})
+    missing = [y for y in asked_years if y not in held_years]
+    if missing:
+        # the closest held: the years its tables cover (else any year its text names)
+        in_tables = sorted({y for d in scope for y in profile.table_years[d]})
+        gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
+    for span in spans(question, subjects):
+        if span.kind != "metric":
+            continue
+        term = _MODIFIERS.sub("", span.text.lower()) or span.text.lower()
+        group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
+        if not any(contains_term(profile.text[d], t.lower()) for d in scope for t in group):
+            rows = [r for d in scope for r in profile.rows.get(d, ())]
+            gaps.append(Gap("metric", span.text, tuple(dict.fromkeys(rows))[:8]))
+    declines = bool(gaps) and (
+        any(g.kind == "metric" for g in gaps)
+        or (bool(missing) and len(missing) == len(asked_years))
+    )
+    return Finding(tuple(gaps), declines)
+
+
+def _docs_about(question: str, name: str, docs: list[str], profile: _Profile) -> list[str] | None:
+    """The documents whose subject the question names (by its leading name or anywhere in it);
+    None when it names no held subject."""
+    lowered = question.lower()
+    about = [
+        d
+        for d in docs
+        for s in profile.subjects.get(d, ())
+        if s.lower() in lowered or (name and (s in name or name in s))
+    ]
+    return list(dict.fromkeys(about)) or None
+
+
+def _head(name: str) -> str:
+    """What of a name must appear in the library for it to count as mentioned: its first three
+    characters in Chinese (the leading run may run on: "西门子医疗计划在" is 西门子's), its first
+    word in English."""
+    if name.isascii():
+        return name.split()[0].lower()
+    return name[:3].lower()
+
+
+def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
+    if not held:
+        return ()
+    lo, hi = held[0], held[-1]
+    return (lo, hi) if lo != hi else (lo,)
+
+
+def _profile(snap: Snapshot) -> _Profile:
+    chunks = list(snap.chunks.values())
+    text: dict[str, list[str]] = {}
+    rows: dict[str, list[str]] = {}
+    for chunk in chunks:
+        text.setdefault(chunk.doc_id, []).append(chunk.search_text)
+        if chunk.type == "table" and chunk.table_html:
+            try:
+                grid = parse_table(chunk.table_html)
+            except ValueError:
+                continue
+            rows.setdefault(chunk.doc_id, []).extend(r[0] for r in grid.data_rows if r and r[0])
+    joined = {d: "\n".join(t).lower() for d, t in text.items()}
+    return _Profile(
+        subjects={d: w for d, w in document_subjects(chunks).items() if w},
+        text=joined,
+        years={d: frozenset(_YEAR.findall(t)) for d, t in joined.items()},
+        rows={d: tuple(dict.fromkeys(r)) for d, r in rows.items()},
+        chinese={d: cjk_share(t[:20000]) or 0.0 for d, t in joined.items()},
+        table_years={
+            d: frozenset(
+                y
+                for c in chunks
+                if c.doc_id == d and c.type == "table"
+                for y in _YEAR.findall(c.text)
+            )
+            for d in joined
+        },
+    )
+
+
+def _say(gap: Gap, language: str) -> str:
+    held = "、".join(gap.held[:6]) if language == "zh" else ", ".join(gap.held[:6])
+    if language == "en":
+        if gap.kind == "subject":
+            return f"The library holds no report on {gap.asked}" + (
+                f"; it holds: {held}." if held else "."
+            )
+        if gap.kind == "period":
+            return f"The library's reports do not cover {gap.asked}" + (
+                f" (they cover {held.replace(', ', ' to ')})." if held else "."
+            )
+        return f"No report in the library gives {gap.asked}" + (
+            f"; its tables give: {held}." if held else "."
+        )
+    if gap.kind == "subject":
+        return f"库中没有{gap.asked}的报告" + (f"；现有：{held}。" if held else "。")
+    if gap.kind == "period":
+        return f"库中报告不含{gap.asked}年的数据" + (
+            f"（只覆盖{held.replace('、', '至')}年）。" if held else "。"
+        )
+    return f"库中报告没有「{gap.asked}」" + (f"；表中现有：{held}。" if held else "。")

@@ -1,0 +1,91 @@
+"""What the library does not hold is said, not papered over with another company's, year's or
+metric's numbers (the sample library with the hash embedder; the scripted LLM for the model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag_app.answerability import assess
+from rag_app.index.library import Library
+from rag_app.llm.scripted import ScriptedLLM
+from rag_app.models import AskOptions
+from rag_app.pipeline import Pipeline
+from rag_app.text.names import leading_name
+from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
+
+OPTIONS = AskOptions(kb="default", mode="hybrid")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(tmp_path_factory.mktemp("answerability"), counter, [SAMPLE_CONTENT_LIST])
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("宁德时代2025年的营业收入预测是多少？", "宁德时代"),
+        ("2023年第一季度中芯国际智能手机领域营收是多少？", "中芯国际智能手机领域"),
+        ("中芯国际的毛利率是多少？", "中芯国际"),
+        ("What is CATL's forecast revenue for 2025?", "CATL"),
+        ("拳击比赛的收益将捐给哪个慈善机构？", ""),  # no company named before a period or metric
+        ("哪家公司的毛利率最高？", ""),
+        ("What was the revenue in 2019?", ""),
+    ],
+)
+def test_the_name_a_question_asks_about(question: str, name: str) -> None:
+    assert leading_name(question) == name
+
+
+def test_a_company_the_library_holds_no_report_on_is_declined_naming_what_it_holds(
+    sample: Library,
+) -> None:
+    finding = assess("宁德时代2025年的营业收入预测是多少？", sample, "default")
+    assert finding.declines and [g.kind for g in finding.gaps] == ["subject"]
+    assert finding.note() == "库中没有宁德时代的报告；现有：中芯国际。"
+    # a company the reports mention (the foundry ranking table) is not declined
+    assert not assess("台积电2024年的营收是多少？", sample, "default").declines
+
+
+def test_a_year_outside_the_tables_and_an_absent_metric_are_declined(sample: Library) -> None:
+    outside = assess("中芯国际2028年的营业收入预测是多少？", sample, "default")
+    assert outside.declines and outside.gaps[0].kind == "period"
+    assert "2028" in outside.note() and "2026" in outside.note()
+    absent = assess("中芯国际2024年的扣非净利润是多少？", sample, "default")
+    assert absent.declines and absent.gaps[0].kind == "metric" and "毛利率（%）" in absent.note()
+    assert "The library's reports do not cover 2030" in assess(
+        "What is SMIC's P/E in 2030?", sample, "default"
+    ).note("en")
+
+
+def test_one_year_of_two_outside_is_a_note_not_a_refusal(sample: Library) -> None:
+    finding = assess("中芯国际2024年和2028年的毛利率分别是多少？", sample, "default")
+    assert [g.kind for g in finding.gaps] == ["period"] and not finding.declines
+
+
+def test_every_sample_question_is_still_answered(sample: Library) -> None:
+    rows = [json.loads(line) for line in (TEST_DATA / "sample_report_questions.jsonl").open()]
+    examples = json.loads(
+        (SAMPLE_CONTENT_LIST.parent / "questions.json").read_text(encoding="utf-8")
+    )
+    asked = [r["question"] for r in rows] + [e["question"] for e in examples]
+    assert asked and not [q for q in asked if assess(q, sample, "default").gaps]
+
+
+def test_the_offline_answer_says_so_and_quotes_nothing(sample: Library) -> None:
+    answer = Pipeline(sample.settings, sample).ask("宁德时代2025年的营业收入预测是多少？", OPTIONS)
+    assert answer.declined and answer.finding == "库中没有宁德时代的报告；现有：中芯国际。"
+    assert "库中没有宁德时代的报告" in answer.text and "[Source" not in answer.text
+    assert answer.citations is None  # nothing quoted: no check, no ✅
+
+
+def test_a_model_is_told_what_is_missing_and_to_say_so(sample: Library) -> None:
+    llm = ScriptedLLM("库中没有宁德时代的报告。")
+    answer = Pipeline(sample.settings, sample, llm).ask(
+        "宁德时代2025年的营业收入预测是多少？", OPTIONS
+    )
+    (request,) = llm.calls
+    assert "检索核对：库中没有宁德时代的报告" in request.messages[-1].content
+    assert answer.finding and answer.declined
