@@ -23,9 +23,7 @@ import pytest
 
 from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
-    CHROMIUM,
     StreamlitServer,
-    launch_browser,
     mark,
     new_page,
     open_app,
@@ -33,7 +31,7 @@ from tests.ui.browser_support import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 pytest.importorskip("authlib", reason="Streamlit authentication needs streamlit[auth]")
 pytest.importorskip("cryptography")
 
@@ -61,16 +59,6 @@ class Budget:
         if left <= 0:
             pytest.fail(f"the test took longer than {TEST_BUDGET_S:.0f} s")
         return min(cap, left)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: run `make browser-deps`")
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

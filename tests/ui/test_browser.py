@@ -41,14 +41,12 @@ import pytest
 from tests.conftest import REAL_CACHE_DIR, TEST_DATA
 from tests.openai_stub_server import OpenAIStubServer, Reply
 from tests.ui.browser_support import (
-    CHROMIUM,
     REPO_ROOT,
     StreamlitServer,
     act,
     expander,
     goto_page,
     in_viewport,
-    launch_browser,
     mark,
     navigation,
     new_page,
@@ -59,7 +57,7 @@ from tests.ui.browser_support import (
 
 pytestmark = pytest.mark.browser
 
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 UPLOAD_SUFFIXES = (".json", ".md", ".markdown", ".zip", ".xlsx", ".xls", ".csv")
 BROWSER_DATA = TEST_DATA / "browser"
@@ -112,16 +110,6 @@ PROBES = """() => ({
 
 
 # -- fixtures -------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: run `make browser-deps`")
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[StreamlitServer]:
     from rag_app.config import Settings

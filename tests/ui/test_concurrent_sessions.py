@@ -49,12 +49,10 @@ import pytest
 from tests.conftest import REAL_CACHE_DIR
 from tests.openai_stub_server import OpenAIStubServer, Reply
 from tests.ui.browser_support import (
-    CHROMIUM,
     StreamlitServer,
     act,
     expander,
     goto_page,
-    launch_browser,
     mark,
     new_page,
     wait_idle,
@@ -62,7 +60,7 @@ from tests.ui.browser_support import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 KB = "示例"  # every session's default knowledge base
 WAIT = 120_000  # ms: the longest any single wait may take
@@ -161,16 +159,6 @@ WRITING_JS = """
 
 
 # -- fixtures -------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: run `make browser-deps`")
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture(scope="module")
 def stub() -> Iterator[OpenAIStubServer]:
     with OpenAIStubServer() as server:

@@ -20,10 +20,8 @@ import pytest
 
 from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
-    CHROMIUM,
     StreamlitServer,
     act,
-    launch_browser,
     mark,
     new_page,
     open_app,
@@ -31,19 +29,9 @@ from tests.ui.browser_support import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 QUESTION = "中芯国际2025年的毛利率预测是多少？"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: run `make browser-deps`")
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
