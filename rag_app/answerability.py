@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from rag_app.index.library import Library, Snapshot
-from rag_app.text.followup import spans
+from rag_app.text.followup import spans, strip_modifiers
 from rag_app.text.language import cjk_share
 from rag_app.text.names import leading_name
 from rag_app.text.subjects import document_subjects
@@ -26,9 +26,6 @@ from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
 from rag_app.text.tables import parse_table
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_MODIFIERS = re.compile(
-    r"^(当前|规划|预测|预计|全年|年度|季度|单季度|单季|累计|平均|在建|实际|年末)+"
-)
 
 
 @dataclass(frozen=True)
@@ -111,7 +108,7 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
     for span in spans(question, subjects):
         if span.kind != "metric":
             continue
-        term = _MODIFIERS.sub("", span.text.lower()) or span.text.lower()
+        term = strip_modifiers(span.text.lower()) or span.text.lower()
         group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
         if not any(contains_term(profile.text[d], t.lower()) for d in scope for t in group):
             rows = _row_labels(library.snapshot(kb), scope)

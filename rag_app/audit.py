@@ -216,3 +216,13 @@ def _from_json(row_id: int, payload: str) -> AuditRecord:
     data["flagged"] = tuple(data.get("flagged") or ())
     known = AuditRecord.__dataclass_fields__
     return AuditRecord(**{k: v for k, v in data.items() if k in known}, id=row_id)
+
+
+def open_audit_log(data_dir: Path, retention_days: int = 90) -> AuditLog | None:
+    """The data dir's audit log; None (logged) when it cannot be opened, so that answering never
+    fails for want of its log (a read-only data dir)."""
+    try:
+        return AuditLog.in_dir(data_dir, retention_days)
+    except Exception as exc:  # noqa: BLE001 - reported; the answer goes on
+        _log.warning("the audit log cannot be opened: %s", exc)
+        return None

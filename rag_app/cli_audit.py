@@ -6,18 +6,16 @@ import argparse
 import json
 import sys
 
-from rag_app.audit import AuditLog, AuditRecord
+from rag_app.audit import AuditLog, AuditRecord, open_audit_log
 from rag_app.config import Settings, load_settings
 
 
 def audit_log(settings: Settings) -> AuditLog | None:
-    """The data dir's audit log; None (and a line on stderr) when it cannot be opened, so that
-    answering never fails for want of its log."""
-    try:
-        return AuditLog.in_dir(settings.data_dir, settings.audit_retention_days)
-    except Exception as exc:  # noqa: BLE001 - reported; the answer goes on
-        print(f"the audit log cannot be written: {exc}", file=sys.stderr)
-        return None
+    """The data dir's audit log, or None with a line on stderr."""
+    log = open_audit_log(settings.data_dir, settings.audit_retention_days)
+    if log is None:
+        print("the audit log cannot be opened (see the warning above)", file=sys.stderr)
+    return log
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

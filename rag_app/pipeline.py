@@ -195,11 +195,12 @@ class Pipeline:
         timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
         # Whether the library holds what the question names (company, period, metric).
         finding = self.check(asked, options, analysis.language)
+        note = finding.note(analysis.language)
         if finding.gaps:
             yield PipelineEvent(
                 "stage",
                 stage="checked",
-                data={"note": finding.note(analysis.language), "declined": finding.declines},
+                data={"note": note, "declined": finding.declines},
             )
         yield PipelineEvent("stage", stage="retrieved", data={"hits": len(trace.hits)})
 
@@ -210,7 +211,7 @@ class Pipeline:
         prompt_question = asked
         if finding.gaps and self.llm is not self.offline:
             prompt_question = (
-                f"{asked}\n\n({_CHECK_NOTE[analysis.language]}{finding.note(analysis.language)})"
+                f"{asked}\n\n({_CHECK_NOTE[analysis.language]}{note})"
             )
         prompt = self.build(prompt_question, trace, options, history, analysis, doc_names)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
@@ -222,7 +223,7 @@ class Pipeline:
         t0 = time.perf_counter()
         request = replace(
             build_request(asked, prompt, analysis),
-            finding=finding.note(analysis.language),
+            finding=note,
             declined=finding.declines,
         )
         generated = yield from self._generate(self.llm, request, started, timings)
@@ -262,7 +263,7 @@ class Pipeline:
             error=error,
             error_kind=error_kind,
             understood=understood,
-            finding=finding.note(analysis.language),
+            finding=note,
             declined=finding.declines,
         )
         self._record(answer, options)

@@ -21,7 +21,7 @@ from typing import Any
 
 import streamlit as st
 
-from rag_app.audit import AuditLog
+from rag_app.audit import AuditLog, open_audit_log
 from rag_app.config import Settings, load_settings
 from rag_app.conversations import ConversationStore, SavedTurn
 from rag_app.index.admission import OnConflict
@@ -72,7 +72,7 @@ class _Shared:
 @st.cache_resource(show_spinner=False)
 def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
     lib = Library(_settings)
-    log = _audit_log(_settings)
+    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days)
     ready = threading.Event()
     # Load the embedding model in the background (seconds on a busy machine) so the first
     # question does not wait for it; work that needs it meanwhile waits on the embedder's lock.
@@ -90,13 +90,6 @@ def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
             target=_quietly, args=(warm_up, ready), name="embedder-warm-up", daemon=True
         ).start()
     return _Shared(lib, ready, log)
-
-
-def _audit_log(settings: Settings) -> AuditLog | None:
-    try:
-        return AuditLog.in_dir(settings.data_dir, settings.audit_retention_days)
-    except Exception:  # noqa: BLE001 - a read-only data dir costs the log, not the app
-        return None
 
 
 def audit_log() -> AuditLog | None:

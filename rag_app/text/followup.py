@@ -161,6 +161,18 @@ def _term_starts(lowered: str, term: str) -> list[int]:
     return [m.start() for m in re.finditer(re.escape(term), lowered)]
 
 
+def strip_modifiers(text: str) -> str:
+    """``text`` without the metric modifiers it starts with (预测归母净利润 -> 归母净利润)."""
+    moved = True
+    while moved:
+        moved = False
+        for word in _MODIFIERS:
+            if text.startswith(word):
+                text, moved = text[len(word) :], True
+                break
+    return text
+
+
 def _metric_phrase(text: str, start: int, end: int, taken: list[Span]) -> tuple[int, int]:
     """A metric term widened over the modifiers written before it (当前产能, 预测归母净利润)."""
     moved = True

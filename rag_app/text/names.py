@@ -13,39 +13,18 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
-from rag_app.text.followup import METRICS, PERIOD
+from rag_app.text.followup import METRICS, PERIOD, strip_modifiers
 
-_WORDS = lexicon.keyed_groups("followup_words.txt")
-_QUESTION_WORDS = tuple(_WORDS["interrogative"]) + ("多少", "怎么", "如何", "是否", "有没有")
-_LEADING = sorted(
-    (
-        "根据",
-        "请问",
-        "请",
-        "对于",
-        "关于",
-        "按照",
-        "截至",
-        "截止",
-        "在",
-        "从",
-        "那么",
-        "那",
-        "related",
-    ),
-    key=len,
-    reverse=True,
+_WORDS = lexicon.keyed_groups("question_names.txt")
+_QUESTION_WORDS = (
+    tuple(lexicon.keyed_groups("followup_words.txt")["interrogative"]) + _WORDS["question"]
 )
-_MODIFIER = re.compile(r"^(当前|规划|预测|预计|全年|年度|累计|平均|实际)+")
+_LEADING = sorted(_WORDS["lead"], key=len, reverse=True)
+_STOPS = _WORDS["stop"]
+_SENTENCE_WORDS = frozenset(_WORDS["sentence_en"])
+_NOT_NAMES = frozenset(_WORDS["not_names"])
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
-_STOPS = ("的", "报告", "研报", "公司", "年报", "表", "图")
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
-_SENTENCE_WORDS = frozenset(
-    {"in", "what", "which", "how", "according", "to", "for", "the", "and", "is"}
-)
-_NOT_NAMES = frozenset(
-    {"ROE", "EPS", "PE", "PB", "GDP", "CEO", "CFO", "FY", "YOY", "QOQ", "USD", "RMB", "HKD"}
-)
 
 
 def leading_name(question: str) -> str:
@@ -79,7 +58,7 @@ def leading_name(question: str) -> str:
         # ("宁德时代2025年…", "中芯国际的毛利率…"); "拳击比赛的收益" names no company.
         rest = re.sub(r"^(的|公司|集团|股份)+|^[（(][^）)]*[）)]", "", text[len(name) :]).lstrip()
         rest = re.sub(r"^(的)+", "", rest)
-        lowered_rest = _MODIFIER.sub("", rest.lower())
+        lowered_rest = strip_modifiers(rest.lower())
         if PERIOD.match(rest) or any(lowered_rest.startswith(m) for m in METRICS):
             return name
         return ""
