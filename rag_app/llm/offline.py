@@ -36,6 +36,7 @@ from rag_app.llm.quotes import (
     chunk_candidates,
     figure_scores,
     row_value,
+    with_caption,
 )
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
@@ -163,7 +164,9 @@ class ExtractiveAnswerer:
                 score += settings.first_cell_bonus * top_idf
             if _DIGIT.search(cand.text):
                 score += settings.number_bonus * top_idf
-            if figures is not None and cand.source in figures:
+            if figures is not None:
+                if not figures.quotable(cand):
+                    continue
                 score += settings.figure_bonus * top_idf * figures.score(cand)
             scored.append(ScoredSentence(cand, score, tuple(matched_words + matched_bigrams)))
         if not scored:
@@ -229,11 +232,11 @@ class ExtractiveAnswerer:
         chosen = self.select(question, sources, analysis)
         values: list[str] = []
         if chosen and self.settings.value_lines:
-            values, chosen = _value_lines(question, chosen, sources, analysis)
+            values, chosen = _value_lines(question, chosen, sources, analysis, lang)
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:
-            body = "\n".join(f"- {s.candidate.text} [Source {s.candidate.source}]" for s in chosen)
+            body = "\n".join(_quoted_lines(chosen, sources))
         if values:
             # each its own paragraph: Markdown would run lines one "\n" apart together
             body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")
@@ -324,6 +327,7 @@ def _value_lines(
     chosen: list[ScoredSentence],
     sources: Sequence[tuple[int, Chunk]],
     analysis: QueryAnalysis | None,
+    lang: str = "zh",
 ) -> tuple[list[str], list[ScoredSentence]]:
     """For a question naming one year and a row ("2026年的市盈率"): a line per chosen table row
     the question names, the value first ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), and the
@@ -370,7 +374,10 @@ def _value_lines(
             continue
         amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()
         head = " ".join(p for p in (subject, period, metric) if p)
-        found_lines.append((i, f"{subject} {metric}", f"{head}：{amount} [Source {cand.source}]"))
+        colon = ": " if lang == "en" else "："  # the answer's language, not the row's
+        found_lines.append(
+            (i, f"{subject} {metric}", f"{head}{colon}{amount} [Source {cand.source}]")
+        )
     # A line more specific than another (硅片及硅棒 毛利率 over 毛利率, 营业收入增长率 over
     # 营业收入) is the answer; the other, and its row, answer nothing asked.
     lines: list[str] = []
@@ -412,6 +419,22 @@ def _more_specific(metric: str, than: str, question_lower: str) -> bool:
 
 _QUESTION_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _PART_OF_YEAR = re.compile(r"(?:19|20)\d\d\s*[QH][1-4]", re.I)
+
+
+def _quoted_lines(
+    chosen: Sequence[ScoredSentence], sources: Sequence[tuple[int, Chunk]]
+) -> list[str]:
+    """One line per quoted sentence; a figure's first quoted sentence names the figure."""
+    chunks = dict(sources)
+    named: set[int] = set()
+    lines = []
+    for s in chosen:
+        text, number = s.candidate.text, s.candidate.source
+        if number not in named and number in chunks:
+            text = with_caption(text, chunks[number])
+            named.add(number)
+        lines.append(f"- {text} [Source {number}]")
+    return lines
 
 
 def _same_text(a: str, b: str) -> bool:

@@ -16,7 +16,7 @@ from rag_app.text.phrasing import (
     content_references,
     continues,
     describes_axes,
-    describes_trend,
+    states_direction,
 )
 from rag_app.text.sentences import split_sentences
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
@@ -115,11 +115,11 @@ def chunk_candidates(
         unit = table_unit(" ".join([chunk.caption, *headers[:1], chunk.footnote]))
         metrics = row_metrics([label for _, label in units])
     elif chunk.type == "image":
+        # Each description sentence on its own words: the caption is every sentence's context
+        # (glued to the first one, it made the axis sentence outscore the trend). The answer
+        # names the figure when it quotes it (``with_caption``).
         description = quotable_parts(chunk.description)
         caption = clip(chunk.caption.strip())
-        if caption and description:
-            # The caption says what the figure is; prefix it to the first description sentence.
-            description[0] = clip(f"{caption}：{description[0]}")
         units = [(s, "") for s in description] or ([(caption, "")] if caption else [])
     if not units:
         parts = quotable_sentences(chunk.text) if join_continuations else quotable_parts(chunk.text)
@@ -229,10 +229,21 @@ def _figure_number(ref: str) -> str:
     return str(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(units, 0))
 
 
+def with_caption(text: str, chunk: Chunk) -> str:
+    """A figure's quoted sentence headed by the figure's caption ("图3：…：2024Q4营收…"), once
+    per figure; other text as it is."""
+    caption = clip(chunk.caption.strip())
+    if chunk.type != "image" or not caption or text.startswith(caption):
+        return text
+    return f"{caption}：{text}"
+
+
 class FigureScores:
     """For a question about a figure: per figure sentence, +1 for the figure the question
-    points at ("图3"), +1 for a sentence stating the trend or naming the year asked, -1 for
-    one describing the axes, legend or unit."""
+    points at ("图3"), +1 for a sentence stating a direction or peak or naming the year asked;
+    a sentence describing the axes, legend or unit answers no question about what the figure
+    shows and is not quoted (``quotable``). When the question points at a figure the sources
+    hold, what other sources say scores -1: the answer is that figure's."""
 
     def __init__(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> None:
         self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
@@ -245,13 +256,15 @@ class FigureScores:
     def __contains__(self, number: int) -> bool:
         return number in self.captions
 
+    def quotable(self, cand: Candidate) -> bool:
+        """False for a figure's sentence on how it is drawn ("柱状图为…（亿元，左轴）")."""
+        return cand.source not in self.captions or not describes_axes(cand.text)
+
     def score(self, cand: Candidate) -> float:
-        caption = self.captions.get(cand.source, "")
-        sentence = cand.text.removeprefix(f"{caption}：") if caption else cand.text
+        if cand.source not in self.captions:
+            return -1.0 if self.pointed else 0.0
         out = 1.0 if cand.source in self.pointed else 0.0
-        if describes_axes(sentence):
-            out -= 1.0
-        elif describes_trend(sentence) or any(year in sentence for year in self.years):
+        if states_direction(cand.text) or any(year in cand.text for year in self.years):
             out += 1.0
         return out
 

@@ -117,3 +117,10 @@ def describes_axes(sentence: str) -> bool:
 def describes_trend(sentence: str) -> bool:
     """Whether a sentence states a direction, peak or growth rate ("营收逐季增长")."""
     return _TREND.search(sentence) is not None
+
+
+def states_direction(sentence: str) -> bool:
+    """Whether a sentence says which way something went or where it peaked ("单季最高",
+    "由负转正"), as a figure's conclusion does; a sentence listing values with their growth
+    rates ("同比增速分别为…") names the series but states no direction."""
+    return _DIRECTION.search(sentence) is not None

@@ -218,8 +218,8 @@ def test_deterministic(answerer):
     ask = request("中芯国际的产能和市场份额", SOURCES)
     events = list(ExtractiveAnswerer().stream(ask))
     assert quoted_lines(collect(events).text) == [
-        "- 图3：2023年全球晶圆代工市场份额：台积电占据全球晶圆代工市场约60%的份额。 [Source 3]",
         "- 公司: 中芯国际; 2023年 / 产能（万片/月）: 80; 2023年 / 制程: 28nm [Source 2]",
+        "- 图3：2023年全球晶圆代工市场份额：台积电占据全球晶圆代工市场约60%的份额。 [Source 3]",
         "- 中芯国际位列第五，份额约为6%。 [Source 3]",
     ]
     assert list(answerer.stream(ask)) == events  # an answerer used before carries nothing over
@@ -361,6 +361,10 @@ def test_finance_synonyms_meet_across_languages():
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "106.2", label="市盈率（倍）")
     answer = ExtractiveAnswerer().answer_text("What is the forecast P/E for 2025?", [(1, smic)])
     assert "106.2 [Source 1]" in answer
+    english = ExtractiveAnswerer().answer_text(
+        "What is the forecast P/E for 2025?", [(1, smic)], lang="en"
+    )
+    assert value_lines(english) == ["中芯国际 2025E 市盈率: 106.2 倍 [Source 1]"]  # no "："
 
 
 def test_a_question_naming_two_reports_quotes_each_of_them():
@@ -593,13 +597,14 @@ FIGURE = Chunk(
 def test_a_figure_question_gets_the_sentence_stating_the_trend():
     question = "图3显示的季度营收趋势如何？"
     lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, TEXT), (2, FIGURE)]))
-    assert (
-        lines[0]
-        == "- 2024Q4营收为样本期内单季最高，同比增速自2023Q4由负转正并持续扩大。 [Source 2]"
-    )
+    assert lines[0] == (
+        "- 图3：中芯国际季度营收及增速：2024Q4营收为样本期内单季最高，"
+        "同比增速自2023Q4由负转正并持续扩大。 [Source 2]"
+    )  # named by its caption, once
+    assert not any("左轴" in line or "纵轴" in line for line in lines)  # axes answer nothing
     without = ExtractiveAnswerer(settings=OfflineSettings(figure_sentences=False))
     first = quoted_lines(without.answer_text(question, [(1, TEXT), (2, FIGURE)]))[0]
-    assert "左轴" in first  # the axis sentence, caption first, wins without the feature
+    assert "单季最高" not in first  # without the feature, what shares the most words wins
     # the figure the question points at before another figure's trend
     other = dataclasses.replace(
         FIGURE,

@@ -718,6 +718,16 @@ def test_a_company_the_library_does_not_hold_is_said_so_without_a_tick(page: Any
     assert "✅ 引用核查" not in message.inner_text()
 
 
+def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: Any) -> None:
+    message = ask(page, "图3显示的季度营收趋势如何？")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    first = next(line for line in text.splitlines() if "[Source" in line or "Source" in line)
+    # the figure named by its caption, then the sentence saying which way revenue went; the
+    # sentence on how the chart is drawn (axes, units) answers nothing and is not quoted
+    assert "图3" in first and "单季最高" in first, text[:400]
+    assert "左轴" not in text and "右轴" not in text, text[:400]
+
+
 def test_english_switch_relabels_every_page(page: Any) -> None:
     act(page, segment(page, "English").click)
     heading(page, "Ask the reports").wait_for()
