@@ -52,8 +52,16 @@ eval: setup
 eval-broker: setup
 	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT) --docs ""
 
+# Speed in one run (slow; idle machine): ingestion and query latency of the configured encoder
+# runtime beside the bare torch fp32 encoder (RUNTIMES=onnx-int8,onnx,torch for each), the scale
+# table with a stand-in embedder (SCALE_SIZES; 100000 takes about half an hour) and 8/32/64
+# concurrent SSE asks against one `rag-app serve`.
+RUNTIMES    ?=
+SCALE_SIZES ?= 5000,20000,100000
 bench: setup
-	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL)
+	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL) $(if $(RUNTIMES),--runtimes $(RUNTIMES))
+	$(BIN)/python -m rag_app.bench_scale --eval-dir $(EVAL) --sizes $(SCALE_SIZES)
+	$(BIN)/python -m rag_app.bench_serve
 
 lint: setup
 	$(BIN)/ruff check rag_app tests pages ui app.py

@@ -1,17 +1,16 @@
 """研报问答 (research report Q&A): the Streamlit entry point.
 
-Sets up the page, the user's session defaults and the shared Library, imports the sample report
-into the 示例 knowledge base on first start, and hands over to the page the user picked. Run
+Sets up the page, the user's session defaults and the shared Library (whose first use starts the
+model's load and the sample report's import into 示例 in the background), hands over to the page
+the user picked, and then keeps that page's import progress current until the sample is in. Run
 with ``streamlit run app.py`` (``make run``).
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import streamlit as st
 
-from ui import state
+from ui import sample_progress, state
 from ui.i18n import LANGUAGES, t
 from ui.render import inject_css
 
@@ -39,20 +38,10 @@ with st.sidebar:
             st.page_link(item, width="stretch")
     st.divider()  # as under Streamlit's own navigation: the page's controls follow
 
-# After st.navigation, so the sidebar already shows the real page names while this runs.
-library = state.library()
-if not st.session_state.get("_sample_checked"):
-    try:
-        # A spinner for the first seeding; otherwise a quick check (once per process) that
-        # re-indexes the sample only when this version chunks it differently.
-        first = state.sample_needed(library)
-        spinner = st.spinner(t("seeding", kb=state.SAMPLE_KB), show_time=True)
-        with spinner if first else nullcontext():
-            state.seed_sample(library)
-        st.session_state["_sample_checked"] = True
-    except Exception as exc:  # noqa: BLE001 - the app still works without the sample
-        st.error(t("seed_failed", error=exc), icon="⚠️")
-
+# The first call starts the background work (ui/startup.py): the embedding model loads and the
+# sample report is imported into 示例 while this and every other page is already usable.
+state.library()
+sample_progress.begin_run()
 page.run()
 
 with st.sidebar:
@@ -67,3 +56,8 @@ with st.sidebar:
         required=True,
         label_visibility="collapsed",
     )
+
+state.page_shown()  # the background work that waited for a first page may begin
+# Last, once everything is drawn: a page showing the sample's import progress keeps it current
+# and runs again when the sample is in (a question asked meanwhile is answered then).
+sample_progress.follow()

@@ -12,7 +12,7 @@ from rag_app.conversations import SavedTurn, saved_turn, source_chunk
 from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Chunk
 from rag_app.prompt import MODES
-from ui import state
+from ui import sample_progress, state
 from ui.i18n import lang, t, type_label
 from ui.render import (
     LATEST_TURN,
@@ -269,11 +269,20 @@ note = st.session_state.pop("_conversation_note", None)
 if note:
     st.info(t(note), icon="🗂️")
 
-has_docs = bool(kb and lib.documents(kb))
+# While the sample is imported into 示例 in the background (ui/startup.py), the page works: a
+# question asked meanwhile is held, with the import's progress under it, and answered once the
+# sample is in (app.py's sample_progress.follow runs the page again then).
+sample = state.sample_status()
+importing = kb == state.SAMPLE_KB and sample.importing
+has_docs = bool(kb and lib.documents(kb)) and not importing
 if not kb:
     st.info(t("no_kb"), icon="📚")
     st.page_link("pages/library.py", label=t("go_library"), icon="📚")
+elif importing:
+    sample_progress.progress_bar(sample)
 elif not has_docs:
+    if kb == state.SAMPLE_KB and sample.state == "failed":
+        sample_progress.failure(sample)
     st.info(t("kb_empty", kb=kb), icon="📚")
     st.page_link("pages/library.py", label=t("go_library"), icon="📚")
 
@@ -282,8 +291,22 @@ elif not has_docs:
 # window and the reader could not stay where they were. The input still sits at the window's
 # bottom; a new question is scrolled into view by scroll_to_question instead.
 with st.bottom:
-    typed = st.chat_input(t("chat_placeholder"), key="question", disabled=not has_docs)
+    typed = st.chat_input(
+        t("chat_placeholder"), key="question", disabled=not (has_docs or importing)
+    )
 question = typed or st.session_state.pop("pending_question", None)
+held: list[tuple[str, str]] = st.session_state.setdefault("held_questions", [])
+if question and importing:
+    held.append((question, kb))
+    question = None
+elif held and not importing:
+    # Once the sample is in: the first held question of this base now, the next after it
+    # (each answer ends with a rerun); those of another base are dropped.
+    waiting = [(q, base) for q, base in held if base == kb and has_docs]
+    if question:
+        waiting.append((question, kb))
+    st.session_state["held_questions"] = waiting[1:]
+    question = waiting[0][0] if waiting else None
 asking = bool(question and kb and has_docs)
 
 turns: list[state.ChatTurn] = st.session_state["turns"]
@@ -323,6 +346,13 @@ for i, turn in enumerate(turns):
                     prefix,
                     doc_names=dict(turn.doc_names),
                 )
+
+if importing:
+    for waiting_question, _ in held:
+        with st.chat_message("user"):
+            st.markdown(escape_markdown_text(waiting_question))
+        with st.chat_message("assistant"):
+            sample_progress.held_note(sample)
 
 if asking and question and kb:
     options = state.ask_options(kb)

@@ -11,7 +11,7 @@ import streamlit as st
 
 from rag_app.ingest.loader import SUPPORTED
 from rag_app.models import IngestReport, Progress
-from ui import state
+from ui import sample_progress, state
 from ui.i18n import t, type_label
 from ui.render import TYPE_ICONS, page_label, render_chunk
 
@@ -372,6 +372,12 @@ def documents_section(kb: str) -> None:
 
 
 if kb:
+    # The sample's background import (ui/startup.py): its progress until it is in.
+    sample = state.sample_status()
+    if kb == state.SAMPLE_KB and sample.importing:
+        sample_progress.progress_bar(sample)
+    elif kb == state.SAMPLE_KB and sample.state == "failed" and not lib.documents(kb):
+        sample_progress.failure(sample)
     upload_section(kb)
     documents_section(kb)
 else:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from rag_app.index.library import Library, Snapshot
+from rag_app.models import Chunk
 from rag_app.text.followup import spans, strip_modifiers
 from rag_app.text.language import cjk_share
 from rag_app.text.names import leading_name
@@ -51,38 +52,39 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class _Profile:
-    subjects: dict[str, frozenset[str]]
-    text: dict[str, str]  # doc_id -> its chunks' searched text, lower-cased
-    table_years: dict[str, frozenset[str]]  # the years its tables' cells and headers name
-    # Read per document when a question first needs it (the first question after an upload
-    # pays for one pass over the text, not for these).
-    _years: dict[str, frozenset[str]] = field(default_factory=dict)
-    _chinese: dict[str, float] = field(default_factory=dict)
+class _Document:
+    """What the check reads of one document, built once per document version."""
 
-    def years(self, doc_id: str) -> frozenset[str]:
-        if doc_id not in self._years:
-            self._years[doc_id] = frozenset(_YEAR.findall(self.text[doc_id]))
-        return self._years[doc_id]
+    subjects: frozenset[str]
+    text: str  # its chunks' searched text, lower-cased
+    table_years: frozenset[str]  # the years its tables' cells and headers name
+    # Read when a question first needs them (mutable caches of a frozen record).
+    _lazy: dict[str, object] = field(default_factory=dict)
 
-    def chinese(self, doc_id: str) -> float:
+    def years(self) -> frozenset[str]:
+        if "years" not in self._lazy:
+            self._lazy["years"] = frozenset(_YEAR.findall(self.text))
+        return self._lazy["years"]  # type: ignore[return-value]
+
+    def chinese(self) -> float:
         """The share of the document's words that are Chinese."""
-        if doc_id not in self._chinese:
-            self._chinese[doc_id] = cjk_share(self.text[doc_id][:20000]) or 0.0
-        return self._chinese[doc_id]
+        if "chinese" not in self._lazy:
+            self._lazy["chinese"] = cjk_share(self.text[:20000]) or 0.0
+        return self._lazy["chinese"]  # type: ignore[return-value]
 
 
 def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = ()) -> Finding:
     """The library's answer to "do you hold what ``question`` asks for?" (see the module)."""
-    from rag_app.retrieve.signals import per_generation
+    from rag_app.retrieve.signals import per_document
 
     if kb not in library.knowledge_bases():
         return Finding()
-    profile = per_generation("answerability", library, kb, _profile)
-    docs = [d for d in profile.text if not doc_ids or d in doc_ids]
+    # per document, kept across uploads: after one only the new documents are read
+    profile = per_document("answerability", library, kb, _read_document)
+    docs = [d for d in profile if not doc_ids or d in doc_ids]
     if not docs:
         return Finding()
-    subjects = sorted({w for d in docs for w in profile.subjects.get(d, ())})
+    subjects = sorted({w for d in docs for w in profile[d].subjects})
     gaps: list[Gap] = []
     name = leading_name(question)
     about = _docs_about(question, name, docs, profile)
@@ -90,27 +92,27 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
     if (
         name
         and about is None
-        and (not name.isascii() or all(profile.chinese(d) < 0.5 for d in docs))
+        and (not name.isascii() or all(profile[d].chinese() < 0.5 for d in docs))
     ):
-        if not any(_head(name) in profile.text[d] for d in docs):
+        if not any(_head(name) in profile[d].text for d in docs):
             gaps.append(Gap("subject", name, tuple(subjects)))
             return Finding(tuple(gaps), declines=True)
     scope = about or docs
     asked_years = sorted(
         {y for s in spans(question, subjects) if s.kind == "period" for y in _YEAR.findall(s.text)}
     )
-    held_years = sorted({y for d in scope for y in profile.years(d)}) if asked_years else []
+    held_years = sorted({y for d in scope for y in profile[d].years()}) if asked_years else []
     missing = [y for y in asked_years if y not in held_years]
     if missing:
         # the closest held: the years its tables cover (else any year its text names)
-        in_tables = sorted({y for d in scope for y in profile.table_years[d]})
+        in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     for span in spans(question, subjects):
         if span.kind != "metric":
             continue
         term = strip_modifiers(span.text.lower()) or span.text.lower()
         group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
-        if not any(contains_term(profile.text[d], t.lower()) for d in scope for t in group):
+        if not any(contains_term(profile[d].text, t.lower()) for d in scope for t in group):
             rows = _row_labels(library.snapshot(kb), scope)
             gaps.append(Gap("metric", span.text, rows[:8]))
     declines = bool(gaps) and (
@@ -120,14 +122,16 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
     return Finding(tuple(gaps), declines)
 
 
-def _docs_about(question: str, name: str, docs: list[str], profile: _Profile) -> list[str] | None:
+def _docs_about(
+    question: str, name: str, docs: list[str], profile: dict[str, _Document]
+) -> list[str] | None:
     """The documents whose subject the question names (by its leading name or anywhere in it);
     None when it names no held subject."""
     lowered = question.lower()
     about = [
         d
         for d in docs
-        for s in profile.subjects.get(d, ())
+        for s in profile[d].subjects
         if s.lower() in lowered or (name and (s in name or name in s))
     ]
     return list(dict.fromkeys(about)) or None
@@ -149,29 +153,28 @@ def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
     return (lo, hi) if lo != hi else (lo,)
 
 
-def _profile(snap: Snapshot) -> _Profile:
-    """One pass over the chunks (the first question after a change pays it; 846 chunks ~10 ms)."""
-    chunks = list(snap.chunks.values())
-    text: dict[str, list[str]] = {}
-    table_years: dict[str, set[str]] = {}
+def _read_document(chunks: list[Chunk]) -> _Document:
+    """One pass over a document's chunks."""
+    table_years: set[str] = set()
     for chunk in chunks:
-        text.setdefault(chunk.doc_id, []).append(chunk.search_text)
-        years = table_years.setdefault(chunk.doc_id, set())
         if chunk.type == "table":
-            years.update(_YEAR.findall(chunk.text))
-    joined = {d: "\n".join(t).lower() for d, t in text.items()}
-    return _Profile(
-        subjects={d: w for d, w in document_subjects(chunks).items() if w},
-        text=joined,
-        table_years={d: frozenset(y) for d, y in table_years.items()},
+            table_years.update(_YEAR.findall(chunk.text))
+    subjects = next(iter(document_subjects(chunks).values()), frozenset())
+    return _Document(
+        subjects=frozenset(subjects or ()),
+        text="\n".join(c.search_text for c in chunks).lower(),
+        table_years=frozenset(table_years),
     )
 
 
 def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:
     """The row labels of the tables of ``docs`` (read only when a metric is missing)."""
-    wanted, labels = set(docs), list[str]()
-    for chunk in snap.chunks.values():
-        if chunk.doc_id in wanted and chunk.type == "table" and chunk.table_html:
+    ids = [i for d in docs for i in snap.chunks.doc_chunk_ids(d)]
+    chunks = snap.chunks.get_many(ids)
+    labels = list[str]()
+    for chunk_id in ids:
+        chunk = chunks.get(chunk_id)
+        if chunk is not None and chunk.type == "table" and chunk.table_html:
             try:
                 grid = parse_table(chunk.table_html)
             except ValueError:

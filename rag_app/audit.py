@@ -69,6 +69,10 @@ class AuditRecord:
     answer_chars: int = 0
     finding: str = ""  # what the library check found missing (rag_app.answerability)
     declined: bool = False
+    # cited sentences about another company, period or metric than asked ("claim: why")
+    off_question: tuple[str, ...] = ()
+    # Self-RAG rounds: per round, its queries and whether its revision replaced the answer
+    revisions: tuple[dict[str, Any], ...] = ()
     id: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +115,14 @@ def record_of(
         answer_chars=len(answer.text),
         finding=answer.finding,
         declined=answer.declined,
+        off_question=tuple(
+            scrub(f"{s.text}: {s.off_subject}")
+            for s in getattr(answer.citations, "off_question", ())
+        ),
+        revisions=tuple(
+            {"round": r.number, "queries": list(r.queries), "kept": r.kept, "ms": round(r.ms, 1)}
+            for r in getattr(answer, "revisions", ())
+        ),
     )
 
 
@@ -214,6 +226,8 @@ def _from_json(row_id: int, payload: str) -> AuditRecord:
     data = json.loads(payload)
     data["hits"] = tuple(AuditHit(**h) for h in data.get("hits") or ())
     data["flagged"] = tuple(data.get("flagged") or ())
+    data["off_question"] = tuple(data.get("off_question") or ())
+    data["revisions"] = tuple(data.get("revisions") or ())
     known = AuditRecord.__dataclass_fields__
     return AuditRecord(**{k: v for k, v in data.items() if k in known}, id=row_id)
 

@@ -10,57 +10,19 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from rag_app.cli_audit import add_audit_parser, audit_log
-from rag_app.config import Settings, load_settings
-from rag_app.models import Progress, SearchFilter
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-class _ProgressPrinter:
-    """One updating line per stage on a terminal; a line per stage change otherwise."""
-
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.stage = ""
-        self.last = 0.0
-
-    def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        done = p.total and p.done >= p.total
-        if p.stage == self.stage and not done and now - self.last < 0.5:
-            return
-        self.last = now
-        text = f"{p.stage}: {p.done}/{p.total}" + (f" {p.message}" if p.message else "")
-        if self.tty:
-            sys.stderr.write("\r\033[K" + text + ("\n" if done else ""))
-            sys.stderr.flush()
-        elif p.stage != self.stage or done:
-            _err(text)
-        self.stage = p.stage if not done else ""
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(
-        data_dir=getattr(args, "data_dir", None), knowledge_base=getattr(args, "kb", None)
-    )
-
-
-def _library(settings: Settings):  # type: ignore[no-untyped-def]
-    from rag_app.index.library import Library
-
-    return Library(settings)
+from rag_app.cli_common import _err, _library, _ProgressPrinter, _settings
+from rag_app.cli_maint import add_check_parser, add_eval_parser
+from rag_app.cli_serve import add_serve_parser
+from rag_app.models import SearchFilter
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from rag_app.index.e5_build import build_e5_small, is_built
+    from rag_app.index.e5_build import build_e5_small, ensure_onnx_encoders, is_built
     from rag_app.tokens import get_token_counter
 
     settings = _settings(args)
@@ -72,6 +34,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         build_e5_small(target, progress=_err)
         _err(f"built in {time.perf_counter() - start:.1f} s")
+    ensure_onnx_encoders(target, progress=_err)  # the faster runtime; failure leaves torch
     counter = get_token_counter()
     _err(f"token counter ready: {counter.name}")
     return 0
@@ -266,74 +229,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1 if answer.error else 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from rag_app.evaluation import evaluate, find_documents, load_questions
-
-    questions = load_questions(Path(args.questions))
-    files = find_documents(Path(d) for d in args.docs)
-    if not files:
-        _err("no *.json documents under --docs")
-        return 2
-    temp = None
-    if args.data_dir:
-        data_dir = Path(args.data_dir)
-    else:
-        temp = tempfile.TemporaryDirectory(prefix="rag_app_eval_")
-        data_dir = Path(temp.name)
-    settings = load_settings(data_dir=data_dir, knowledge_base=args.kb or "eval")
-    library = _library(settings)
-    kb = settings.knowledge_base
-    _err(f"ingesting {len(files)} documents into {data_dir}")
-    start = time.perf_counter()
-    reports = library.ingest_paths(files, kb, progress=_ProgressPrinter())
-    ingest_seconds = time.perf_counter() - start
-    rejected = [r for r in reports if r.status == "rejected"]
-    for r in rejected:
-        _err(f"rejected {r.name}: {r.message}")
-    n_chunks = sum(d.n_chunks for d in library.documents(kb))
-    _err(f"{len(questions)} questions, retriever {args.retriever}, scope {args.scope}")
-    result = evaluate(
-        library, kb, questions, args.retriever, args.scope, args.k, progress=_ProgressPrinter()
-    )
-    per_question = result.pop("per_question")
-    summary = {
-        **result,
-        "ingest_seconds": round(ingest_seconds, 2),
-        "n_chunks": n_chunks,
-        "n_documents": len(files),
-        "n_rejected": len(rejected),
-        "questions_file": str(args.questions),
-        "docs": [str(d) for d in args.docs],
-    }
-    text = json.dumps(summary, ensure_ascii=False, indent=2)
-    if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(
-            json.dumps({**summary, "per_question": per_question}, ensure_ascii=False, indent=1)
-        )
-    print(text)
-    if temp is not None:
-        temp.cleanup()
-    return 0
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    """Compare the catalogue, the vectors, the keyword indexes and the image folders; with
-    --repair, fix what differs. Exit 0 when consistent (or repaired), 1 when problems remain."""
-    from rag_app.index.consistency import check_library
-
-    settings = _settings(args)
-    report = check_library(_library(settings), kb=args.kb, repair=args.repair)
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
-    else:
-        print("\n".join(report.lines()))
-        if not report.consistent and not args.repair:
-            _err("run `rag-app check --repair` to fix them")
-    return 0 if report.consistent else 1
-
-
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -380,15 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("doc")
     p.set_defaults(func=cmd_delete)
 
-    p = sub.add_parser(
-        "check",
-        parents=[common],
-        help="compare the catalogue, vectors and keyword indexes (every knowledge base unless "
-        "--kb); --repair fixes what differs",
-    )
-    p.add_argument("--repair", action="store_true", help="fix what differs")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_check)
+    add_check_parser(sub, common)
 
     from rag_app.retrieve import RETRIEVERS
 
@@ -409,15 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show-prompt", action="store_true", help="print the exact prompt and budget")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("eval", parents=[common], help="measure retrieval on a question set")
-    p.add_argument("--docs", action="append", required=True, help="folder of *.json documents")
-    p.add_argument("--questions", required=True, help="questions.jsonl")
-    p.add_argument("--scope", choices=["doc", "pooled"], default="pooled")
-    p.add_argument("--retriever", default="hybrid", choices=RETRIEVERS)
-    p.add_argument("--k", type=int, default=10)
-    p.add_argument("--json", help="write the metrics (and per-question ranks) here")
-    p.set_defaults(func=cmd_eval)
-
+    add_eval_parser(sub, common)
+    add_serve_parser(sub, common)
     add_audit_parser(sub, common)
     return parser
 

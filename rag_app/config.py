@@ -36,6 +36,76 @@ def _default_cache_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class ServerSettings:
+    """``rag-app serve``'s limits and its token (env ``RAG_APP_SERVER_*``, docs/API.md)."""
+
+    # A bearer token every route but /health requires; "" lets loopback clients in without one.
+    # Several as ``name=token,name=token`` (the name is the audit log's user). Never in a repr.
+    token: str = field(default="", repr=False)
+    # One upload request's body, every file included: the library's own per-file limit
+    # (max_file_bytes, 32 MB) plus room for a zip of images and several files at once.
+    max_upload_mb: int = 64
+    # Answers generated at once (SSE or JSON); past it a 429 with Retry-After. 16 keeps the
+    # 8 concurrent asks of ../shared/checks/http-api in and a 2-core machine responsive.
+    max_streams: int = 16
+    # Questions of one POST /v1/ask/batch answered at once (2: one per core).
+    batch_concurrency: int = 2
+    # Questions one batch may hold.
+    max_batch: int = 64
+    # A JSON body (ask, search, chat): a 4000-character question and a long history fit.
+    max_json_kb: int = 1024
+
+
+@dataclass(frozen=True)
+class ChromaSettings:
+    """A Chroma server as the one shared store of every process (docs/SCALING.md); with no
+    ``url`` the library keeps its embedded Chroma under the data dir, as always."""
+
+    # RAG_APP_CHROMA_URL, e.g. http://127.0.0.1:8000 (a `chroma run` server); "" = embedded.
+    url: str = ""
+    # Chroma's own client auth settings, under Chroma's own environment names
+    # (CHROMA_CLIENT_AUTH_PROVIDER: "token", "basic" or a provider class path;
+    # CHROMA_CLIENT_AUTH_CREDENTIALS; CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: Authorization or
+    # X-Chroma-Token). Never in a repr.
+    auth_provider: str = ""
+    auth_credentials: str = field(default="", repr=False)
+    auth_header: str = ""
+    # How often (ms) a read asks the server whether a knowledge base changed (one small get,
+    # about 2-17 ms here); 500 ms keeps another process's upload visible within a second
+    # without a round trip per search (RAG_APP_CHROMA_SYNC_MS; 0: before every read).
+    sync_ms: int = 500
+    # A document's images are shared through the server (base64 in one record) up to this
+    # size; larger image sets stay in the data dir that ingested them (16 MB went through a
+    # `chroma run` here; RAG_APP_CHROMA_ASSET_MAX_BYTES).
+    asset_max_bytes: int = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SelfRagSettings:
+    """Seed 001's Self-RAG with a configured model, off by default (each round costs a model
+    call and a retrieval per missing claim): after the answer, the claims the citation check
+    finds unsupported or off the question are retrieved for and the answer revised."""
+
+    enabled: bool = False
+    # Rounds after the first answer; the seed iterates at most 3, one keeps the added wait to
+    # one more answer.
+    max_rounds: int = 1
+    # No round starts, and a revision still streaming is dropped, past this many seconds after
+    # the first answer (the seed's 5-10 s of extra latency, with a slow local model's margin).
+    time_limit_s: float = 30.0
+    # At most this many queries per round (one per flagged claim, the worst first), and this
+    # many new chunks each brings into the revised prompt.
+    max_queries: int = 3
+    hits_per_query: int = 3
+
+    def __post_init__(self) -> None:
+        if self.max_rounds < 0 or self.max_queries < 1 or self.hits_per_query < 1:
+            raise ValueError("max_rounds must be >= 0, max_queries and hits_per_query >= 1")
+        if self.time_limit_s <= 0:
+            raise ValueError("time_limit_s must be > 0")
+
+
+@dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
     cache_dir: Path = field(default_factory=_default_cache_dir)
@@ -50,6 +120,11 @@ class Settings:
     # other core was busy (RECIPES, "Threads"). Ingestion may use both cores.
     query_threads: int = 1
     ingest_threads: int = 2
+    # Which runtime runs the default model (env RAG_APP_ENCODER_RUNTIME): "onnx-int8", "onnx"
+    # (fp32) or "torch" (sentence-transformers fp32). ONNX files are built by `rag-app setup`;
+    # missing, torch is used with a warning. int8: 6.4x torch's ingestion, hybrid/smart recall
+    # within 0.003 of torch on every dev set (dense alone on tatqa -0.012); docs/ENCODER.md.
+    encoder_runtime: str = "onnx-int8"
 
     # Chunking (tokens counted with tiktoken cl100k, the budget's own counter). A text chunk is
     # as long as e5-small reads whole (512 of its tokens): about 700 cl100k tokens of Chinese,
@@ -98,6 +173,12 @@ class Settings:
     offline: OfflineSettings = field(default_factory=OfflineSettings)
     followup: FollowUpSettings = field(default_factory=FollowUpSettings)
     rewrites: RewriteSettings = field(default_factory=RewriteSettings)
+    # Self-RAG after a model's answer (RAG_APP_SELF_RAG=1); off by default.
+    self_rag: SelfRagSettings = field(default_factory=SelfRagSettings)
+    # rag-app serve: its token and limits.
+    server: ServerSettings = field(default_factory=ServerSettings)
+    # A shared Chroma server (RAG_APP_CHROMA_URL) and how replicas keep up with it.
+    chroma: ChromaSettings = field(default_factory=ChromaSettings)
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)
@@ -119,16 +200,22 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         values["cache_dir"] = Path(env["RAG_APP_CACHE_DIR"]).expanduser()
     if env.get("RAG_APP_EMBEDDING_MODEL"):
         values["embedding_model"] = env["RAG_APP_EMBEDDING_MODEL"]
+    if env.get("RAG_APP_ENCODER_RUNTIME"):
+        values["encoder_runtime"] = env["RAG_APP_ENCODER_RUNTIME"].strip().lower()
     if env.get("RAG_APP_KB"):
         values["knowledge_base"] = env["RAG_APP_KB"]
     if env.get("RAG_APP_REWRITES"):
         values["rewrites"] = parse_rewrites(env["RAG_APP_REWRITES"])
+    if env.get("RAG_APP_SELF_RAG", "").strip().lower() in ("1", "true", "yes", "on"):
+        values["self_rag"] = SelfRagSettings(enabled=True)
     if env.get("RAG_APP_AUDIT_RETENTION_DAYS"):
         values["audit_retention_days"] = int(env["RAG_APP_AUDIT_RETENTION_DAYS"])
     if env.get("RAG_APP_MAX_CHUNKS_PER_DOCUMENT", "").strip().isdigit():
         values["max_chunks_per_document"] = int(env["RAG_APP_MAX_CHUNKS_PER_DOCUMENT"])
     if env.get("RAG_APP_ROUTING_CUES"):
         values["extra_explicit_cues"] = parse_cues(env["RAG_APP_ROUTING_CUES"])
+    values["server"] = parse_server(env)
+    values["chroma"] = parse_chroma(env)
     for key, value in overrides.items():
         if value is None:
             continue
@@ -168,3 +255,42 @@ def parse_cues(text: str) -> tuple[tuple[str, str], ...]:
             (kind.strip(), cue.strip()) for cue in cues.replace("，", ",").split(",") if cue.strip()
         )
     return tuple(pairs)
+
+
+def parse_server(env: Mapping[str, str]) -> ServerSettings:
+    """``RAG_APP_SERVER_TOKEN``, ``RAG_APP_MAX_UPLOAD_MB``, ``RAG_APP_MAX_STREAMS``,
+    ``RAG_APP_BATCH_CONCURRENCY`` over the defaults; raises ValueError naming a bad number."""
+    values: dict[str, object] = {"token": env.get("RAG_APP_SERVER_TOKEN", "").strip()}
+    for name, key in (
+        ("RAG_APP_MAX_UPLOAD_MB", "max_upload_mb"),
+        ("RAG_APP_MAX_STREAMS", "max_streams"),
+        ("RAG_APP_BATCH_CONCURRENCY", "batch_concurrency"),
+    ):
+        raw = env.get(name, "").strip()
+        if raw:
+            if not raw.isdigit() or int(raw) < 1:
+                raise ValueError(f"{name}: {raw!r} is not a whole number of at least 1")
+            values[key] = int(raw)
+    return ServerSettings(**values)  # type: ignore[arg-type]
+
+
+def parse_chroma(env: Mapping[str, str]) -> ChromaSettings:
+    """``RAG_APP_CHROMA_URL`` and Chroma's client auth variables (``CHROMA_CLIENT_AUTH_*``,
+    ``CHROMA_AUTH_TOKEN_TRANSPORT_HEADER``), ``RAG_APP_CHROMA_SYNC_MS``,
+    ``RAG_APP_CHROMA_ASSET_MAX_BYTES``; raises ValueError naming a bad number."""
+    values: dict[str, object] = {
+        "url": env.get("RAG_APP_CHROMA_URL", "").strip(),
+        "auth_provider": env.get("CHROMA_CLIENT_AUTH_PROVIDER", "").strip(),
+        "auth_credentials": env.get("CHROMA_CLIENT_AUTH_CREDENTIALS", "").strip(),
+        "auth_header": env.get("CHROMA_AUTH_TOKEN_TRANSPORT_HEADER", "").strip(),
+    }
+    for name, key in (
+        ("RAG_APP_CHROMA_SYNC_MS", "sync_ms"),
+        ("RAG_APP_CHROMA_ASSET_MAX_BYTES", "asset_max_bytes"),
+    ):
+        raw = env.get(name, "").strip()
+        if raw:
+            if not raw.isdigit():
+                raise ValueError(f"{name}: {raw!r} is not a whole number")
+            values[key] = int(raw)
+    return ChromaSettings(**values)  # type: ignore[arg-type]

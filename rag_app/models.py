@@ -276,6 +276,24 @@ class Understood:
 
 
 @dataclass(frozen=True)
+class RevisionRound:
+    """One Self-RAG round (``rag_app.self_rag``): the claims of the answer before it (``draft``)
+    found unsupported or off the question (``flagged``, "claim: why"), the ``queries`` retrieved
+    for what they miss and the chunks that brought (``added``), and whether the revised answer
+    was ``kept`` in the draft's place (``note`` says why not, or why the round stopped)."""
+
+    number: int
+    flagged: tuple[str, ...]
+    queries: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    draft: str = ""
+    kept: bool = False
+    ms: float = 0.0
+    note: str = ""
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
 class AskOptions:
     """Per-question choices (the UI's widgets); numbers default from Settings."""
 
@@ -318,6 +336,8 @@ class Answer:
     # and whether that left nothing to answer (then the answer says so and quotes nothing).
     finding: str = ""
     declined: bool = False
+    # The Self-RAG rounds after the first answer (rag_app.self_rag; empty when off or not needed).
+    revisions: tuple[RevisionRound, ...] = ()
 
     @property
     def standalone_question(self) -> str:

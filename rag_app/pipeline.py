@@ -26,6 +26,7 @@ from rag_app.models import (
     Mode,
     PipelineEvent,
     RetrievalTrace,
+    RevisionRound,
     SearchFilter,
     Understood,
 )
@@ -246,9 +247,22 @@ class Pipeline:
         t0 = time.perf_counter()
         # A declined offline answer quotes nothing: there is nothing to check (and no ✅ to show).
         quoted_nothing = finding.declines and answerer == self.offline.name
-        citations = None if quoted_nothing else self._check(text, prompt)
+        citations = None if quoted_nothing else self._check(text, prompt, analysis)
         if citations is not None:
             timings.append(("cite_ms", (time.perf_counter() - t0) * 1000))
+        revisions: tuple[RevisionRound, ...] = ()
+        if self.settings.self_rag.enabled and self.llm is not self.offline:
+            if answerer == self.llm.name and not error:
+                # Seed 001's Self-RAG: what the check flags is retrieved for, the answer revised.
+                from rag_app.self_rag import revise
+
+                yield PipelineEvent("stage", stage="revising")
+                t0 = time.perf_counter()
+                draft = (text, trace, prompt, citations)
+                r = revise(self, asked, options, *draft, analysis=analysis, history=history)
+                text, trace, prompt, citations = r.text, r.trace, r.prompt, r.citations
+                revisions = r.rounds
+                timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
         answer = Answer(
             question=question,
@@ -265,6 +279,7 @@ class Pipeline:
             understood=understood,
             finding=note,
             declined=finding.declines,
+            revisions=revisions,
         )
         self._record(answer, options)
         yield PipelineEvent("stage", stage="done")
@@ -317,13 +332,17 @@ class Pipeline:
         assert answer is not None
         return answer
 
-    def _check(self, text: str, prompt: PromptResult) -> CitationReport | None:
+    def _check(
+        self, text: str, prompt: PromptResult, analysis: QueryAnalysis | None = None
+    ) -> CitationReport | None:
         if not text.strip():
             return None
         from rag_app.cite import check_answer
 
         sources = {s.number: s for s in prompt.sources}
-        return check_answer(text, sources, self.library.embedder, settings=self.settings.cite)
+        return check_answer(
+            text, sources, self.library.embedder, settings=self.settings.cite, question=analysis
+        )
 
 
 @dataclass(frozen=True)

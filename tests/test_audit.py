@@ -68,6 +68,20 @@ def test_a_failed_provider_is_recorded_with_its_error_and_never_its_key(
     assert KEY.encode() not in written and b"sk-canary" not in written
 
 
+def test_a_cited_sentence_off_the_question_is_recorded_with_why(
+    sample: Library, log: AuditLog
+) -> None:
+    # the model quotes the 2025E P/E for a question on 2026: supported, but off the question
+    llm = ScriptedLLM(ScriptedResponse(text="中芯国际2025年预测市盈率为132.0倍。[Source 1]"))
+    answer = Pipeline(sample.settings, sample, llm, audit=log).ask(
+        "中芯国际2026年预测市盈率是多少？", OPTIONS
+    )
+    (record,) = log.records()
+    assert answer.citations is not None and answer.citations.off_question
+    assert record.off_question and "2026" in record.off_question[0], record.off_question
+    assert record.revisions == ()  # Self-RAG is off by default
+
+
 def test_a_log_that_cannot_be_written_never_costs_the_answer(
     sample: Library, log: AuditLog
 ) -> None:

@@ -122,11 +122,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "audit_col_score": ("得分", "Score"),
     "audit_col_strategy": ("策略", "Strategy"),
     "language": ("界面语言", "Language"),
-    "seeding": (
-        "首次启动：正在把示例研报导入知识库「{kb}」（加载向量模型并建立索引，约需半分钟）…",
-        "First start: importing the sample report into knowledge base “{kb}” (loading the "
-        "embedding model and indexing, about half a minute)…",
+    "sample_importing": (
+        "正在后台把示例研报导入知识库「{kb}」（{n}）。页面可照常使用：现在就提问的话，导入完成后立即作答。",
+        "Importing the sample report into knowledge base “{kb}” in the background ({n}). The page "
+        "works meanwhile: a question asked now is answered as soon as the sample is in.",
     ),
+    "sample_held": (
+        "示例研报仍在导入中（{n}），导入完成后立即回答这个问题。",
+        "The sample is still being indexed ({n}); this question is answered as soon as it is in.",
+    ),
+    "sample_count": ("已编码 {done}/{total} 段", "{done}/{total} passages encoded"),
+    "sample_preparing": ("准备中", "preparing"),
+    "sample_model": ("正在加载向量模型", "loading the embedding model"),
     "seed_failed": ("示例研报导入失败：{error}", "Could not import the sample report: {error}"),
     "model_missing": (
         "向量模型不可用：{error}",

@@ -30,7 +30,7 @@ from rag_app.pipeline import Pipeline
 from rag_app.prompt import Turn
 from rag_app.text.latex import latex_to_text
 from rag_app.text.tables import cell_value, quoted_values
-from ui.i18n import labelled, layer_reason, ms, reason_text, t, type_label
+from ui.i18n import labelled, lang, layer_reason, ms, reason_text, t, type_label
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
 
 # The key of the container holding the Ask page's newest question and answer (see CSS).
@@ -38,6 +38,42 @@ LATEST_TURN = "latest_turn"
 TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
 HIT_TABS = ("text", "table", "image", "qa")
 _CANONICAL = re.compile(r"\[Source (\d+)\]")
+# The relevance check's labels (zh, en); kept here until ui/i18n.py takes them.
+_RELEVANCE_TEXTS = {
+    "supported_part": ("{supported}/{total} 有来源支持", "{supported}/{total} supported"),
+    "on_question_part": ("{on}/{total} 切题", "{on}/{total} about the question"),
+    "off_question_mark": ("此句与问题不符：{reason}", "Not about the question: {reason}"),
+    "off_company": (
+        "关于{about}，问题问的是{asked}",
+        "about {about}, the question asks about {asked}",
+    ),
+    "off_period": ("{about}，问题问的是{asked}", "{about}, the question asks {asked}"),
+    "off_metric": ("{about}，问题问的是{asked}", "{about}, the question asks {asked}"),
+    "stage_revising": ("自查：补充检索并修订回答…", "Self-check: retrieving what is missing…"),
+    "revised": (
+        "🔁 自查修订：{n} 处陈述缺少依据或不切题，补充检索后已修订回答",
+        "🔁 Self-check: {n} statements lacked evidence or missed the question; revised",
+    ),
+    "not_revised": (
+        "🔁 自查：{n} 处陈述缺少依据或不切题，未采用修订（{note}）",
+        "🔁 Self-check: {n} statements lacked evidence or missed the question; not revised ({note})",
+    ),
+}
+
+
+def _rt(key: str, **values: object) -> str:
+    zh, en = _RELEVANCE_TEXTS[key]
+    return (en if lang() == "en" else zh).format(**values)
+
+
+def off_question_text(sentence: Any) -> str:
+    """Why a sentence is not about the question, in the user's language ("" when it is)."""
+    reasons = getattr(sentence, "off_reasons", ()) or ()
+    if getattr(sentence, "relevant", True) or not reasons:
+        return ""
+    parts = [_rt(r.key, **dict(r.values)) if r.key in _RELEVANCE_TEXTS else r.key for r in reasons]
+    return t("reason_separator").join(parts)
+
 
 CSS = """
 <style>
@@ -139,12 +175,18 @@ def answer_markdown(
     Markdown character except the citations' own links."""
     flags: dict[int, str] = {}
     for sentence in getattr(report, "sentences", ()) or ():
-        if getattr(sentence, "flagged", False):
-            reason = (
-                t("uncited_mark")
-                if not sentence.cited
-                else t("unsupported_mark", reason=reason_text(sentence.reasons, sentence.reason))
-            )
+        off = off_question_text(sentence) if getattr(sentence, "factual", True) else ""
+        if getattr(sentence, "flagged", False) or off:
+            if getattr(sentence, "flagged", False):
+                reason = (
+                    t("uncited_mark")
+                    if not sentence.cited
+                    else t(
+                        "unsupported_mark", reason=reason_text(sentence.reasons, sentence.reason)
+                    )
+                )
+            else:
+                reason = _rt("off_question_mark", reason=off)
             if text[: sentence.end].rstrip().endswith("|"):
                 continue  # a Markdown table row: a mark after it would break the table
             flags[sentence.end] = reason
@@ -225,6 +267,9 @@ def render_answer_text(answer: Answer, prefix: str = "") -> None:
             )
     elif not answer.error:
         st.caption(t("empty_answer"))
+    for revision in getattr(answer, "revisions", ()) or ():
+        key = "revised" if revision.kept else "not_revised"
+        st.caption(_rt(key, n=len(revision.flagged), note=revision.note))
     if answer.error:
         if answer.fallback_from:
             st.warning(t("provider_fallback", error=answer.error), icon="⚠️")
@@ -245,6 +290,10 @@ class CheckedLine:
     support: float
     reasons: tuple[str, ...]
     sentences: tuple[str, ...]
+    # Whether every sentence of the line is about the question, and why not (the relevance
+    # check; True when it did not run).
+    relevant: bool = True
+    off_question: tuple[str, ...] = ()
 
 
 def checked_lines(answer: Answer) -> list[CheckedLine]:
@@ -264,6 +313,10 @@ def checked_lines(answer: Answer) -> list[CheckedLine]:
                 support=min(s.support for s in sentences),
                 reasons=tuple(dict.fromkeys(reason_text(s.reasons, s.reason) for s in bad)),
                 sentences=tuple(s.text for s in sentences),
+                relevant=all(getattr(s, "relevant", True) for s in sentences),
+                off_question=tuple(
+                    dict.fromkeys(x for s in sentences if (x := off_question_text(s)))
+                ),
             )
         )
     return out
@@ -301,9 +354,10 @@ def markdown_plain(text: str) -> str:
 
 def _quote(line: CheckedLine, *meta: str, literal: bool = False) -> str:
     """One checked answer line as a quote; ``literal`` when the line is document text."""
-    ok = line.supported
-    note = "" if ok else t("reason_separator").join(line.reasons)
-    details = " · ".join(x for x in (*meta, note) if x)
+    ok = line.supported and line.relevant
+    note = "" if line.supported else t("reason_separator").join(line.reasons)
+    off = _rt("off_question_mark", reason="; ".join(line.off_question)) if not line.relevant else ""
+    details = " · ".join(x for x in (*meta, note, off) if x)
     text = line.text if literal else markdown_plain(line.text)
     return (
         f'<div class="rag-quote{"" if ok else " rag-bad"}">{"✅" if ok else "⚠️"} '
@@ -324,6 +378,9 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
     flagged = [line for line in lines if not line.supported]
     summary = t("citation_summary", supported=supported, total=len(cited))
     icon = "✅" if not flagged and not report.dangling else "⚠️"
+    if getattr(report, "relevance_checked", False):
+        summary = relevance_summary(cited)
+        icon = "✅" if not flagged and not report.dangling and "⚠" not in summary else "⚠️"
     with st.expander(f"{icon} {t('citation_check')} · {summary}", expanded=False):
         st.markdown(f'<span class="rag-anchor" id="{anchor}"></span>', unsafe_allow_html=True)
         if report.dangling:
@@ -339,6 +396,18 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
             for line in lines
         ]
         st.markdown("".join(quotes), unsafe_allow_html=True)
+
+
+def relevance_summary(cited: Sequence[CheckedLine]) -> str:
+    """ "✅ 3/3 supported · ⚠ 2/3 about the question": support and relevance counted apart."""
+    total = len(cited)
+    supported = sum(1 for line in cited if line.supported)
+    on = sum(1 for line in cited if line.relevant)
+    first = _rt("supported_part", supported=supported, total=total)
+    second = _rt("on_question_part", on=on, total=total)
+    return (
+        f"{'✅' if supported == total else '⚠'} {first} · {'✅' if on == total else '⚠'} {second}"
+    )
 
 
 # chunks --------------------------------------------------------------------------------------
@@ -848,3 +917,5 @@ def _on_stage(status: Any, event: Any) -> None:
         status.write("✓ " + t("stage_prompt_built", n=data.get("prompt_tokens", 0)))
     elif stage == "generating":
         status.update(label=t("stage_generating"))
+    elif stage == "revising":
+        status.update(label=_rt("stage_revising"))

@@ -1,8 +1,9 @@
 """Shared resources (one per process) and per-user state (one per session).
 
 Shared, via ``st.cache_resource``: the Settings and the Library, both safe to use from every
-session at once (the Library serialises its writes and reads immutable snapshots), and whether
-the Library's embedding model has loaded yet; nothing here mutates them per user. Per user, in
+session at once (the Library serialises its writes and reads immutable snapshots), and the
+start-up work running in the background (``ui.startup``: the model's load, the sample's import
+and its progress); nothing here mutates them per user. Per user, in
 ``st.session_state``: the language, the chosen knowledge base and modes, the conversation, the
 provider settings and a typed API key. Settings live in plain (non-widget) keys, because
 Streamlit drops a widget's value when its page is left; ``bound`` connects a widget to such a
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import os
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +25,16 @@ from rag_app.audit import AuditLog, open_audit_log
 from rag_app.config import Settings, load_settings
 from rag_app.conversations import ConversationStore, SavedTurn
 from rag_app.index.admission import OnConflict
+from rag_app.index.embedder import load_embedder
 from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
 from rag_app.models import Answer, AskOptions, IngestReport, Progress
 from rag_app.pipeline import Pipeline
 from rag_app.prompt import MODES, Turn
+from rag_app.protocols import Embedder
 from ui.i18n import LANGUAGES, t
+from ui.startup import SampleStatus, Startup
+from ui.startup import seed_sample as _seed
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_KB = "示例"
@@ -65,44 +69,33 @@ def settings() -> Settings:
 @dataclass(frozen=True)
 class _Shared:
     library: Library
-    model_ready: threading.Event  # set once the embedding model has loaded, or failed to
+    startup: Startup  # the model's load and the sample's import, in the background
     audit: AuditLog | None = None  # None when the log cannot be opened (answers go on)
+
+
+# The longest the sample's import and the cache warm-up wait for the first page to be drawn
+# (a first run takes 2-4 s on two busy cores; they share its CPU and its GIL otherwise).
+FIRST_PAGE_WAIT_S = 8.0
 
 
 @st.cache_resource(show_spinner=False)
 def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
-    lib = Library(_settings)
-    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days)
-    ready = threading.Event()
-    # Load the embedding model in the background (seconds on a busy machine) so the first
-    # question does not wait for it; work that needs it meanwhile waits on the embedder's lock.
-    # The embedder object is made here, once, so no other thread makes a second one.
+    # Once per process and settings (cache_resource lets one session make it while others
+    # wait): so the start-up threads start once, and no other thread makes a second embedder.
+    # The model starts loading first (seconds), while the Library opens (Chroma, the journal).
+    startup = Startup(SAMPLE_ZIP, SAMPLE_KB)
     try:
-        embedder = lib.embedder
+        embedder: Embedder | None = load_embedder(_settings)
     except Exception:  # noqa: BLE001 - a missing model is reported by the pages that need it
-        ready.set()
-        return _Shared(lib, ready, log)
-    warm_up = getattr(embedder, "warm_up", None)
-    if warm_up is None:
-        ready.set()
-    else:
-        threading.Thread(
-            target=_quietly, args=(warm_up, ready), name="embedder-warm-up", daemon=True
-        ).start()
-    return _Shared(lib, ready, log)
+        embedder = None
+    startup.load_model(embedder)
+    lib = Library(_settings, embedder=embedder)
+    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days)
+    return _Shared(lib, startup.start(lib, after_page=FIRST_PAGE_WAIT_S), log)
 
 
 def audit_log() -> AuditLog | None:
     return _shared().audit
-
-
-def _quietly(function: Callable[[], None], done: threading.Event) -> None:
-    try:
-        function()
-    except Exception:  # noqa: BLE001 - the failure surfaces again, with its message, on use
-        pass
-    finally:
-        done.set()
 
 
 def _shared() -> _Shared:
@@ -117,43 +110,37 @@ def library() -> Library:
 def model_ready() -> bool:
     """Whether the embedding model has finished loading (or failed to: the error then shows
     where the model is used)."""
-    return _shared().model_ready.is_set()
+    return _shared().startup.model_ready.is_set()
 
 
 def wait_for_model() -> None:
     """Block until the embedding model has loaded, under a spinner while it is still loading
-    (about ten seconds after a restart); returns at once, drawing nothing, once it is."""
-    ready = _shared().model_ready
+    (seconds after a restart); returns at once, drawing nothing, once it is."""
+    ready = _shared().startup.model_ready
     if not ready.is_set():
         with st.spinner(t("model_loading"), show_time=True):
             ready.wait()
 
 
-def sample_needed(lib: Library) -> bool:
-    return SAMPLE_KB not in lib.knowledge_bases() or not lib.documents(SAMPLE_KB)
+def startup() -> Startup:
+    return _shared().startup
 
 
-@st.cache_resource(show_spinner=False)
-def _seed_sample(settings_key: str, _lib: Library) -> tuple[IngestReport, ...]:
-    # Once per process and library; cache_resource lets one session compute it while others
-    # wait, so two first visitors never ingest twice. Checked again inside (another process may
-    # have seeded the same data folder meanwhile).
-    # A sample indexed by an earlier version is uploaded again: a no-op when this version cuts it
-    # into the same chunks, a re-index when chunking improved. A base holding the user's own
-    # documents without the sample (they removed it) is left as it is.
-    docs = _lib.documents(SAMPLE_KB) if SAMPLE_KB in _lib.knowledge_bases() else []
-    if docs and all(d.name != SAMPLE_ZIP.name for d in docs):
-        return ()
-    reports = _lib.ingest_bytes(
-        [(SAMPLE_ZIP.name, SAMPLE_ZIP.read_bytes())], SAMPLE_KB, on_conflict="replace"
-    )
-    return tuple(r for r in reports if r.status != "duplicate")
+def page_shown() -> None:
+    """Say a page has been drawn: the start-up work that waited for it begins."""
+    _shared().startup.page_shown.set()
+
+
+def sample_status() -> SampleStatus:
+    """Where the background import of the sample into 示例 stands (shared by every session)."""
+    return _shared().startup.status()
 
 
 def seed_sample(lib: Library) -> tuple[IngestReport, ...]:
-    """Ingest the sample report into the 示例 knowledge base if it is missing or empty, and
-    re-index it when this version chunks it differently; the reports of what was (re)indexed."""
-    return _seed_sample(repr(lib.settings), lib)
+    """Ingest the sample report into the 示例 knowledge base now if it is missing or empty, and
+    re-index it when this version chunks it differently; the reports of what was (re)indexed
+    (the app does this in the background: ``ui.startup``)."""
+    return _seed(lib, SAMPLE_ZIP, SAMPLE_KB)
 
 
 # per-user state ------------------------------------------------------------------------------

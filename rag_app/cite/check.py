@@ -47,6 +47,7 @@ from rag_app.cite.evidence import (
 )
 from rag_app.cite.markers import CitationRef, marker_spans, parse_citations
 from rag_app.cite.planning import Plan, embed_plans, plan_sources
+from rag_app.cite.relevance import SourceSubject, judge_relevance, source_subject
 from rag_app.cite.report import Citation, CitationReport, SentenceCheck
 from rag_app.cite.semantic import SemanticMatcher, semantic_bands
 from rag_app.cite.support import SupportScorer
@@ -57,6 +58,7 @@ from rag_app.stage_settings import DEFAULT_CITE_SETTINGS, CiteSettings
 
 if TYPE_CHECKING:
     from rag_app.prompt.builder import Source
+    from rag_app.text.query import QueryAnalysis
 
 # The names this module defined before the checker was split; kept importable from here.
 __all__ = [
@@ -99,6 +101,7 @@ def check_answer(
     *,
     threshold: float | None = None,
     settings: CiteSettings = DEFAULT_CITE_SETTINGS,
+    question: str | QueryAnalysis | None = None,
 ) -> CitationReport:
     """Check the citations and the support of every sentence of an answer.
 
@@ -106,8 +109,10 @@ def check_answer(
     ``text``, the block the model saw, is checked), a ``Chunk`` or a ``Hit`` (text, table rows,
     caption, description); ``PromptResult.sources`` may be passed as is. ``embedder`` adds the
     semantic side (one batched ``embed_queries`` call); None checks words and numbers only.
-    ``threshold`` overrides ``settings.threshold``. Never raises on odd answer text; an empty
-    answer gives an empty report.
+    ``threshold`` overrides ``settings.threshold``. ``question`` (its text or its analysis),
+    when given and ``settings.relevance`` is on, also checks each sentence is about what it
+    asks (``relevance``). Never raises on odd answer text; an empty answer gives an empty
+    report.
     """
     settings_threshold = settings.threshold if threshold is None else float(threshold)
     source_map = _as_mapping(sources)
@@ -120,6 +125,11 @@ def check_answer(
         evidence = {n: source_evidence(n, _units_of(s)) for n, s in sorted(source_map.items())}
     scorer = SupportScorer(settings, settings_threshold, SemanticMatcher(embedder, settings))
     checks = _check_sentences(sentences, evidence, scorer)
+    asked = getattr(question, "text", question)
+    relevance = settings.relevance and isinstance(asked, str) and bool(asked.strip())
+    if relevance and any(c.factual for c in checks):
+        subjects = {n: _subject_of(s) for n, s in source_map.items()}
+        checks = judge_relevance(checks, text, str(asked), subjects)
     unsupported = sum(1 for c in checks if c.factual and not c.supported)
     uncited = sum(1 for c in checks if c.uncited)
     return CitationReport(
@@ -129,7 +139,14 @@ def check_answer(
         unsupported_count=unsupported,
         cited_sources=tuple(c.number for c in citations),
         uncited_count=uncited,
+        relevance_checked=relevance,
+        off_question_count=sum(1 for c in checks if c.off_question),
     )
+
+
+def _subject_of(source: Any) -> SourceSubject:
+    shown = "" if isinstance(source, (Chunk, Hit)) else str(getattr(source, "text", "") or "")
+    return source_subject(_chunk_of(source), shown)
 
 
 def _citations(

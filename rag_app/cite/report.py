@@ -51,6 +51,13 @@ class SentenceCheck:
     # ``reason`` as keys and values, for wording it in the UI's language (see
     # ``verdicts.english``).
     reasons: tuple[Reason, ...] = ()
+    # Whether the sentence is about what the question asks (``rag_app.cite.relevance``): False
+    # when it is about another company, period or metric, however well its source supports
+    # it; ``off_subject`` says why in English ("2025E, the question asks 2026年"),
+    # ``off_reasons`` the same as keys and values. True when the check did not run.
+    relevant: bool = True
+    off_subject: str = ""
+    off_reasons: tuple[Reason, ...] = ()
 
     @property
     def uncited(self) -> bool:
@@ -60,6 +67,11 @@ class SentenceCheck:
     def flagged(self) -> bool:
         """What the UI should mark: an unsupported or uncited factual sentence."""
         return self.factual and (not self.supported or not self.cited)
+
+    @property
+    def off_question(self) -> bool:
+        """A factual sentence about another company, period or metric than the question's."""
+        return self.factual and not self.relevant
 
 
 @dataclass(frozen=True)
@@ -76,10 +88,28 @@ class CitationReport:
     unsupported_count: int
     cited_sources: tuple[int, ...]
     uncited_count: int = 0
+    # Whether the sentences were also checked against the question (``relevance``), and how
+    # many factual sentences were found about something else.
+    relevance_checked: bool = False
+    off_question_count: int = 0
 
     @property
     def flagged(self) -> tuple[SentenceCheck, ...]:
         return tuple(s for s in self.sentences if s.flagged)
+
+    @property
+    def off_question(self) -> tuple[SentenceCheck, ...]:
+        return tuple(s for s in self.sentences if s.off_question)
+
+    def summary(self) -> tuple[int, int, int]:
+        """(cited factual sentences, how many of them are supported, how many are about the
+        question): "3/3 supported, 2/3 about the question"."""
+        cited = [s for s in self.sentences if s.factual and s.cited]
+        return (
+            len(cited),
+            sum(1 for s in cited if s.supported),
+            sum(1 for s in cited if s.relevant),
+        )
 
     def citation(self, number: int) -> Citation | None:
         return next((c for c in self.citations if c.number == number), None)

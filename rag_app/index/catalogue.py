@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rag_app.index.catalogue_reads import FEATURES_SCHEMA, IncrementalReads, doc_version
 from rag_app.models import Chunk, DocumentInfo
 
 _SCHEMA = """
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     payload TEXT NOT NULL, tokens TEXT NOT NULL,
     PRIMARY KEY (kb, chunk_id));
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (kb, doc_id, seq);
+CREATE INDEX IF NOT EXISTS documents_by_hash ON documents (kb, content_hash);
 CREATE TABLE IF NOT EXISTS pending (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kb TEXT NOT NULL, op TEXT NOT NULL,
     doc_id TEXT NOT NULL DEFAULT '', new_ids TEXT NOT NULL DEFAULT '[]',
@@ -76,7 +78,7 @@ def chunk_from_json(payload: str) -> Chunk:
     return Chunk(**data)
 
 
-class Catalogue:
+class Catalogue(IncrementalReads):
     """Thread-safe access to the catalogue file (one connection, serialised by a lock)."""
 
     def __init__(self, path: Path) -> None:
@@ -86,10 +88,13 @@ class Catalogue:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
+        self._db.executescript(_SCHEMA + FEATURES_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(kbs)")}
         if "tokenizer" not in columns:  # catalogues written before keyword-token versioning
             self._db.execute("ALTER TABLE kbs ADD COLUMN tokenizer TEXT NOT NULL DEFAULT ''")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(documents)")}
+        if "version" not in columns:  # catalogues written before per-document versions
+            self._db.execute("ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         with self._lock:
@@ -113,7 +118,7 @@ class Catalogue:
 
     def drop_kb(self, kb: str) -> None:
         with self._lock, self._tx():
-            for table in ("chunks", "documents", "kbs"):
+            for table in ("chunks", "features", "documents", "kbs"):
                 self._db.execute(f"DELETE FROM {table} WHERE kb = ?", (kb,))
 
     # documents ----------------------------------------------------------------------------------
@@ -138,16 +143,34 @@ class Catalogue:
         return _info(row) if row else None
 
     def find_hash(self, kb: str, content_hash: str) -> DocumentInfo | None:
-        return next((d for d in self.documents(kb) if d.content_hash == content_hash), None)
+        """The first listed document (in listing order) with this content hash, if any."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT doc_id, name, source_format, n_items, n_chunks, type_counts, pages, "
+                "size_bytes, content_hash, ingested_at, assets_dir FROM documents "
+                "WHERE kb = ? AND content_hash = ? ORDER BY ingested_at, doc_id LIMIT 1",
+                (kb, content_hash),
+            ).fetchone()
+        return _info(row) if row else None
 
     def add_document(
-        self, kb: str, info: DocumentInfo, chunks: Sequence[Chunk], tokens: Sequence[list[str]]
-    ) -> None:
-        """Replace any document of the same id with this one and its chunks, atomically."""
+        self,
+        kb: str,
+        info: DocumentInfo,
+        chunks: Sequence[Chunk],
+        tokens: Sequence[list[str]],
+        features: str = "",
+    ) -> tuple[int, str]:
+        """Replace any document of the same id with this one, its chunks and its features
+        (``rag_app.index.doc_features``), atomically; returns the knowledge base's new
+        generation and the document's version."""
         with self._lock, self._tx():
             self._delete_doc(kb, info.doc_id)
+            generation = self._bump(kb)
             self._db.execute(
-                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO documents (kb, doc_id, name, source_format, n_items, n_chunks, "
+                "type_counts, pages, size_bytes, content_hash, ingested_at, assets_dir, version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     kb,
                     info.doc_id,
@@ -161,6 +184,7 @@ class Catalogue:
                     info.content_hash,
                     info.ingested_at,
                     info.assets_dir,
+                    generation,
                 ),
             )
             self._db.executemany(
@@ -177,7 +201,11 @@ class Catalogue:
                     for n, (c, t) in enumerate(zip(chunks, tokens))
                 ],
             )
-            self._bump(kb)
+            if features:
+                self._db.execute(
+                    "INSERT INTO features VALUES (?, ?, ?)", (kb, info.doc_id, features)
+                )
+        return generation, doc_version(generation, info.content_hash, info.n_chunks)
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
         with self._lock, self._tx():
@@ -189,11 +217,14 @@ class Catalogue:
     def _delete_doc(self, kb: str, doc_id: str) -> bool:
         cur = self._db.execute("DELETE FROM documents WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         self._db.execute("DELETE FROM chunks WHERE kb = ? AND doc_id = ?", (kb, doc_id))
+        self._db.execute("DELETE FROM features WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         return cur.rowcount > 0
 
-    def _bump(self, kb: str) -> None:
+    def _bump(self, kb: str) -> int:
         self._db.execute("INSERT OR IGNORE INTO kbs (kb, created_at) VALUES (?, ?)", (kb, _now()))
         self._db.execute("UPDATE kbs SET generation = generation + 1 WHERE kb = ?", (kb,))
+        row = self._db.execute("SELECT generation FROM kbs WHERE kb = ?", (kb,)).fetchone()
+        return int(row[0])
 
     # chunks -------------------------------------------------------------------------------------
     def chunks(self, kb: str, doc_id: str | None = None) -> list[Chunk]:
@@ -205,13 +236,6 @@ class Catalogue:
         with self._lock:
             rows = self._db.execute(query + " ORDER BY doc_id, seq", args).fetchall()
         return [chunk_from_json(r[0]) for r in rows]
-
-    def chunk_tokens(self, kb: str) -> tuple[list[str], list[list[str]]]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT chunk_id, tokens FROM chunks WHERE kb = ? ORDER BY doc_id, seq", (kb,)
-            ).fetchall()
-        return [r[0] for r in rows], [json.loads(r[1]) for r in rows]
 
     def tokenizer_version(self, kb: str) -> str:
         with self._lock:
@@ -255,18 +279,20 @@ class Catalogue:
         return found
 
     def chunks_by_id(self, kb: str, ids: Sequence[str]) -> list[Chunk]:
-        out: list[Chunk] = []
+        """The chunks of ``ids`` that exist, by document and position. Sorted here, not in SQL:
+        an ORDER BY makes SQLite walk every chunk of the knowledge base instead of looking
+        each id up."""
+        rows: list[tuple[str, str, int]] = []
         with self._lock:
             for start in range(0, len(ids), _IN_BATCH):
                 part = list(ids[start : start + _IN_BATCH])
                 marks = ",".join("?" * len(part))
-                rows = self._db.execute(
-                    f"SELECT payload FROM chunks WHERE kb = ? AND chunk_id IN ({marks}) "
-                    "ORDER BY doc_id, seq",
+                rows += self._db.execute(
+                    f"SELECT doc_id, payload, seq FROM chunks WHERE kb = ? AND chunk_id IN ({marks})",
                     (kb, *part),
                 ).fetchall()
-                out.extend(chunk_from_json(r[0]) for r in rows)
-        return out
+        rows.sort(key=lambda r: (r[0], r[2]))
+        return [chunk_from_json(r[1]) for r in rows]
 
     def folders_in_use(self, kb: str) -> set[str]:
         """The image folder names (under the knowledge base's assets) listed documents have."""
@@ -353,6 +379,9 @@ class Catalogue:
                 r[0] for r in self._db.execute(f"SELECT DISTINCT kb FROM chunks WHERE {unlisted}")
             ]
             cur = self._db.execute(f"DELETE FROM chunks WHERE {unlisted}")
+            self._db.execute(
+                f"DELETE FROM features WHERE {unlisted.replace('chunks.', 'features.')}"
+            )
             for kb in kbs:
                 self._bump(kb)
             return int(cur.rowcount)
@@ -363,11 +392,12 @@ class Catalogue:
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
         self.db = db
+        self.begin = begin
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(self.begin)
 
     def __exit__(self, exc_type, exc, tb) -> None:  # type: ignore[no-untyped-def]
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")

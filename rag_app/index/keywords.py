@@ -1,21 +1,38 @@
-"""Keyword side of the index: a BM25 index (bm25s) over the analyzer's tokens
-(``rag_app.text.analyzer.index_tokens``).
+"""Keyword side of the index: BM25 over the analyzer's tokens
+(``rag_app.text.analyzer.index_tokens``), kept in segments that grow with the library.
 
-bm25s over jieba tokens: 0.19 ms per query on 10k chunks against rank_bm25's 21.8 ms (RECIPES);
-its own tokenizer treats a Chinese sentence as one token, so it is given jieba's tokens. The
-index is rebuilt from the catalogue's stored tokens whenever the knowledge base changes (fast:
-no re-tokenising) and saved beside it, so a restart loads it instead of rebuilding.
+The scores are bm25s's (method "lucene", k1 1.2, b 0.75), computed the way it computes them (the
+same float32/float64 steps, the query's tokens added in order), so rankings did not move when
+the index stopped being rebuilt: ``tests/index/test_keywords_incremental.py`` holds every score
+equal to a fresh bm25s index over the same chunks. What changed is that the statistics
+(document count, average length, document frequencies) are counted at query time over the live
+postings, so an upload adds one small segment and a deletion marks chunks dead: nothing is
+rebuilt from every chunk. Segments merge when a newer one grows as large as the one before
+(a binary counter: O(log n) segments, each chunk merged O(log n) times). Saved beside the
+catalogue as immutable segment files and a manifest (``ids.json``: the generation, the chunk
+ids in catalogue order, the segments and their dead chunks), so a restart loads it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import shutil
-from collections.abc import Sequence
+import math
+import os
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from rag_app.index.keyword_segments import (
+    Segment,
+    build_segment,
+    load_segment,
+    merge_segments,
+    save_segment,
+    segment_files,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -23,38 +40,179 @@ _log = logging.getLogger(__name__)
 # crud_zh_dev with these tokens, they beat bm25s's 1.5 (r@1 0.725 vs 0.705).
 BM25_K1 = 1.2
 BM25_B = 0.75
+# Version of the saved form; folders of another (the bm25s files before it) are rebuilt.
+FORMAT = 2
+MANIFEST = "ids.json"
 
 
 class BM25Index:
-    """A bm25s index over a fixed list of chunk ids; rebuilt, not edited, when chunks change."""
+    """A BM25 index over chunk ids; immutable: ``updated`` returns a new index sharing the
+    unchanged segments, so readers of the old one are never disturbed."""
 
     def __init__(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
-        import bm25s
+        segments = [build_segment(ids, tokens)] if len(ids) else []
+        self._setup(segments, [np.ones(s.size, dtype=bool) for s in segments], None)
 
-        self.ids = list(ids)
-        self._position = {chunk_id: n for n, chunk_id in enumerate(self.ids)}
-        self._bm25 = bm25s.BM25(k1=BM25_K1, b=BM25_B)
-        if self.ids:
-            corpus = [list(t) if t else ["<empty>"] for t in tokens]
-            self._bm25.index(corpus, show_progress=False)
+    def _setup(
+        self, segments: list[Segment], live: list[np.ndarray], order: list[str] | None
+    ) -> None:
+        self._segments = segments
+        self._live_parts = live
+        sizes = [s.size for s in segments]
+        self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._live = np.concatenate(live) if live else np.zeros(0, dtype=bool)
+        lengths = [s.lengths for s in segments]
+        self._lengths = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+        self._n = int(self._live.sum())
+        self._total = int(self._lengths[self._live].sum())
+        self._ids = order
+        if order is None:
+            self._order = np.flatnonzero(self._live)
+        else:
+            where = {
+                c: int(off) + n
+                for s, off in zip(segments, self._offsets)
+                for n, c in enumerate(s.ids)
+            }
+            try:
+                slots = np.fromiter((where[c] for c in order), dtype=np.int64, count=len(order))
+            except KeyError as exc:
+                raise ValueError(f"chunk {exc} is not in the keyword index") from exc
+            if len(slots) != self._n or not self._live[slots].all():
+                raise ValueError("the order does not name exactly the live chunks")
+            self._order = slots
 
+    @property
+    def ids(self) -> list[str]:
+        """The live chunk ids, in the order ``scores`` follows (as they came unless ordered)."""
+        if self._ids is None:
+            self._ids = [
+                c
+                for s, live in zip(self._segments, self._live_parts)
+                for c, alive in zip(s.ids, live.tolist())
+                if alive
+            ]
+        return self._ids
+
+    @classmethod
+    def _made(
+        cls, segments: list[Segment], live: list[np.ndarray], order: list[str] | None = None
+    ) -> BM25Index:
+        index = cls.__new__(cls)
+        index._setup(segments, live, order)
+        return index
+
+    @classmethod
+    def empty(cls) -> BM25Index:
+        return cls._made([], [])
+
+    # changes ------------------------------------------------------------------------------------
+    def updated(
+        self,
+        removed: Collection[str] = (),
+        added_ids: Sequence[str] = (),
+        added_tokens: Sequence[Sequence[str]] = (),
+        order: list[str] | None = None,
+    ) -> BM25Index:
+        """A new index without the ``removed`` chunks and with the added ones (a new segment),
+        its ids in ``order`` when given (else live chunks in the order they came)."""
+        segments = list(self._segments)
+        live = list(self._live_parts)
+        if removed:
+            copied: set[int] = set()
+            for chunk_id in removed:
+                for n, segment in enumerate(segments):
+                    local = segment.local(chunk_id)
+                    if local is None or not live[n][local]:
+                        continue
+                    if n not in copied:
+                        live[n] = live[n].copy()
+                        copied.add(n)
+                    live[n][local] = False
+            # A segment mostly of deleted chunks is rewritten without them.
+            for n in copied:
+                if live[n].sum() * 2 < segments[n].size:
+                    segments[n] = merge_segments([(segments[n], live[n])])
+                    live[n] = np.ones(segments[n].size, dtype=bool)
+        if len(added_ids):
+            segments.append(build_segment(added_ids, added_tokens))
+            live.append(np.ones(len(added_ids), dtype=bool))
+        # Merge while the one before is no larger than the newest (counting live chunks).
+        while len(segments) >= 2 and int(live[-2].sum()) <= int(live[-1].sum()):
+            merged = merge_segments([(segments[-2], live[-2]), (segments[-1], live[-1])])
+            segments[-2:] = [merged]
+            live[-2:] = [np.ones(merged.size, dtype=bool)]
+        kept = [(s, m) for s, m in zip(segments, live) if s.size]
+        segments, live = [s for s, _ in kept], [m for _, m in kept]
+        return BM25Index._made(segments, live, order)
+
+    def ordered(self, order: list[str]) -> BM25Index:
+        """This index with its ids (and scores) in ``order``; raises ValueError unless ``order``
+        names exactly the live chunks."""
+        return BM25Index._made(self._segments, self._live_parts, order)
+
+    @property
+    def segments(self) -> int:
+        return len(self._segments)
+
+    # scoring ------------------------------------------------------------------------------------
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every chunk (in ``ids`` order); zeros for an empty index or query."""
-        if not self.ids or not query_tokens:
-            return np.zeros(len(self.ids), dtype=np.float32)
-        vocab = self._bm25.vocab_dict
-        known = [t for t in query_tokens if t in vocab]
-        if not known:
-            return np.zeros(len(self.ids), dtype=np.float32)
-        return np.asarray(self._bm25.get_scores(known), dtype=np.float32)
+        if not self._n or not query_tokens:
+            return np.zeros(self._n, dtype=np.float32)
+        out = np.zeros(len(self._live), dtype=np.float32)
+        n_docs = self._n
+        avg_len = self._total / n_docs
+        cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        for token in query_tokens:
+            if token not in cache:
+                cache[token] = self._term_scores(token, n_docs, avg_len)
+            found = cache[token]
+            if found is not None:
+                np.add.at(out, found[0], found[1])
+        return out[self._order]
+
+    def _term_scores(
+        self, token: str, n_docs: int, avg_len: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(slots, float32 scores) of a term's live postings; None when no live chunk has it.
+        The steps follow bm25s (idf in float64 stored as float32, the tf part in float64)."""
+        slot_parts, tf_parts = [], []
+        for segment, offset in zip(self._segments, self._offsets):
+            found = segment.postings(token)
+            if found is not None and len(found[0]):
+                slot_parts.append(found[0].astype(np.int64) + offset)
+                tf_parts.append(found[1])
+        if not slot_parts:
+            return None
+        slots = np.concatenate(slot_parts)
+        tfs = np.concatenate(tf_parts)
+        alive = self._live[slots]
+        slots, tfs = slots[alive], tfs[alive]
+        df = len(slots)
+        if not df:
+            return None
+        idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+        lengths = self._lengths[slots].astype(np.float64)
+        tf64 = tfs.astype(np.float64)
+        tfc = tf64 / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths / avg_len) + tf64)
+        return slots, (np.float64(idf) * tfc).astype(np.float32)
 
     def search(
         self, query_tokens: Sequence[str], k: int, allowed: set[str] | None = None
     ) -> list[tuple[str, float]]:
         """Top ``k`` (chunk id, score) with a positive score, among ``allowed`` ids if given."""
-        scores = self.scores(query_tokens)
+        mask = None
         if allowed is not None:
             mask = np.fromiter((i in allowed for i in self.ids), dtype=bool, count=len(self.ids))
+        return self.search_mask(query_tokens, k, mask)
+
+    def search_mask(
+        self, query_tokens: Sequence[str], k: int, mask: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """``search`` with the allowed chunks as a boolean mask over ``ids``."""
+        scores = self.scores(query_tokens)
+        if mask is not None:
             scores = np.where(mask, scores, 0.0)
         positive = int((scores > 0).sum())
         if not positive:
@@ -64,34 +222,59 @@ class BM25Index:
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.ids[i], float(scores[i])) for i in top]
 
-    def save(self, folder: Path, generation: int) -> None:
-        tmp = folder.with_name(folder.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        if self.ids:
-            self._bm25.save(str(tmp), show_progress=False)
-        (tmp / "ids.json").write_text(json.dumps({"generation": generation, "ids": self.ids}))
-        shutil.rmtree(folder, ignore_errors=True)
-        tmp.rename(folder)
+    # on disk ------------------------------------------------------------------------------------
+    def save(self, folder: Path, generation: int, extra: Mapping[str, Any] | None = None) -> None:
+        """Write the segments not yet on disk and then the manifest (replaced atomically), and
+        remove files no manifest names; ``extra`` is kept in the manifest."""
+        folder.mkdir(parents=True, exist_ok=True)
+        for segment in self._segments:
+            save_segment(folder, segment)
+        manifest = {
+            **(extra or {}),
+            "format": FORMAT,
+            "generation": generation,
+            "ids": self.ids,
+            "segments": [s.name for s in self._segments],
+            "dead": {
+                s.name: np.flatnonzero(~live).tolist()
+                for s, live in zip(self._segments, self._live_parts)
+                if not live.all()
+            },
+        }
+        tmp = folder / f"{MANIFEST}.tmp"
+        tmp.write_text(json.dumps(manifest, ensure_ascii=False))
+        os.replace(tmp, folder / MANIFEST)
+        keep = {f"seg-{s.name}.npz" for s in self._segments} | {MANIFEST}
+        for path in folder.iterdir():
+            if path.name not in keep and path.is_file():
+                path.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, folder: Path, generation: int) -> BM25Index | None:
         """The saved index when it is of ``generation``; None when absent, stale or unreadable."""
-        import bm25s
+        found = cls.load_any(folder)
+        if found is None or found[1].get("generation") != generation:
+            return None
+        return found[0]
 
+    @classmethod
+    def load_any(cls, folder: Path) -> tuple[BM25Index, dict[str, Any]] | None:
+        """The saved index whatever its generation, with its manifest; None when absent,
+        of an older form or unreadable."""
         try:
-            meta = json.loads((folder / "ids.json").read_text())
-            if meta.get("generation") != generation:
+            meta = json.loads((folder / MANIFEST).read_text())
+            if meta.get("format") != FORMAT:
                 return None
-            index = cls.__new__(cls)
-            index.ids = list(meta["ids"])
-            index._position = {chunk_id: n for n, chunk_id in enumerate(index.ids)}
-            index._bm25 = (
-                bm25s.BM25.load(str(folder), show_progress=False)
-                if index.ids
-                else bm25s.BM25(k1=BM25_K1, b=BM25_B)
-            )
-            return index
-        except (OSError, ValueError, KeyError) as exc:
+            files = segment_files(folder)
+            segments = [load_segment(folder, n) for n in meta["segments"] if n in files]
+            if len(segments) != len(meta["segments"]):
+                raise ValueError("a segment file is missing")
+            live = []
+            for segment in segments:
+                mask = np.ones(segment.size, dtype=bool)
+                mask[np.asarray(meta["dead"].get(segment.name, []), dtype=np.int64)] = False
+                live.append(mask)
+            return cls._made(segments, live, list(meta["ids"])), meta
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             _log.info("keyword index at %s not loaded (%s); rebuilding", folder, exc)
             return None

@@ -3,7 +3,8 @@
 ``Library`` is the one entry point for ingestion, listing, deletion and the raw searches the
 retrievers build on. Writes are serialised by a lock; reads share cached, immutable snapshots
 (chunk maps and keyword indexes are rebuilt, never edited, when a knowledge base changes), so
-several UI sessions can use one Library at once.
+several UI sessions can use one Library at once. What a snapshot is made from is kept per knowledge
+base and brought up to date by difference (``kb_state``), so an upload costs its own chunks.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,14 +23,17 @@ from rag_app.config import Settings
 from rag_app.index.admission import Admitted, OnConflict, admit
 from rag_app.index.assets import stored_asset, with_disk_assets
 from rag_app.index.catalogue import Catalogue
+from rag_app.index.chunk_map import ChunkMap
+from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.journal import (
     WriteLock,
     journalled,
     recover_on_open,
     staged_assets,
 )
-from rag_app.index.keywords import BM25Index
-from rag_app.index.store import ChromaStore, collection_name
+from rag_app.index.kb_state import Snapshots
+from rag_app.index.replica import open_replica  # shared Chroma server: docs/SCALING.md
+from rag_app.index.store import collection_name, open_store
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
 from rag_app.models import (
@@ -56,9 +60,16 @@ def _no_progress(_: Progress) -> None:
 
 @dataclass(frozen=True)
 class Snapshot:
+    """A knowledge base as of one generation: its chunks (ids, types and documents compact, the
+    chunks read on demand), its keyword index (ids in the chunks' order) and, per document in
+    id order, its features (``rag_app.index.doc_features``) and its version (what changes
+    whenever its chunks do: a key for per-document caches)."""
+
     generation: int
-    chunks: dict[str, Chunk]
+    chunks: ChunkMap
     keywords: KeywordIndex
+    features: dict[str, DocFeatures] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 class Library:
@@ -77,17 +88,20 @@ class Library:
         self.settings = settings
         self.data_dir = settings.data_dir
         self.catalogue = Catalogue(settings.data_dir / "catalogue.sqlite")
-        self.store: VectorStore = ChromaStore(settings.data_dir / "chroma")
+        self.store: VectorStore = open_store(settings)  # embedded, or RAG_APP_CHROMA_URL
         self._embedder = embedder
         self._counter = counter
         # Writers in every process on this data dir take it (rag_app/index/journal.py).
         self._write_lock = WriteLock.for_dir(settings.data_dir)
-        self._snapshots: dict[str, Snapshot] = {}
+        self._snapshots: Snapshots[Snapshot] = Snapshots()
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
         # Changes a killed process left half-done (cheap: one query; skipped while another
         # process is writing, whose journal it or the next writer settles).
         self.recovered_at_open = recover_on_open(self)
+        # With a shared Chroma server, the catalogue is a replica kept in step with it (synced
+        # now and before reads); embedded, a no-op (rag_app/index/replica.py).
+        self.replica = open_replica(self)
 
     # resources ----------------------------------------------------------------------------------
     @property
@@ -111,32 +125,40 @@ class Library:
 
     # knowledge bases ----------------------------------------------------------------------------
     def knowledge_bases(self) -> list[str]:
+        self.replica.sync_kbs()  # shared server: its list (rate-limited)
         return self.catalogue.knowledge_bases()
 
     def create_kb(self, kb: str) -> None:
         kb = _check_kb_name(kb)
         if kb not in self.catalogue.knowledge_bases():
+            self.replica.ensure_kb(kb)  # shared server: listed there first
             self.catalogue.ensure_kb(kb)
             self.catalogue.set_tokenizer_version(kb, TOKENIZER_VERSION)
 
     def delete_kb(self, kb: str) -> None:
         # The catalogue first: then the vectors, images and keywords (the journal's settling).
         with self._write_lock, journalled(self, kb, "drop_kb"):
+            self.replica.drop_kb(kb)  # shared server: unlisted there first
             self.catalogue.drop_kb(kb)
 
     # documents ----------------------------------------------------------------------------------
     def documents(self, kb: str) -> list[DocumentInfo]:
+        self.replica.sync(kb)  # shared server: pull what changed (rate-limited)
         return self.catalogue.documents(kb)
 
     def chunks(self, kb: str, doc_id: str | None = None) -> list[Chunk]:
+        self.replica.sync(kb)  # shared server: pull what changed (rate-limited)
         return self.catalogue.chunks(kb, doc_id)
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
         """Remove a document from the catalogue, the vectors, the keywords and its images."""
         with self._write_lock:
+            self.replica.sync(kb, force=True)  # shared server: delete what it holds now
             ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc_id)]
             # The catalogue first: then the vectors and images (the journal's settling).
             with journalled(self, kb, "delete", doc_id, old_ids=ids):
+                if ids:
+                    self.replica.unpublish(kb, doc_id)  # shared server: its row goes first
                 found = self.catalogue.delete_document(kb, doc_id)
         return found
 
@@ -201,6 +223,7 @@ class Library:
     ) -> list[IngestReport]:
         kb = _check_kb_name(kb or self.settings.knowledge_base)
         self.create_kb(kb)
+        self.replica.sync(kb, force=True)  # shared server: admit against what it holds now
         reports: list[IngestReport | None] = []
         todo: list[tuple[int, Admitted]] = []
         options = ChunkingOptions(
@@ -264,6 +287,7 @@ class Library:
         counts = Counter(c.type for c in chunks)
         pages = {p for item in doc.items if item.page is not None for p in (item.page,)}
         with self._write_lock:
+            self.replica.sync(kb, force=True)  # shared server: replace what it holds now
             old_ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)]
             new_ids = [c.chunk_id for c in chunks]
             try:
@@ -285,8 +309,11 @@ class Library:
                         assets_dir=staged_assets(self, kb, doc.doc_id, entry.assets),
                     )
                     self.store.upsert(kb, chunks, vectors)
-                    self.catalogue.add_document(
-                        kb, info, chunks, [index_tokens(c.search_text) for c in chunks]
+                    self.replica.publish(kb, info, entry.assets)  # shared server: row, version
+                    tokens = [index_tokens(c.search_text) for c in chunks]
+                    features = describe(chunks)  # once, here: not again per upload
+                    generation, version = self.catalogue.add_document(
+                        kb, info, chunks, tokens, features_to_json(features)
                     )
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)
@@ -296,6 +323,11 @@ class Library:
                     doc_id=doc.doc_id,
                     message=f"could not be indexed: {exc}",
                 )
+            # the in-memory index and features: this document's cost only
+            self._snapshots.note_written(
+                self._snapshot_lock, kb, self.catalogue, self._keyword_dir(kb), generation,
+                doc.doc_id, version, chunks, tokens, features,
+            )  # fmt: skip
         replaced = " (replaced the earlier version)" if old_ids else ""
         return IngestReport(
             name=doc.name,
@@ -316,6 +348,7 @@ class Library:
     # searching ----------------------------------------------------------------------------------
     def snapshot(self, kb: str) -> Snapshot:
         """Chunks and keyword index of a knowledge base as of its current generation."""
+        self.replica.sync(kb)  # shared server: pull what changed (rate-limited)
         if (
             self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION
             and kb in self.knowledge_bases()
@@ -325,22 +358,20 @@ class Library:
                 self.catalogue.replace_tokens(
                     kb, {c.chunk_id: index_tokens(c.search_text) for c in chunks}, TOKENIZER_VERSION
                 )
+                with self._snapshot_lock:
+                    self._snapshots.pop(kb, None)  # same documents, new tokens: start over
         generation = self.catalogue.generation(kb)
         with self._snapshot_lock:
             current = self._snapshots.get(kb)
             if current is not None and current.generation == generation:
                 return current
-            folder = self._keyword_dir(kb)
-            keywords = BM25Index.load(folder, generation)
-            by_id = {c.chunk_id: c for c in self.catalogue.chunks(kb)}
-            if keywords is None:
-                ids, tokens = self.catalogue.chunk_tokens(kb)
-                keywords = BM25Index(ids, tokens)
-                try:
-                    keywords.save(folder, generation)
-                except OSError as exc:
-                    _log.warning("could not save the keyword index: %s", exc)
-            snap = Snapshot(generation, by_id, keywords)
+            state, chunk_map, keywords = self._snapshots.refresh(
+                kb, self.catalogue, self._keyword_dir(kb)
+            )
+            docs = chunk_map.doc_ids
+            features = {d: state.features[d] for d in docs}
+            versions = {d: state.versions[d] for d in docs}
+            snap = Snapshot(state.generation, chunk_map, keywords, features, versions)
             self._snapshots[kb] = snap
             return snap
 
@@ -360,23 +391,26 @@ class Library:
             query_vector if query_vector is not None else self.embedder.embed_queries([query])[0]
         )
         found = self.store.query(kb, vector, k, search_filter)
-        return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
+        chunks = snap.chunks.get_many([i for i, _ in found])
+        return [(chunks[i], s) for i, s in found if i in chunks]
 
     def keyword_search(
         self, kb: str, query: str, k: int, search_filter: SearchFilter = NO_FILTER
     ) -> list[tuple[Chunk, float]]:
         """Top ``k`` chunks by BM25 over jieba tokens."""
         snap = self.snapshot(kb)
-        allowed = None
+        tokens = index_tokens(query)
         if search_filter.types or search_filter.doc_ids:
-            allowed = {
-                i
-                for i, c in snap.chunks.items()
-                if (not search_filter.types or c.type in search_filter.types)
-                and (not search_filter.doc_ids or c.doc_id in search_filter.doc_ids)
-            }
-        found = snap.keywords.search(index_tokens(query), k, allowed)
-        return [(snap.chunks[i], s) for i, s in found if i in snap.chunks]
+            mask = snap.chunks.mask(search_filter.types, search_filter.doc_ids)
+            if snap.keywords.ids is snap.chunks.ids and hasattr(snap.keywords, "search_mask"):
+                found = snap.keywords.search_mask(tokens, k, mask)
+            else:
+                allowed = {i for i, m in zip(snap.chunks.ids, mask.tolist()) if m}
+                found = snap.keywords.search(tokens, k, allowed)
+        else:
+            found = snap.keywords.search(tokens, k)
+        chunks = snap.chunks.get_many([i for i, _ in found])
+        return [(chunks[i], s) for i, s in found if i in chunks]
 
 
 def _name_of(decision: Admitted | IngestReport) -> str:

@@ -9,6 +9,8 @@ Which candidates rank first is decided later, by the fused score (``scoring``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from rag_app.models import LayerStep
 from rag_app.retrieve.signals import Search, Signals, normalise
 from rag_app.stage_settings import StrategyOptions
@@ -38,32 +40,45 @@ def layer_ranking(search: Search, signals: Signals, chunk_type: str, layer: str)
     """(chunk id, normalised layer score) of one layer for one type, best first, at most
     ``candidates`` of them; empty for an unknown layer."""
     s = signals
-    chunks = search.snap.chunks
+    if layer in ("keyword", "expansion", "structure"):
+        if layer not in s.by_type:
+            values, top = {
+                "keyword": (s.bm25, s.bm25_top),
+                "expansion": (s.expansion, s.expansion_top),
+                "structure": (s.structure, 1.0),  # shares already in [0, 1]
+            }[layer]
+            s.by_type[layer] = _per_type(search, values, top)
+        return s.by_type[layer].get(chunk_type, [])
     if layer == "semantic":
         low, high = s.dense_range()
         ranked = [(i, normalise(v, low, high)) for i, v in s.dense_lists.get(chunk_type, [])]
-    elif layer == "keyword":
-        ranked = (
-            [(i, v / s.bm25_top) for i, v in s.bm25.items() if chunks[i].type == chunk_type]
-            if s.bm25_top
-            else []
-        )
-    elif layer == "expansion":
-        ranked = (
-            [
-                (i, v / s.expansion_top)
-                for i, v in s.expansion.items()
-                if chunks[i].type == chunk_type
-            ]
-            if s.expansion_top
-            else []
-        )
-    elif layer == "structure":
-        ranked = [(i, v) for i, v in s.structure.items() if chunks[i].type == chunk_type]
     else:
         ranked = []
     ranked.sort(key=lambda p: -p[1])
     return ranked[: search.options.candidates]
+
+
+def _per_type(search: Search, values: dict[str, float], top: float) -> dict[str, Ranking]:
+    """Each type's ranking of ``values`` divided by ``top`` (best first, ties in index order,
+    ``candidates`` at most): one pass over the scores for all types."""
+    if not top or not values:
+        return {}
+    chunks = search.snap.chunks
+    ids = list(values)
+    places = getattr(values, "places", None)
+    if places is None:
+        position = chunks.position
+        places = np.fromiter((position[i] for i in ids), np.int64, len(ids))
+    codes = chunks.types[places]
+    scaled = np.fromiter(values.values(), float, len(ids)) / top
+    out: dict[str, Ranking] = {}
+    for code in np.unique(codes).tolist():
+        chosen = np.flatnonzero(codes == code)
+        order = chosen[np.argsort(-scaled[chosen], kind="stable")][: search.options.candidates]
+        out[chunks.type_name(code)] = [
+            (ids[j], v) for j, v in zip(order.tolist(), scaled[order].tolist())
+        ]
+    return out
 
 
 def admit(

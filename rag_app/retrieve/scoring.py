@@ -46,13 +46,14 @@ def score(search: Search, signals: Signals, admitted: dict[str, str]) -> list[Hi
         for chunk_id, vec in search.library.store.vectors(search.kb, missing).items():
             s.dense[chunk_id] = float(np.dot(vec, s.vector))
     dense_rank = {i: r for r, i in enumerate(sorted(s.dense, key=lambda i: -s.dense[i]), 1)}
-    bm25_rank = {i: r for r, i in enumerate(sorted(s.bm25, key=lambda i: -s.bm25[i]), 1)}
+    bm25_rank = s.bm25_rank()
+    chunks = search.snap.chunks.get_many(admitted)  # one read for those not cached
     query_numbers = set(search.query.numbers)
     query_phrases = list(search.query.phrases)
     max_weight = max(w for _, w in o.type_weights)
     hits = []
     for chunk_id, layer in admitted.items():
-        chunk = search.snap.chunks[chunk_id]
+        chunk = chunks[chunk_id]
         evidence: dict[str, Signal] = {}
         if chunk_id in s.dense:
             evidence["dense"] = Signal(s.dense[chunk_id], dense_rank.get(chunk_id, 0))
@@ -130,11 +131,7 @@ def lift_introduced(search: Search, signals: Signals, hits: list[Hit]) -> list[H
             if lifted > lifts.get(table_id, (0.0, hit))[0]:
                 lifts[table_id] = (lifted, hit)
     # A feature built from a newer generation may name a table this run's snapshot lacks.
-    new = [
-        i
-        for i in lifts
-        if i not in by_id and i in search.snap.chunks and search.allows(search.snap.chunks[i])
-    ]
+    new = [i for i in lifts if i not in by_id and i in search.snap.chunks and search.allows_id(i)]
     scored = {h.chunk.chunk_id: h for h in score(search, signals, dict.fromkeys(new, "introduced"))}
     changed = False
     for table_id, (lifted, intro) in lifts.items():

@@ -2,14 +2,18 @@
 synonyms (expansion), and the structure of tables and figures, plus the tables a paragraph
 introduces.
 
-Features of the whole knowledge base (structure tokens, introductions) are computed once per
-generation (``per_generation``); a query's signals once per query (``query_signals``).
+Features of the whole knowledge base (structure tokens, introductions) are gathered once per
+generation (``per_generation``) from each document's, which the index computes once per document
+(``rag_app.index.doc_features``); a query's signals once per query (``query_signals``), by
+lookups (keyword postings, an inverted index of structure tokens) rather than passes over every
+chunk.
 """
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -18,10 +22,7 @@ import numpy as np
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk, SearchFilter
 from rag_app.stage_settings import StrategyOptions
-from rag_app.text.analyzer import index_tokens
-from rag_app.text.phrasing import introduces_what_follows
 from rag_app.text.query import QueryAnalysis
-from rag_app.text.tables import column_labels, parse_table
 
 # ------------------------------------------------------------------------------------------------
 # Features of the knowledge base, computed once per generation.
@@ -31,10 +32,17 @@ _feature_cache: dict[tuple[str, int, str, int], Any] = {}
 _feature_lock = threading.Lock()
 
 
-def per_generation(name: str, library: Library, kb: str, build: Callable[[Snapshot], T]) -> T:
+def per_generation(
+    name: str,
+    library: Library,
+    kb: str,
+    build: Callable[[Snapshot], T],
+    snap: Snapshot | None = None,
+) -> T:
     """``build(snapshot)``, computed once per knowledge-base generation and feature ``name``
-    (the entries of older generations are dropped when a newer one is built)."""
-    snap = library.snapshot(kb)
+    (the entries of older generations are dropped when a newer one is built); of ``snap`` when
+    given (a query's own snapshot), else of the current one."""
+    snap = snap or library.snapshot(kb)
     key = (name, id(library), kb, snap.generation)
     with _feature_lock:
         if key in _feature_cache:
@@ -47,68 +55,79 @@ def per_generation(name: str, library: Library, kb: str, build: Callable[[Snapsh
     return value
 
 
-def _doc_titles(chunks: dict[str, Chunk]) -> dict[str, str]:
-    titles: dict[str, str] = {}
-    for chunk in chunks.values():
-        if chunk.doc_id not in titles and chunk.heading_path:
-            titles[chunk.doc_id] = chunk.heading_path[0]
-    return titles
+_doc_cache: dict[tuple[str, int, str], dict[str, tuple[str, Any]]] = {}
+
+
+def per_document(
+    name: str, library: Library, kb: str, build: Callable[[list[Chunk]], T]
+) -> dict[str, T]:
+    """``build(chunks of a document)`` for every document (id order), kept per document version
+    across generations: after an upload only the new documents are built (their chunks read
+    from the store), not the library."""
+
+    def gather(snap: Snapshot) -> dict[str, T]:
+        key = (name, id(library), kb)
+        with _feature_lock:
+            old = dict(_doc_cache.get(key, {}))
+        kept: dict[str, tuple[str, Any]] = {}
+        for doc_id, version in snap.versions.items():
+            found = old.get(doc_id)
+            if found is None or found[0] != version:
+                ids = snap.chunks.doc_chunk_ids(doc_id)
+                chunks = snap.chunks.get_many(ids)
+                found = (version, build([chunks[i] for i in ids if i in chunks]))
+            kept[doc_id] = found
+        with _feature_lock:
+            _doc_cache[key] = kept
+        return {d: cast(T, v) for d, (_, v) in kept.items()}
+
+    return per_generation(f"documents:{name}", library, kb, gather)
+
+
+@dataclass(frozen=True)
+class StructureIndex:
+    """Structure tokens of every table and figure (``words``: chunk id -> tokens, in catalogue
+    order) and, per token, the places (in the snapshot's order) of the chunks holding it."""
+
+    words: dict[str, frozenset[str]]
+    postings: dict[str, np.ndarray]  # int64 places, ascending
 
 
 def structure_tokens(library: Library, kb: str) -> dict[str, frozenset[str]]:
     """Tokens of each table's caption, column headers and row labels, and each figure's caption,
     plus the document title: what a query naming a table or chart matches."""
-    return per_generation("structure", library, kb, _structure_tokens)
+    return structure_index(library, kb).words
 
 
-def _structure_tokens(snap: Snapshot) -> dict[str, frozenset[str]]:
-    titles = _doc_titles(snap.chunks)
-    out: dict[str, frozenset[str]] = {}
-    for chunk_id, chunk in snap.chunks.items():
-        if chunk.type == "table":
-            parts = [chunk.caption]
-            if chunk.table_html:
-                grid = parse_table(chunk.table_html)
-                parts.extend(column_labels(grid))
-                parts.extend(row[0] for row in grid.data_rows if row)
-        elif chunk.type == "image":
-            parts = [chunk.caption, chunk.description[:200]]
-        else:
-            continue
-        parts.append(titles.get(chunk.doc_id, ""))
-        out[chunk_id] = frozenset(index_tokens(" ".join(p for p in parts if p)))
-    return out
+def structure_index(library: Library, kb: str, snap: Snapshot | None = None) -> StructureIndex:
+    return per_generation("structure", library, kb, _structure_index, snap)
 
 
-def introduced_tables(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
+def _structure_index(snap: Snapshot) -> StructureIndex:
+    words: dict[str, frozenset[str]] = {}
+    postings: dict[str, list[int]] = {}
+    position = snap.chunks.position
+    for features in snap.features.values():  # documents in id order, chunks in theirs
+        words.update(features.structure)
+        for chunk_id, tokens in features.structure.items():
+            place = position.get(chunk_id)
+            if place is not None:
+                for token in tokens:
+                    postings.setdefault(token, []).append(place)
+    return StructureIndex(words, {t: np.asarray(p, dtype=np.int64) for t, p in postings.items()})
+
+
+def introduced_tables(library: Library, kb: str) -> Mapping[str, tuple[str, ...]]:
     """For each text chunk, the tables it introduces: those whose context paragraph (the one
     just before the table, kept on the table chunk) is part of that text chunk."""
     return per_generation("introductions", library, kb, _introduced_tables)
 
 
 def _introduced_tables(snap: Snapshot) -> dict[str, tuple[str, ...]]:
-    texts: dict[str, list[Chunk]] = {}
-    for chunk in snap.chunks.values():
-        if chunk.type == "text":
-            texts.setdefault(chunk.doc_id, []).append(chunk)
-    found: dict[str, list[str]] = {}
-    seen_tables: set[tuple[str, str]] = set()
-    for chunk_id, chunk in sorted(snap.chunks.items(), key=lambda p: p[1].subtable_index):
-        paragraph = chunk.context.strip() if chunk.type == "table" else ""
-        if len(paragraph) < 8 or not introduces_what_follows(paragraph):
-            continue
-        if chunk.parent_table_id:
-            # A table split by rows is introduced once: its first part carries the lift (the
-            # prompt merges whatever parts come back into one table).
-            if (chunk.doc_id, chunk.parent_table_id) in seen_tables:
-                continue
-            seen_tables.add((chunk.doc_id, chunk.parent_table_id))
-        paragraph = paragraph.removesuffix("…").strip()
-        for text in texts.get(chunk.doc_id, ()):
-            if paragraph in text.text:
-                found.setdefault(text.chunk_id, []).append(chunk_id)
-                break
-    return {text_id: tuple(tables) for text_id, tables in found.items()}
+    out: dict[str, tuple[str, ...]] = {}
+    for features in snap.features.values():
+        out.update(features.introduced)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -136,6 +155,27 @@ class Search:
         """Whether the chunk is searched at all: an allowed document and a searched type."""
         return self.allows(chunk) and chunk.type in self.types
 
+    def admitted(self) -> np.ndarray:
+        """``admits`` for every chunk of the snapshot, as a mask in its order."""
+        return self.snap.chunks.mask(self.types, self.filter.doc_ids)
+
+    def allows_id(self, chunk_id: str) -> bool:
+        """``allows`` by id (no chunk read)."""
+        return not self.filter.doc_ids or self.snap.chunks.doc_of(chunk_id) in self.filter.doc_ids
+
+
+class Scores(dict[str, float]):
+    """chunk id -> score, with ``places``: each chunk's place in the snapshot, in key order
+    (so per-type rankings need no lookup per chunk)."""
+
+    places: np.ndarray | None = None
+
+
+def _scores(ids: list[str], places: np.ndarray, values: np.ndarray) -> Scores:
+    out = Scores(zip([ids[p] for p in places.tolist()], values.tolist()))
+    out.places = places
+    return out
+
 
 @dataclass
 class Signals:
@@ -153,6 +193,17 @@ class Signals:
     dense: dict[str, float] = field(default_factory=dict)
     dense_lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     structure: dict[str, float] = field(default_factory=dict)
+    # per layer, the layer's normalised ranking per type (recall), and the BM25 ranks (scoring)
+    by_type: dict[str, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)
+    _bm25_rank: dict[str, int] | None = None
+
+    def bm25_rank(self) -> dict[str, int]:
+        """chunk id -> its rank by BM25 (1 = best; ties in index order), computed once."""
+        if self._bm25_rank is None:
+            ids = list(self.bm25)
+            order = np.argsort(-np.fromiter(self.bm25.values(), float, len(ids)), kind="stable")
+            self._bm25_rank = {ids[j]: r for r, j in enumerate(order.tolist(), 1)}
+        return self._bm25_rank
 
     def dense_range(self) -> tuple[float, float]:
         """The weakest and best similarity over the per-type nearest lists; (0, 1) when empty."""
@@ -202,13 +253,20 @@ def query_signals(search: Search) -> Signals:
 def _keyword_scores(search: Search, tokens: list[str]) -> dict[str, float]:
     """BM25 of ``tokens`` for every admitted chunk that scores above 0, in index order."""
     keywords = search.snap.keywords
+    chunks = search.snap.chunks
+    scores = keywords.scores(tokens)
+    if keywords.ids is chunks.ids:  # the snapshot's order: a mask, no per-chunk lookup
+        places = np.flatnonzero((scores > 0) & search.admitted())
+        return _scores(chunks.ids, places, scores[places].astype(float))
     out: dict[str, float] = {}
-    for chunk_id, score in zip(keywords.ids, keywords.scores(tokens)):
-        if score > 0:
-            chunk = search.snap.chunks.get(chunk_id)
-            if chunk is not None and search.admits(chunk):
-                out[chunk_id] = float(score)
+    for chunk_id, score in zip(keywords.ids, scores):
+        if score > 0 and chunk_id in chunks and _admits_id(search, chunk_id):
+            out[chunk_id] = float(score)
     return out
+
+
+def _admits_id(search: Search, chunk_id: str) -> bool:
+    return search.snap.chunks.type_of(chunk_id) in search.types and search.allows_id(chunk_id)
 
 
 def _structure_overlaps(
@@ -222,17 +280,24 @@ def _structure_overlaps(
     out: dict[str, float] = {}
     if not query_set:
         return out
-    for chunk_id, words in structure_tokens(search.library, search.kb).items():
-        chunk = search.snap.chunks.get(chunk_id)
-        if chunk is None or not search.admits(chunk):
-            continue
-        direct = len(query_set & words)
-        unmatched = len(query_set) - direct
-        via_synonyms = min(unmatched, len(synonym_set & words))
-        overlap = direct + 0.5 * via_synonyms
-        if overlap:
-            out[chunk_id] = overlap / len(query_set)
-    return out
+    index = structure_index(search.library, search.kb, search.snap)
+    ids = search.snap.chunks.ids
+    # Only chunks holding a word of the query (or a synonym) can overlap: counted from the
+    # postings (a place once per token it holds), in the snapshot's order (the order ties keep).
+    direct = _counts(index, query_set, len(ids))
+    synonyms = _counts(index, synonym_set, len(ids))
+    unmatched = len(query_set) - direct
+    overlap = direct + 0.5 * np.minimum(unmatched, synonyms)
+    places = np.flatnonzero((overlap > 0) & search.admitted())
+    return _scores(ids, places, overlap[places] / len(query_set))
+
+
+def _counts(index: StructureIndex, tokens: set[str], size: int) -> np.ndarray:
+    """How many of ``tokens`` each chunk's structure holds (by place)."""
+    found = [index.postings[t] for t in tokens if t in index.postings]
+    if not found:
+        return np.zeros(size, dtype=np.int64)
+    return np.bincount(np.concatenate(found), minlength=size)[:size]
 
 
 def dense_list(
@@ -242,10 +307,21 @@ def dense_list(
     similarity), best first; empty without a vector."""
     if vector is None:
         return []
+    k, chunks, options = search.options.candidates, search.snap.chunks, search.options
+    if len(chunks) >= options.overfetch_from_chunks:
+        docs = search.filter.doc_ids
+        share = chunks.mask((chunk_type,), docs).sum() / max(1, chunks.mask((), docs).sum())
+        if share > 0 and share >= options.overfetch_min_share:
+            wide = search.library.store.query(
+                search.kb,
+                vector,
+                math.ceil(k / share * options.overfetch_margin),
+                SearchFilter(doc_ids=search.filter.doc_ids),
+            )
+            own = [(i, s) for i, s in wide if i in chunks and chunks.type_of(i) == chunk_type]
+            if len(own) >= k:
+                return own[:k]
     found = search.library.store.query(
-        search.kb,
-        vector,
-        search.options.candidates,
-        SearchFilter(types=(chunk_type,), doc_ids=search.filter.doc_ids),
+        search.kb, vector, k, SearchFilter(types=(chunk_type,), doc_ids=search.filter.doc_ids)
     )
-    return [(i, s) for i, s in found if i in search.snap.chunks]
+    return [(i, s) for i, s in found if i in chunks]

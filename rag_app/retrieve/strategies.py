@@ -45,9 +45,11 @@ from rag_app.retrieve.signals import (
     structure_tokens,
 )
 from rag_app.retrieve.subjects import per_subject_trace, subjects_by_document
-from rag_app.text.analyzer import index_tokens
 from rag_app.text.query import QueryAnalysis, analyse_query
 from rag_app.text.subjects import named_subjects
+
+# The per-type store queries of every question run here (threads made once, not per question).
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dense")
 
 __all__ = [
     "LAYERS",
@@ -109,8 +111,7 @@ def hybrid_hits(run: _Run, k: int, types: Sequence[str]) -> list[Hit]:
     """Hits of all ``types``, best first: each type's nearest chunks fetched in parallel, its
     candidates recalled layer by layer, then all of them ranked together."""
     target = max(10, int(k * run.search.options.recall_factor))
-    with ThreadPoolExecutor(max_workers=min(4, len(types)) or 1) as pool:
-        dense_lists = dict(zip(types, pool.map(run.dense_for, types)))
+    dense_lists = dict(zip(types, _POOL.map(run.dense_for, types)))
     run.signals.dense_lists = dense_lists
     for lst in dense_lists.values():
         run.signals.dense.update(lst)
@@ -147,7 +148,7 @@ def single_type_hits(run: _Run, k: int, chunk_type: str, types: Sequence[str]) -
 
 
 def _types_present(library: Library, kb: str) -> tuple[str, ...]:
-    present = {c.type for c in library.snapshot(kb).chunks.values()}
+    present = library.snapshot(kb).chunks.types_present()
     return tuple(t for t in ("text", "table", "image", "qa") if t in present)
 
 
@@ -155,12 +156,18 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     """Captions (tables, figures) that cover most of the query's words: routing evidence."""
     out: dict[str, list[str]] = {}
     query_tokens = run.signals.query_tokens
+    if len(query_tokens) < 2:
+        return out
+    # Best first; captions and their tokens come with each document's features (no chunk
+    # read, no segmenting per question).
+    snap = run.search.snap
+    query_set = set(query_tokens)
     for chunk_id, share in sorted(run.signals.structure.items(), key=lambda p: -p[1]):
-        chunk = run.search.snap.chunks[chunk_id]
-        if share >= minimum and chunk.caption and len(query_tokens) >= 2:
-            cap_tokens = set(index_tokens(chunk.caption))
-            if len(cap_tokens & set(query_tokens)) >= 2:
-                out.setdefault(chunk.type, []).append(chunk.caption)
+        if share < minimum:
+            break
+        found = snap.features[snap.chunks.doc_of(chunk_id)].captions.get(chunk_id)
+        if found is not None and len(found[1] & query_set) >= 2:
+            out.setdefault(snap.chunks.type_of(chunk_id), []).append(found[0])
     return out
 
 

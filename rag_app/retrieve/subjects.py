@@ -13,7 +13,6 @@ from rag_app.models import Hit, RetrievalTrace, SearchFilter
 from rag_app.retrieve.scoring import finalise
 from rag_app.retrieve.signals import per_generation
 from rag_app.stage_settings import StrategyOptions
-from rag_app.text.subjects import document_subjects
 
 
 def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]:
@@ -22,7 +21,8 @@ def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]
     left out."""
 
     def build(snap: Snapshot) -> dict[str, frozenset[str]]:
-        return {d: w for d, w in document_subjects(snap.chunks.values()).items() if w}
+        # each document's, computed when it was written (rag_app.index.doc_features)
+        return {d: f.subject for d, f in snap.features.items() if f.subject}
 
     return per_generation("subjects", library, kb, build)
 

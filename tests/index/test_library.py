@@ -420,7 +420,6 @@ def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library:
     from ui import state
 
     def seed() -> tuple[IngestReport, ...]:
-        state._seed_sample.clear()
         return state.seed_sample(library)
 
     (first,) = seed()
@@ -433,7 +432,6 @@ def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library:
     _ingest(library, TATQA_LIKE, kb=state.SAMPLE_KB)
     assert library.delete_document(state.SAMPLE_KB, again.doc_id)
     assert seed() == ()
-    state._seed_sample.clear()
 
 
 # -- a MinerU folder: a content list and the markdown of the same PDF ----------------------------

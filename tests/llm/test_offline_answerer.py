@@ -563,11 +563,36 @@ def test_no_value_line_gives_another_companys_number():
 
 def test_rows_that_answer_nothing_are_dropped():
     question = "中芯国际2025年的市盈率是多少？"
-    without = ExtractiveAnswerer(settings=OfflineSettings(value_lines=False))
-    quoted = quoted_lines(without.answer_text(question, [(3, VALUATION)]))
+    bare = OfflineSettings(value_lines=False, on_question_only=False)
+    quoted = quoted_lines(ExtractiveAnswerer(settings=bare).answer_text(question, [(3, VALUATION)]))
     assert any("营业收入" in line for line in quoted)  # min_sentences: a second row, any row
     lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(3, VALUATION)]))
     assert lines and all("市盈率" in line for line in lines)
+    # the on-question test alone drops it too: 营业收入 is another metric than 市盈率
+    on_question = dataclasses.replace(bare, on_question_only=True)
+    quoted = quoted_lines(
+        ExtractiveAnswerer(settings=on_question).answer_text(question, [(3, VALUATION)])
+    )
+    assert quoted and not any("营业收入" in line for line in quoted)
+
+
+def test_a_sentence_about_another_year_is_not_quoted_while_one_on_the_year_is():
+    report = Chunk(
+        "smic:t",
+        "smic",
+        "text",
+        "中芯国际2024年毛利率为18.6%，同比下降0.7个百分点。我们预计2026年毛利率回升至23.5%。",
+        "中芯国际（688981.SH）深度报告",
+        (3,),
+    )
+    question = "中芯国际2024年的毛利率是多少？"
+    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, report)]))
+    assert lines == ["- 中芯国际2024年毛利率为18.6%，同比下降0.7个百分点。 [Source 1]"]
+    off = OfflineSettings(on_question_only=False)
+    both = quoted_lines(ExtractiveAnswerer(settings=off).answer_text(question, [(1, report)]))
+    assert any("2026年" in line for line in both)
+    # asked about 2030, nothing is on the year: the best quotes stay (the check flags them)
+    assert quoted_lines(ExtractiveAnswerer().answer_text("中芯国际2030年的毛利率", [(1, report)]))
 
 
 def test_a_growth_row_is_named_with_the_row_above_it():

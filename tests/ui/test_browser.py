@@ -822,8 +822,9 @@ def test_a_restart_shows_only_the_apps_navigation_and_says_when_the_model_loads(
             box.fill(QUESTION)
             before = mark(fresh)
             box.press("Enter")
+            # The model loads in the background from the first run (about a second with the
+            # ONNX encoder, issue 15), so the question seldom waits; when it does, it says so.
             notice = fresh.get_by_text("正在加载嵌入模型")
-            notice.wait_for(timeout=15_000)
             message = last_assistant(fresh)
             expander(message, "提示词检查").wait_for(timeout=120_000)
             wait_idle(fresh, before)

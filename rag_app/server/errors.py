@@ -1,0 +1,92 @@
+"""Errors as JSON, in the OpenAI API's shape (``{"error": {"message", "type", "param"}}``) so its
+clients read them too: 4xx naming what is wrong, 500 without a traceback."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+_log = logging.getLogger("rag_app.server")
+
+
+class ApiError(Exception):
+    """A request the server refuses: ``status`` (4xx), a message naming the problem, the field
+    at fault when there is one, and extra headers (Retry-After, WWW-Authenticate)."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        kind: str = "invalid_request_error",
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
+        self.param = param
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+
+def error_body(message: str, kind: str, param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+
+
+def error_response(exc: ApiError) -> JSONResponse:
+    body = error_body(exc.message, exc.kind, exc.param)
+    body.update(exc.extra)
+    return JSONResponse(body, status_code=exc.status, headers=exc.headers)
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | None]:
+    """(status, message, field) of the first problem: malformed JSON is a 400, a wrong field a
+    422 naming it."""
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        detail = (first.get("ctx") or {}).get("error", "")
+        return 400, f"the body is not valid JSON{': ' + detail if detail else ''}", None
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "form")]
+    field = ".".join(loc) or None
+    message = first.get("msg", "invalid request")
+    if first.get("type") == "missing":
+        message = f"'{field}' is required"
+    elif field:
+        message = f"'{field}': {message}"
+    return 422, message, field
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every error becomes JSON: ApiError, validation, unknown routes, and the unexpected."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        status, message, field = _validation_message(exc)
+        return JSONResponse(error_body(message, "invalid_request_error", field), status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
+        return JSONResponse(
+            error_body(str(exc.detail), kind), exc.status_code, headers=exc.headers or None
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Logged with its traceback here; the client gets a line and no internals.
+        _log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(
+            error_body("internal error; the server log has the details", "server_error"), 500
+        )
