@@ -72,6 +72,9 @@ class SavedCheck:
     reason: str = ""
     reasons: tuple[Reason, ...] = ()
     evidence: str = ""
+    # about the question (``cite.relevance``), and why not
+    relevant: bool = True
+    off_reasons: tuple[Reason, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -168,6 +171,8 @@ def saved_turn(
             reason=s.reason,
             reasons=tuple(s.reasons),
             evidence=s.evidence,
+            relevant=bool(getattr(s, "relevant", True)),
+            off_reasons=tuple(getattr(s, "off_reasons", ()) or ()),
         )
         for s in (getattr(report, "sentences", ()) or ())
     )
@@ -208,6 +213,13 @@ def turn_to_json(turn: SavedTurn) -> str:
     return json.dumps(asdict(turn), ensure_ascii=False)
 
 
+def _reasons(rows: object) -> tuple[Reason, ...]:
+    return tuple(
+        Reason(r["key"], tuple(tuple(v) for v in r.get("values") or ()))
+        for r in rows or ()  # type: ignore[attr-defined]
+    )
+
+
 def turn_from_json(payload: str) -> SavedTurn:
     data = json.loads(payload)
     options = dict(data.pop("options"))
@@ -227,10 +239,8 @@ def turn_from_json(payload: str) -> SavedTurn:
             **{
                 **c,
                 "cited": tuple(c.get("cited") or ()),
-                "reasons": tuple(
-                    Reason(r["key"], tuple(tuple(v) for v in r.get("values") or ()))
-                    for r in c.get("reasons") or ()
-                ),
+                "reasons": _reasons(c.get("reasons")),
+                "off_reasons": _reasons(c.get("off_reasons")),
             }
         )
         for c in data.pop("sentences")

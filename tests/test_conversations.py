@@ -20,7 +20,7 @@ from rag_app.conversations import (
     turn_to_json,
 )
 from rag_app.index.library import Library
-from rag_app.llm.scripted import ScriptedLLM
+from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import AskOptions
 from rag_app.pipeline import Pipeline
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
@@ -172,6 +172,18 @@ def test_a_real_answer_is_stored_with_its_sources_and_citation_check(sample: Lib
     # the chunk can be found again in the library by its id
     again = {c.chunk_id for c in sample.chunks("default", source.doc_id)}
     assert source.chunk_id in again
+
+
+def test_an_off_question_mark_survives_the_round_trip(sample: Library) -> None:
+    question = "中芯国际2026年预测市盈率是多少？"
+    off = ScriptedLLM(ScriptedResponse(text="中芯国际2025年预测市盈率为132.0倍。[Source 1]"))
+    options = AskOptions(kb="default", mode="hybrid")
+    answer = Pipeline(sample.settings, sample, off).ask(question, options)
+    assert answer.hits
+    saved = saved_turn(question, options, answer)
+    marked = [s for s in saved.sentences if not s.relevant]
+    assert marked and marked[0].off_reasons[0].key == "off_period"
+    assert turn_from_json(turn_to_json(saved)) == saved
 
 
 def test_a_failed_turn_is_stored_as_such() -> None:

@@ -791,7 +791,15 @@ def render_prompt(answer: Answer) -> None:
 
 
 def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
-    order = ("retrieve_ms", "prompt_ms", "first_token_ms", "generate_ms", "cite_ms", "total_ms")
+    order = (
+        "retrieve_ms",
+        "prompt_ms",
+        "first_token_ms",
+        "generate_ms",
+        "cite_ms",
+        "self_rag_ms",
+        "total_ms",
+    )
     values = dict(answer.timings)
     parts = [f"{t('t_' + k)} {ms(values[k])}" for k in order if k in values]
     line = "⏱ " + " · ".join(parts)
