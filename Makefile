@@ -64,7 +64,7 @@ bench: setup
 	$(BIN)/python -m rag_app.bench_serve
 
 lint: setup
-	$(BIN)/ruff check rag_app tests pages ui app.py
+	$(BIN)/ruff check rag_app tests views ui app.py
 	$(BIN)/mypy rag_app
 
 clean:

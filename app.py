@@ -21,16 +21,15 @@ state.init_session()
 inject_css()
 
 pages = [
-    st.Page("pages/ask.py", title=t("nav_ask"), icon="💬", default=True),
-    st.Page("pages/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
-    st.Page("pages/library.py", title=t("nav_library"), icon="📚", url_path="library"),
-    st.Page("pages/audit.py", title=t("nav_audit"), icon="🧾", url_path="audit"),
-    st.Page("pages/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
+    st.Page("views/ask.py", title=t("nav_ask"), icon="💬", default=True),
+    st.Page("views/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
+    st.Page("views/library.py", title=t("nav_library"), icon="📚", url_path="library"),
+    st.Page("views/audit.py", title=t("nav_audit"), icon="🧾", url_path="audit"),
+    st.Page("views/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
 ]
-# The navigation is drawn here, not by st.navigation: with a pages/ folder beside app.py,
-# Streamlit first shows its own file-name navigation ("app, ask, compare...") until this script
-# has run, a flash on every cold start. `client.showSidebarNavigation = false`
-# (.streamlit/config.toml) hides that one, and with it st.navigation's own sidebar list.
+# The navigation is drawn here (st.navigation's own list hidden) so that it can sit above the
+# page's own sidebar controls. The pages live in views/, not pages/: Streamlit would also serve a
+# pages/ folder's files on their own at their addresses (/library without the app around it).
 page = st.navigation(pages, position="hidden")
 with st.sidebar:
     with st.container(key="nav", gap="small"):

@@ -30,7 +30,7 @@ NEVER: dict[str, frozenset[str]] = {
     "protocols": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
     "tokens": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
 }
-UI = frozenset({"streamlit", "ui", "pages", "app"})
+UI = frozenset({"streamlit", "ui", "views", "pages", "app"})
 MAX_LINES = 450
 
 

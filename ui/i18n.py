@@ -22,7 +22,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "上传研报解析结果，提问并核对每一处引用",
         "Upload parsed research reports, ask, and check every citation",
     ),
-    # saved conversations (pages/ask.py)
+    # saved conversations (views/ask.py)
     "conv_title": ("对话记录", "Conversations"),
     "conv_new": ("新对话", "New conversation"),
     "conv_none": (

@@ -543,7 +543,7 @@ def test_opening_a_section_after_an_answer_keeps_its_title_in_view(page: Any) ->
     Was a UI bug: with st.chat_input at the top level Streamlit pinned the Ask page to its
     bottom (stAppScrollToBottomContainer), so the view followed the page's end as it grew and
     the section just opened had its title pushed above the window (card 1's title: 213 px ->
-    -331 px at 1280x700). pages/ask.py now puts the input in st.bottom.
+    -331 px at 1280x700). views/ask.py now puts the input in st.bottom.
     """
     page.set_viewport_size({"width": 1280, "height": 700})
     message = ask(page, QUESTION)
@@ -726,6 +726,23 @@ def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: An
     # sentence on how the chart is drawn (axes, units) answers nothing and is not quoted
     assert "图3" in first and "单季最高" in first, text[:400]
     assert "左轴" not in text and "右轴" not in text, text[:400]
+
+
+def test_a_page_opened_by_its_address_is_the_app_around_it(
+    browser: Any, app_server: StreamlitServer
+) -> None:
+    """A bookmarked /library or /audit opens that page inside the app: its navigation, its
+    sidebar, its labels (a pages/ folder would have Streamlit serve the file on its own)."""
+    fresh = new_page(browser)
+    try:
+        for path, title in (("library", "文档库"), ("audit", "审计日志"), ("compare", "智能 vs 混合")):
+            open_app(fresh, f"{app_server.url}/{path}")
+            heading(fresh, title).wait_for()
+            links = navigation(fresh).get_by_role("link").all_inner_texts()
+            assert len(links) == 5, (path, links)
+            assert fresh.get_by_test_id("stSidebarNav").count() == 0
+    finally:
+        fresh.close()
 
 
 def test_english_switch_relabels_every_page(page: Any) -> None:

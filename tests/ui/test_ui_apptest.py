@@ -207,7 +207,7 @@ def test_an_unreachable_provider_is_answered_offline_with_what_to_do(
 
 @slow
 def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
-    at = start("pages/compare.py")
+    at = start("views/compare.py")
     at.text_input(key="compare_question").set_value(QUESTION)
     at.button[0].click().run()  # the form's submit button
     assert not at.exception, at.exception
@@ -227,7 +227,7 @@ def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
 def test_compare_understands_a_follow_up_of_the_open_conversation(env: Path) -> None:
     at = start()
     ask(at, "中芯国际2025年的毛利率预测是多少？")
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     at.text_input(key="compare_question").set_value("那2026年呢？")
     at.button[0].click().run()
     assert not at.exception, at.exception
@@ -260,7 +260,7 @@ def _content_list() -> bytes:
 
 @slow
 def test_library_upload_preview_and_delete(env: Path) -> None:
-    at = start("pages/library.py")
+    at = start("views/library.py")
     at.text_input(key="new_kb_name").set_value("测试库")
     [create] = [b for b in at.button if b.label == "创建"]
     create.click().run()
@@ -333,19 +333,19 @@ def test_english_labels_on_every_page(env: Path) -> None:
     assert at.chat_input(key="question").proto.placeholder.startswith("Ask a question")
     assert [s.label for s in at.sidebar.selectbox] == ["Knowledge base"]
     for page, title in [
-        ("pages/compare.py", "## ⚖️ Smart vs hybrid"),
-        ("pages/library.py", "## 📚 Library"),
-        ("pages/settings.py", "## ⚙️ Settings"),
+        ("views/compare.py", "## ⚖️ Smart vs hybrid"),
+        ("views/library.py", "## 📚 Library"),
+        ("views/settings.py", "## ⚙️ Settings"),
     ]:
         at.switch_page(page).run()
         assert not at.exception, at.exception
         assert title in [m.value for m in at.markdown], page
-    at.switch_page("pages/library.py").run()
+    at.switch_page("views/library.py").run()
     labels = [b.label for b in at.button]
     assert "Create" in labels and "Delete knowledge base" in labels
     assert at.file_uploader(key="uploader").proto.label == "Choose files (several at once)"
     # back to Chinese from the settings page's own control
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("views/settings.py").run()
     at.get_by_key("_w_lang__settings").set_value("zh").run()
     assert "## ⚙️ 设置" in markdown(at)
 
@@ -353,7 +353,7 @@ def test_english_labels_on_every_page(env: Path) -> None:
 @slow
 def test_settings_never_show_the_key(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAG_APP_API_KEY", SECRET)
-    at = start("pages/settings.py")
+    at = start("views/settings.py")
     rendered = everything(at)
     assert SECRET not in rendered
     assert "sk-…6d5e" in rendered  # masked: prefix and last four only
@@ -380,7 +380,7 @@ def test_connection_test_reports_success_and_failure(
     with OpenAIStubServer() as server:
         monkeypatch.setenv("RAG_APP_BASE_URL", server.base_url)
         monkeypatch.setenv("RAG_APP_MODEL", "stub-model")
-        at = start("pages/settings.py")
+        at = start("views/settings.py")
         [test] = [b for b in at.button if b.label == "测试连接"]
         test.click().run()
         assert any("连接成功" in s.value and "stub-model" in s.value for s in at.success)
@@ -438,14 +438,14 @@ def test_english_pages_use_the_ascii_colon(env: Path) -> None:
     shown = texts(at)
     assert "Evidence: " in shown and "Retrieval: " in shown
     assert glued_to_full_width_colon(shown) == []
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     at.text_input(key="compare_question").set_value(QUESTION)
     at.button[0].click().run()
     assert not at.exception, at.exception
     shown = texts(at)
     assert "**Question:**" in shown
     assert glued_to_full_width_colon(shown) == []
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("views/settings.py").run()
     shown = texts(at)
     assert "Counter: `" in shown
     assert glued_to_full_width_colon(shown) == []
@@ -462,7 +462,7 @@ def test_english_pages_use_the_ascii_colon(env: Path) -> None:
 def test_library_states_the_real_upload_limits(env: Path, lang: str, expected: str) -> None:
     at = start()
     at.get_by_key("_w_lang__sidebar").set_value(lang).run()
-    at.switch_page("pages/library.py").run()
+    at.switch_page("views/library.py").run()
     assert not at.exception, at.exception
     limits = state.settings()
     megabytes = 1024 * 1024
@@ -564,7 +564,7 @@ def test_every_prompt_budget_reason_has_a_chinese_wording() -> None:
 def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> None:
     at = start()
     ask(at, QUESTION)
-    at.switch_page("pages/audit.py").run()
+    at.switch_page("views/audit.py").run()
     assert not at.exception, at.exception
     assert "## 🧾 审计日志" in markdown(at)
     at.text_input(key="audit_words").set_value("预测市盈率").run()
@@ -580,12 +580,12 @@ def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> N
     assert "没有符合条件的记录。" in [i.value for i in at.info]
     english = start()
     english.get_by_key("_w_lang__sidebar").set_value("en").run()
-    english.switch_page("pages/audit.py").run()
+    english.switch_page("views/audit.py").run()
     assert not english.exception, english.exception
     assert "## 🧾 Audit log" in markdown(english)
 
 
-# -- saved conversations (rag_app/conversations.py, pages/ask.py) --------------------------------
+# -- saved conversations (rag_app/conversations.py, views/ask.py) --------------------------------
 @pytest.fixture(autouse=True)
 def _forget_the_local_users_conversations(request: pytest.FixtureRequest) -> None:
     """The tests share one data folder: each starts as a user with no saved conversation and

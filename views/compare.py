@@ -93,7 +93,7 @@ st.caption(t("compare_caption"))
 has_docs = bool(kb and lib.documents(kb))
 if not has_docs:
     st.info(t("kb_empty", kb=kb) if kb else t("no_kb"), icon="📚")
-    st.page_link("pages/library.py", label=t("go_library"), icon="📚")
+    st.page_link("views/library.py", label=t("go_library"), icon="📚")
 
 with st.form("compare_form", border=False):
     left, right = st.columns([5, 1], vertical_alignment="bottom")

@@ -277,14 +277,14 @@ importing = kb == state.SAMPLE_KB and sample.importing
 has_docs = bool(kb and lib.documents(kb)) and not importing
 if not kb:
     st.info(t("no_kb"), icon="📚")
-    st.page_link("pages/library.py", label=t("go_library"), icon="📚")
+    st.page_link("views/library.py", label=t("go_library"), icon="📚")
 elif importing:
     sample_progress.progress_bar(sample)
 elif not has_docs:
     if kb == state.SAMPLE_KB and sample.state == "failed":
         sample_progress.failure(sample)
     st.info(t("kb_empty", kb=kb), icon="📚")
-    st.page_link("pages/library.py", label=t("go_library"), icon="📚")
+    st.page_link("views/library.py", label=t("go_library"), icon="📚")
 
 # In st.bottom, not at the top level: a top-level chat input makes Streamlit keep the view
 # pinned to the page's end, so a section opened after an answer pushed its own title out of the
