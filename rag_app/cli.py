@@ -123,7 +123,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     search_filter = SearchFilter(types=tuple(args.type or ()), doc_ids=tuple(args.doc or ()))
     hits = retriever.retrieve(args.query, args.k, search_filter)
     if args.json:
-        print(json.dumps([_hit_json(h) for h in hits], ensure_ascii=False, indent=2))
+        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=2))
         return 0
     if not hits:
         print("(no hits)")
@@ -134,22 +134,6 @@ def cmd_search(args: argparse.Namespace) -> int:
         preview = " ".join(h.chunk.text.split())[:160]
         print(f"    {preview}")
     return 0
-
-
-def _hit_json(h) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    return {
-        "rank": h.rank,
-        "score": h.score,
-        "strategy": h.strategy,
-        "note": h.note,
-        "chunk_id": h.chunk.chunk_id,
-        "doc_id": h.chunk.doc_id,
-        "type": h.chunk.type,
-        "pages": list(h.chunk.pages),
-        "item_indices": list(h.chunk.item_indices),
-        "signals": {n: {"score": s.score, "rank": s.rank} for n, s in h.signals},
-        "text": h.chunk.text,
-    }
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -120,6 +120,23 @@ class Hit:
     def signal(self, name: str) -> Signal | None:
         return dict(self.signals).get(name)
 
+    def to_json(self) -> dict[str, Any]:
+        """The hit as ``rag-app search --json`` prints it and the API returns it, with its
+        signals (the trace)."""
+        return {
+            "rank": self.rank,
+            "score": self.score,
+            "strategy": self.strategy,
+            "note": self.note,
+            "chunk_id": self.chunk.chunk_id,
+            "doc_id": self.chunk.doc_id,
+            "type": self.chunk.type,
+            "pages": list(self.chunk.pages),
+            "item_indices": list(self.chunk.item_indices),
+            "signals": {n: {"score": s.score, "rank": s.rank} for n, s in self.signals},
+            "text": self.chunk.text,
+        }
+
 
 @dataclass(frozen=True)
 class IngestReport:

@@ -91,20 +91,8 @@ def _plain(value: Any) -> Any:
 
 
 def hit_json(h: Hit) -> dict[str, Any]:
-    """A hit as ``rag-app search --json`` prints it, with its signals (the trace)."""
-    return {
-        "rank": h.rank,
-        "score": h.score,
-        "strategy": h.strategy,
-        "note": h.note,
-        "chunk_id": h.chunk.chunk_id,
-        "doc_id": h.chunk.doc_id,
-        "type": h.chunk.type,
-        "pages": list(h.chunk.pages),
-        "item_indices": list(h.chunk.item_indices),
-        "signals": {n: {"score": s.score, "rank": s.rank} for n, s in h.signals},
-        "text": h.chunk.text,
-    }
+    """A hit as ``rag-app search --json`` prints it (``Hit.to_json``)."""
+    return h.to_json()
 
 
 def trace_json(trace: RetrievalTrace) -> dict[str, Any]:
