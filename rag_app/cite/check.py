@@ -47,7 +47,7 @@ from rag_app.cite.evidence import (
 )
 from rag_app.cite.markers import CitationRef, marker_spans, parse_citations
 from rag_app.cite.planning import Plan, embed_plans, plan_sources
-from rag_app.cite.relevance import SourceSubject, judge_relevance, source_subject
+from rag_app.cite.relevance import judge_relevance
 from rag_app.cite.report import Citation, CitationReport, SentenceCheck
 from rag_app.cite.semantic import SemanticMatcher, semantic_bands
 from rag_app.cite.support import SupportScorer
@@ -55,6 +55,7 @@ from rag_app.cite.verdicts import english, not_factual_check, verdict
 from rag_app.models import Chunk, Hit
 from rag_app.protocols import Embedder
 from rag_app.stage_settings import DEFAULT_CITE_SETTINGS, CiteSettings
+from rag_app.text.aspects import SourceSubject, source_subject
 
 if TYPE_CHECKING:
     from rag_app.prompt.builder import Source

@@ -30,10 +30,7 @@ from rag_app.text.aspects import (
     english_off,
     off_question,
     question_aspects,
-    source_subject,
 )
-
-__all__ = ["SourceSubject", "english_off", "judge_relevance", "source_subject"]
 
 # Where a sentence of prose ends (a clause ending in "；" does not).
 _FULL_STOP = re.compile(r"[。！？!?]|\.(?=\s|$)")

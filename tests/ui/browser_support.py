@@ -320,3 +320,13 @@ def in_viewport(page: Any, box: Mapping[str, float] | None) -> bool:
     if box is None:
         return False
     return -2 <= box["y"] < page.viewport_size["height"]
+
+
+def use_stub_llm(page: Any, base_url: str) -> None:
+    """Settings: point this session at the stub OpenAI-compatible server and save."""
+    goto_page(page, "设置")
+    page.get_by_role("textbox", name="Base URL").fill(base_url)
+    page.get_by_role("textbox", name="模型名称").fill("stub-model")
+    act(page, page.get_by_role("button", name="保存").click)
+    page.get_by_text("stub-model").first.wait_for()
+    goto_page(page, "问答")

@@ -52,6 +52,7 @@ from tests.ui.browser_support import (
     new_page,
     open_app,
     recorder,
+    use_stub_llm,
     wait_idle,
 )
 
@@ -239,16 +240,6 @@ def last_assistant(page: Any) -> Any:
 
 def script_state(page: Any) -> str:
     return page.get_by_test_id("stApp").get_attribute("data-test-script-state") or ""
-
-
-def use_stub_llm(page: Any, base_url: str) -> None:
-    """Settings: point this session at the stub OpenAI-compatible server and save."""
-    goto_page(page, "设置")
-    page.get_by_role("textbox", name="Base URL").fill(base_url)
-    page.get_by_role("textbox", name="模型名称").fill("stub-model")
-    act(page, page.get_by_role("button", name="保存").click)
-    page.get_by_text("stub-model").first.wait_for()
-    goto_page(page, "问答")
 
 
 def open_card(page: Any, message: Any, number: int) -> Any:

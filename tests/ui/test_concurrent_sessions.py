@@ -55,6 +55,7 @@ from tests.ui.browser_support import (
     goto_page,
     mark,
     new_page,
+    use_stub_llm,
     wait_idle,
 )
 
@@ -246,16 +247,6 @@ def choose_files(page: Any, paths: list[Path]) -> None:
 def import_button(page: Any, n: int) -> Any:
     label = f"导入 1 个文件到「{KB}」" if n == 1 else f"导入 {n} 个文件到「{KB}」"
     return page.get_by_role("button", name=label)
-
-
-def use_stub_llm(page: Any, base_url: str) -> None:
-    """Settings: this session answers with the stub model (as test_browser's helper)."""
-    goto_page(page, "设置")
-    page.get_by_role("textbox", name="Base URL").fill(base_url)
-    page.get_by_role("textbox", name="模型名称").fill("stub-model")
-    act(page, page.get_by_role("button", name="保存").click)
-    page.get_by_text("stub-model").first.wait_for()
-    goto_page(page, "问答")
 
 
 def script_state(page: Any) -> str:
