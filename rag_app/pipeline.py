@@ -126,7 +126,10 @@ class Pipeline:
         history: Sequence[Turn] = (),
         analysis: QueryAnalysis | None = None,
         doc_names: dict[str, str] | None = None,
+        note: str = "",
     ) -> PromptResult:
+        """The prompt for ``question`` over the trace's hits; ``note`` goes to the model as its
+        own instruction, apart from the question whose words pick the excerpts."""
         names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
         # Names read when the question started win: a document deleted since keeps its name.
         names.update(doc_names or {})
@@ -138,6 +141,7 @@ class Pipeline:
             counter=self.library.counter,
             doc_names=names,
             analysis=analysis,
+            note=note,
         )
 
     # answering ----------------------------------------------------------------------------------
@@ -208,13 +212,12 @@ class Pipeline:
         yield PipelineEvent("stage", stage="building_prompt")
         t0 = time.perf_counter()
         # A model is told what the library lacks, and to say so (the offline answerer reads it
-        # from the request).
-        prompt_question = asked
+        # from the request), in a note of its own: inside the question, the companies and row
+        # labels it lists would pick the sources' excerpts.
+        check_note = ""
         if finding.gaps and self.llm is not self.offline:
-            prompt_question = (
-                f"{asked}\n\n({_CHECK_NOTE[analysis.language]}{note})"
-            )
-        prompt = self.build(prompt_question, trace, options, history, analysis, doc_names)
+            check_note = f"{_CHECK_NOTE[analysis.language]}{note}"
+        prompt = self.build(asked, trace, options, history, analysis, doc_names, check_note)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}

@@ -182,8 +182,9 @@ def _round(
     note = _NOTE.get(ask.language, _NOTE["en"]) + "; ".join(
         f"「{c}」({why})" for c, why, _ in claims
     )
+    # The note apart from the question: its claims' words must not pick the excerpts.
     prompt = pipeline.build(
-        f"{ask.question}\n\n({note})", trace, ask.options, ask.history, ask.analysis, ask.doc_names
+        ask.question, trace, ask.options, ask.history, ask.analysis, ask.doc_names, note
     )
     request = build_request(ask.question, prompt, ask.analysis)
     parts: list[str] = []

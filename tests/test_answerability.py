@@ -13,6 +13,7 @@ from rag_app.llm.scripted import ScriptedLLM
 from rag_app.models import AskOptions
 from rag_app.pipeline import Pipeline
 from rag_app.text.names import leading_name
+from rag_app.text.query import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 OPTIONS = AskOptions(kb="default", mode="hybrid")
@@ -89,3 +90,20 @@ def test_a_model_is_told_what_is_missing_and_to_say_so(sample: Library) -> None:
     (request,) = llm.calls
     assert "检索核对：库中没有宁德时代的报告" in request.messages[-1].content
     assert answer.finding and answer.declined
+
+
+def test_the_finding_is_its_own_instruction_and_never_picks_excerpts(sample: Library) -> None:
+    # Inside the question, the note's years (2019至2026年) picked other excerpts of 4 sources.
+    question = "中芯国际2029年的营业收入和市盈率是多少？"
+    llm = ScriptedLLM("库中报告不含2029年的数据。")
+    pipeline = Pipeline(sample.settings, sample, llm)
+    answer = pipeline.ask(question, OPTIONS)
+    assert answer.finding  # declined too: the model is still asked, and told
+    without = pipeline.build(question, answer.retrieval, OPTIONS, analysis=analyse_query(question))
+    assert answer.prompt is not None and len(answer.prompt.sources) > 1
+    assert [s.text for s in answer.prompt.sources] == [s.text for s in without.sources]
+    assert answer.prompt.question == question
+    (request,) = llm.calls
+    user = request.messages[-1].content
+    assert f"问题：{question}\n\n检索核对：{answer.finding}\n\n回答要求：" in user
+    assert "检索核对" not in without.messages[-1]["content"]

@@ -124,6 +124,7 @@ def build_prompt(
     counter: TokenCounter | None = None,
     doc_names: Mapping[str, str] | None = None,
     analysis: QueryAnalysis | None = None,
+    note: str = "",
 ) -> PromptResult:
     """Build the chat messages for ``question`` over the retrieved ``hits``.
 
@@ -132,7 +133,10 @@ def build_prompt(
     the process's cl100k counter (``rag_app.tokens.get_token_counter``); ``doc_names`` maps a
     chunk's ``doc_id`` to the file name shown in its label. The prompt's language follows the
     question unless ``settings.language`` fixes it. ``analysis`` is the question's analysis when
-    the caller has made it (the pipeline does, once per question).
+    the caller has made it (the pipeline does, once per question). ``note`` is an instruction
+    for the model that is not part of the question (what the library check found missing, what
+    a revision must fix): sent as its own paragraph after the question, counted with the
+    instructions, and never read when excerpts are picked.
 
     With no hits the prompt is still complete and tells the model there are no sources. Raises
     ``ValueError`` for an empty question.
@@ -161,7 +165,7 @@ def build_prompt(
         settings=settings,
         language=language,
         system=system,
-        instructions=template.instructions(has_sources),
+        instructions=template.instructions(has_sources, note),
         doc_names=doc_names,
         terms=analysis.terms if analysis is not None and analysis.text == question else None,
     )
@@ -170,7 +174,9 @@ def build_prompt(
     for turn in fitted.history:
         messages.append({"role": "user", "content": turn.user})
         messages.append({"role": "assistant", "content": turn.assistant})
-    messages.append({"role": "user", "content": template.render_user(context, fitted.question)})
+    messages.append(
+        {"role": "user", "content": template.render_user(context, fitted.question, note)}
+    )
 
     prompt_tokens = REPLY_PRIMING + sum(
         TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages

@@ -1,9 +1,11 @@
 """Prompt modes (seed 001's PromptGenerator): simple, advanced, precise; Chinese and English.
 
 The system message carries the role (replaceable through ``PromptSettings.system_prompt``). The
-user message carries the task, the sources, the question and the answer requirements, so the
-rules that the rest of the pipeline relies on (cite ``[Source N]``; say ``NOT_FOUND`` when the
-sources lack the answer) are there whatever the system prompt says.
+user message carries the task, the sources, the question, a note for the model when the caller
+has one (what the library check found missing) and the answer requirements, so the rules that
+the rest of the pipeline relies on (cite ``[Source N]``; say ``NOT_FOUND`` when the sources lack
+the answer) are there whatever the system prompt says. The note is a section of its own, never
+part of the question: the question's words pick the sources' excerpts, the note's must not.
 """
 
 from __future__ import annotations
@@ -33,24 +35,30 @@ class PromptTemplate:
     question_label: str
     requirements_heading: str
 
-    def render_user(self, context: str, question: str) -> str:
-        """The user message: task, sources (or a note that there are none), question, rules."""
+    def render_user(self, context: str, question: str, note: str = "") -> str:
+        """The user message: task, sources (or a note that there are none), question, the
+        caller's ``note`` as its own paragraph when given, rules."""
         if not context.strip():
-            return self._render(self.no_sources, question, self.no_source_requirements)
-        return self._render(context.strip(), question, self.requirements)
+            return self._render(self.no_sources, question, self.no_source_requirements, note)
+        return self._render(context.strip(), question, self.requirements, note)
 
-    def instructions(self, has_sources: bool) -> str:
-        """The user message without its sources and question: what the template itself costs."""
+    def instructions(self, has_sources: bool, note: str = "") -> str:
+        """The user message without its sources and question: what the template itself (and
+        the ``note``) costs."""
         if has_sources:
-            return self._render("", "", self.requirements)
-        return self._render(self.no_sources, "", self.no_source_requirements)
+            return self._render("", "", self.requirements, note)
+        return self._render(self.no_sources, "", self.no_source_requirements, note)
 
-    def _render(self, context: str, question: str, requirements: tuple[str, ...]) -> str:
+    def _render(
+        self, context: str, question: str, requirements: tuple[str, ...], note: str = ""
+    ) -> str:
         rules = "\n".join(f"{i}. {rule}" for i, rule in enumerate(requirements, start=1))
+        note_part = f"{note.strip()}\n\n" if note.strip() else ""
         return (
             f"{self.task}\n\n"
             f"{self.sources_heading}\n\n{context}\n\n"
             f"{self.question_label}{question}\n\n"
+            f"{note_part}"
             f"{self.requirements_heading}\n{rules}"
         )
 
