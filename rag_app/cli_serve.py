@@ -1,6 +1,6 @@
 """``rag-app serve``: the pipeline over HTTP (FastAPI on uvicorn; docs/API.md).
 
-Without ``RAG_APP_SERVER_TOKEN`` the server answers anyone who reaches it, so it binds only a
+Without ``RAG_APP_SERVER_TOKEN`` (or a tokens file) the server answers anyone who reaches it, so it binds only a
 loopback address unless ``--allow-remote`` says otherwise.
 """
 
@@ -27,12 +27,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from rag_app.server import create_app
+    from rag_app.server.auth import TokenConfigError, load_tokens
 
     settings = _settings(args)
-    if not settings.server.token and not is_loopback(args.host) and not args.allow_remote:
+    try:
+        load_tokens(settings.server.token, settings.server.tokens_file)
+    except TokenConfigError as exc:
+        _err(f"cannot serve: {exc}")
+        return 2
+    if not settings.server.has_tokens and not is_loopback(args.host) and not args.allow_remote:
         _err(
             f"refusing to serve on {args.host} without a token: anyone who reaches it could read "
-            "and change the library. Set RAG_APP_SERVER_TOKEN, bind 127.0.0.1, or pass "
+            "and change the library. Set RAG_APP_SERVER_TOKEN (or RAG_APP_SERVER_TOKENS_FILE), bind 127.0.0.1, or pass "
             "--allow-remote to do it anyway."
         )
         return 2
@@ -40,7 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     app = create_app(settings)
-    auth = "bearer token required" if settings.server.token else "no token"
+    auth = "bearer token required" if settings.server.has_tokens else "no token"
     _err(f"serving {settings.data_dir} on http://{args.host}:{args.port} ({auth})")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=True)
     return 0

@@ -39,9 +39,12 @@ def _default_cache_dir() -> Path:
 class ServerSettings:
     """``rag-app serve``'s limits and its token (env ``RAG_APP_SERVER_*``, docs/API.md)."""
 
-    # A bearer token every route but /health requires; "" lets loopback clients in without one.
-    # Several as ``name=token,name=token`` (the name is the audit log's user). Never in a repr.
+    # A bearer token every route but /health requires, taken whole (RAG_APP_SERVER_TOKEN); ""
+    # with no tokens file lets loopback clients in without one. Never in a repr.
     token: str = field(default="", repr=False)
+    # Named tokens, one ``name token`` or ``name sha256:<hex>`` a line, the name being the
+    # audit log's user (RAG_APP_SERVER_TOKENS_FILE; rag_app/server/auth.py).
+    tokens_file: str = ""
     # One upload request's body, every file included: the library's own per-file limit
     # (max_file_bytes, 32 MB) plus room for a zip of images and several files at once.
     max_upload_mb: int = 64
@@ -54,6 +57,13 @@ class ServerSettings:
     max_batch: int = 64
     # A JSON body (ask, search, chat): a 4000-character question and a long history fit.
     max_json_kb: int = 1024
+    # Uploads read and ingested at once; past it a 429 with Retry-After. Each holds at most
+    # max_upload_mb on disk and one file's bytes in memory; ingestion is CPU-bound (2 cores).
+    max_uploads: int = 2
+
+    @property
+    def has_tokens(self) -> bool:
+        return bool(self.token or self.tokens_file)
 
 
 @dataclass(frozen=True)
@@ -151,6 +161,12 @@ class Settings:
     # enough for the budget to choose: 20, the depth ``rag-app eval`` measures
     # answer_in_context at (10 lost 4 of 918 tatqa_dev answers that 20 kept; 30 and 40 added none).
     top_k: int = 20
+    # Knowledge bases of at most this many chunks are searched exactly (every vector in memory,
+    # one matrix product) instead of through Chroma's approximate HNSW graph, which identical
+    # chunks degrade (docs/HOSTILE.md); 0 always uses the graph. Env
+    # RAG_APP_EXACT_SEARCH_MAX_CHUNKS. 50,000 e5-small vectors are 77 MB and a query over them
+    # takes about as long as the graph's (measured in docs/HOSTILE.md).
+    exact_search_max_chunks: int = 50000
     # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
     rrf_k: int = 60
 
@@ -212,6 +228,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         values["audit_retention_days"] = int(env["RAG_APP_AUDIT_RETENTION_DAYS"])
     if env.get("RAG_APP_MAX_CHUNKS_PER_DOCUMENT", "").strip().isdigit():
         values["max_chunks_per_document"] = int(env["RAG_APP_MAX_CHUNKS_PER_DOCUMENT"])
+    if env.get("RAG_APP_EXACT_SEARCH_MAX_CHUNKS", "").strip().isdigit():
+        values["exact_search_max_chunks"] = int(env["RAG_APP_EXACT_SEARCH_MAX_CHUNKS"])
     if env.get("RAG_APP_ROUTING_CUES"):
         values["extra_explicit_cues"] = parse_cues(env["RAG_APP_ROUTING_CUES"])
     values["server"] = parse_server(env)
@@ -258,11 +276,16 @@ def parse_cues(text: str) -> tuple[tuple[str, str], ...]:
 
 
 def parse_server(env: Mapping[str, str]) -> ServerSettings:
-    """``RAG_APP_SERVER_TOKEN``, ``RAG_APP_MAX_UPLOAD_MB``, ``RAG_APP_MAX_STREAMS``,
-    ``RAG_APP_BATCH_CONCURRENCY`` over the defaults; raises ValueError naming a bad number."""
-    values: dict[str, object] = {"token": env.get("RAG_APP_SERVER_TOKEN", "").strip()}
+    """``RAG_APP_SERVER_TOKEN``, ``RAG_APP_SERVER_TOKENS_FILE``, ``RAG_APP_MAX_UPLOAD_MB``,
+    ``RAG_APP_MAX_UPLOADS``, ``RAG_APP_MAX_STREAMS``, ``RAG_APP_BATCH_CONCURRENCY`` over the
+    defaults; raises ValueError naming a bad number."""
+    values: dict[str, object] = {
+        "token": env.get("RAG_APP_SERVER_TOKEN", "").strip(),
+        "tokens_file": env.get("RAG_APP_SERVER_TOKENS_FILE", "").strip(),
+    }
     for name, key in (
         ("RAG_APP_MAX_UPLOAD_MB", "max_upload_mb"),
+        ("RAG_APP_MAX_UPLOADS", "max_uploads"),
         ("RAG_APP_MAX_STREAMS", "max_streams"),
         ("RAG_APP_BATCH_CONCURRENCY", "batch_concurrency"),
     ):

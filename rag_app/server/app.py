@@ -6,14 +6,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI
-from fastapi.responses import Response
+from fastapi import Depends, FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from rag_app import __version__
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.llm import LLM
-from rag_app.server.auth import TokenCheck
+from rag_app.server.auth import TokenCheck, load_tokens
+from rag_app.server.contract import Health, errors, ok
 from rag_app.server.errors import install_error_handlers
 from rag_app.server.metrics import ServeMiddleware
 from rag_app.server.routes_ask import ask_router
@@ -27,9 +29,10 @@ def create_app(
 ) -> FastAPI:
     """The API over ``settings``' data dir. ``library`` and ``llm`` replace the ones the
     settings and the ``RAG_APP_*`` provider env would make (tests pass a hash-embedder library
-    and a scripted model; ``llm=None`` is the offline answerer)."""
+    and a scripted model; ``llm=None`` is the offline answerer). Raises TokenConfigError for a
+    token or tokens file that cannot be used."""
+    auth = TokenCheck(load_tokens(settings.server.token, settings.server.tokens_file))
     state = ServerState(settings, library, llm)
-    auth = TokenCheck(settings.server.token)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -40,10 +43,14 @@ def create_app(
     app = FastAPI(
         title="rag-app",
         version=__version__,
+        description="Questions over parsed research reports, answered with citations "
+        "(docs/API.md). With a token set, every route but /health needs "
+        "`Authorization: Bearer <token>`, /openapi.json included.",
         lifespan=lifespan,
-        docs_url=None if auth.required else "/docs",
+        # The document is served below, behind the token when one is set.
+        docs_url=None,
         redoc_url=None,
-        openapi_url=None if auth.required else "/openapi.json",
+        openapi_url=None,
     )
     app.state.rag = state
     install_error_handlers(app)
@@ -56,18 +63,38 @@ def create_app(
 
     app.add_middleware(ServeMiddleware, metrics=state.metrics, limit_for=limit_for)
 
-    @app.get("/health")
-    def health() -> dict[str, Any]:
-        return {
-            "status": "ok",
-            "warm": state.warm.is_set() and not state.warm_error,
-            "warm_error": state.warm_error,
-            "answerer": state.pipeline.answerer_name,
-            "active_answers": state.slots.used,
-            "max_answers": state.slots.size,
-        }
+    @app.get("/health", responses=ok(Health, "whether the server is up and warm"))
+    def health(request: Request) -> dict[str, Any]:
+        """Status and a code for anyone; the details (answerer, load, a warm-up failure's text)
+        only without a token or under it. A failed warm-up is logged in full."""
+        if not state.warm.is_set():
+            status, code = "starting", "warming_up"
+        elif state.warm_error:
+            status, code = "degraded", "warm_up_failed"
+        else:
+            status, code = "ok", "ready"
+        body: dict[str, Any] = {"status": status, "code": code, "warm": code == "ready"}
+        if auth.user(request) is not None:
+            body.update(
+                answerer=state.pipeline.answerer_name,
+                active_answers=state.slots.used,
+                max_answers=state.slots.size,
+                warm_error=state.warm_error or None,
+            )
+        return body
 
-    @app.get("/metrics", dependencies=[Depends(auth)])
+    @app.get(
+        "/metrics",
+        dependencies=[Depends(auth)],
+        response_class=PlainTextResponse,
+        responses={
+            200: {
+                "description": "Prometheus text exposition",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            },
+            **errors(401),
+        },
+    )
     def metrics() -> Response:
         from prometheus_client import CONTENT_TYPE_LATEST
 
@@ -76,4 +103,15 @@ def create_app(
     app.include_router(kb_router(state, auth))
     app.include_router(ask_router(state, auth))
     app.include_router(chat_router(state, auth))
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(auth)])
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    if not auth.required:
+        # Swagger UI loads its scripts from a CDN and cannot send a token: only without one.
+        @app.get("/docs", include_in_schema=False)
+        def docs() -> Response:
+            return get_swagger_ui_html(openapi_url="/openapi.json", title="rag-app API")
+
     return app

@@ -4,6 +4,7 @@ clients read them too: 4xx naming what is wrong, 500 without a traceback."""
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -64,6 +65,17 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
     return 422, message, field
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the API's document lists for the request's path."""
+    paths = request.app.openapi().get("paths", {})
+    methods: set[str] = set()
+    for template, operations in paths.items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, request.url.path):
+            methods |= {m.upper() for m in operations}
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Every error becomes JSON: ApiError, validation, unknown routes, and the unexpected."""
 
@@ -79,9 +91,12 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-        return JSONResponse(
-            error_body(str(exc.detail), kind), exc.status_code, headers=exc.headers or None
-        )
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route on the path only; a path served
+            # by several routes (GET and POST documents) allows them all.
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return JSONResponse(error_body(str(exc.detail), kind), exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

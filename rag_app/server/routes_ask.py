@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rag_app.models import Answer, AskOptions, PipelineEvent, SearchFilter
 from rag_app.prompt import Turn
+from rag_app.server.contract import AnswerJson, BatchResult, SearchResult, errors, ok
 from rag_app.server.errors import ApiError
 from rag_app.server.schemas import (
     MAX_QUESTION_CHARS,
@@ -62,7 +63,13 @@ def event_json(event: PipelineEvent) -> dict[str, Any]:
 def ask_router(state: ServerState, auth: Any) -> APIRouter:
     router = APIRouter(prefix="/v1", dependencies=[Depends(auth)])
 
-    @router.post("/search")
+    @router.post(
+        "/search",
+        responses={
+            **ok(SearchResult, "hits and the trace"),
+            **errors(400, 401, 404, 413, 422, 503),
+        },
+    )
     async def search(body: SearchBody) -> dict[str, Any]:
         query = check_question(body.query, "query")
         state.check_kb(body.kb)
@@ -80,7 +87,13 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
         )
         return {"hits": [hit_json(h) for h in hits], "trace": {"query": query, "mode": body.mode}}
 
-    @router.post("/ask")
+    @router.post(
+        "/ask",
+        responses={
+            **ok(AnswerJson, "the answer; SSE events with Accept: text/event-stream", sse=True),
+            **errors(400, 401, 404, 413, 422, 429, 503),
+        },
+    )
     async def ask(body: AskBody, request: Request, user: str = Depends(auth)) -> Any:
         question = check_question(body.question)
         state.check_kb(body.kb)
@@ -105,7 +118,13 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
             sse_stream(events), ping=15, headers={"Cache-Control": "no-cache"}
         )
 
-    @router.post("/ask/batch")
+    @router.post(
+        "/ask/batch",
+        responses={
+            **ok(BatchResult, "an answer per question"),
+            **errors(400, 401, 404, 413, 422, 429, 503),
+        },
+    )
     async def ask_batch(body: BatchBody, user: str = Depends(auth)) -> dict[str, Any]:
         limit = state.settings.server.max_batch
         if not body.questions:

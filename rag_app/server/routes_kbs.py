@@ -3,27 +3,39 @@ as on the Library page), delete."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from rag_app.models import IngestReport
+from rag_app.server.contract import (
+    UPLOAD_BODY,
+    UPLOAD_RESPONSES,
+    Deleted,
+    DocumentList,
+    KbList,
+    errors,
+    ok,
+)
 from rag_app.server.errors import ApiError, error_body
-from rag_app.server.schemas import _plain, report_json
+from rag_app.server.schemas import OnConflict, _plain, report_json
 from rag_app.server.state import ServerState
 
 _CONFLICT_CHOICES = ("ask", "replace", "keep_both")
-# Files one upload request may carry (Starlette's own default is 1000).
+# Files one upload request may carry (Starlette's own default is 1000), and its other fields.
 _MAX_FILES = 100
+_MAX_FIELDS = 10
+# A knowledge base's name: no path separators, no NUL (the library's own rule).
+KB_NAME_PATTERN = r"^[^/\\\x00]*[^/\\\x00\s\x1c-\x1f\x85\ufeff][^/\\\x00]*$"
 
 
 def kb_router(state: ServerState, auth: Any) -> APIRouter:
     router = APIRouter(prefix="/v1/kbs", dependencies=[Depends(auth)])
 
-    @router.get("")
+    @router.get("", responses={**ok(KbList, "the knowledge bases"), **errors(401)})
     def list_kbs() -> dict[str, Any]:
         lib = state.library
         return {
@@ -32,7 +44,9 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             ]
         }
 
-    @router.get("/{kb}/documents")
+    @router.get(
+        "/{kb}/documents", responses={**ok(DocumentList, "the documents"), **errors(401, 404)}
+    )
     def list_documents(kb: str) -> dict[str, Any]:
         state.check_kb(kb)
         docs = state.library.documents(kb)
@@ -41,22 +55,39 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             "data": [{**_plain(d), "type_counts": dict(d.type_counts)} for d in docs],
         }
 
-    @router.post("/{kb}/documents")
-    async def upload(kb: str, request: Request) -> JSONResponse:
+    @router.post("/{kb}/documents", openapi_extra=UPLOAD_BODY, responses=UPLOAD_RESPONSES)
+    async def upload(
+        kb: Annotated[str, Path(min_length=1, max_length=64, pattern=KB_NAME_PATTERN)],
+        request: Request,
+        on_conflict: Annotated[OnConflict, Query()] = "ask",
+        replace: Annotated[bool, Query(description="the CLI's --replace")] = False,
+        keep_both: Annotated[bool, Query(description="the CLI's --keep-both")] = False,
+    ) -> JSONResponse:
+        """Upload files (multipart field ``files``), a report per file. The body is read only
+        once an upload slot is free (429 otherwise), spooled to disk past 1 MB with the size
+        limit enforced while reading, and each file's bytes are read only when it is ingested."""
         check_kb_name(kb)
         content_type = request.headers.get("content-type", "")
         if not content_type.startswith("multipart/form-data"):
             raise ApiError(
                 415, "upload files as multipart/form-data in the field 'files'", param="files"
             )
-        form = await request.form(max_files=_MAX_FILES)
-        on_conflict = _on_conflict(request, form)
-        uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
-        if not uploads:
-            raise ApiError(422, "no files: send them in the multipart field 'files'", param="files")
-        files = [(u.filename or "upload", await u.read()) for u in uploads]
-        await form.close()
-        results = await run_in_threadpool(_ingest_each, state, kb, files, on_conflict)
+        if not state.upload_slots.take():
+            state.metrics.refused.labels("uploads").inc()
+            raise ApiError(
+                429,
+                f"{state.upload_slots.size} uploads are being read, the most this server takes "
+                "at once; retry shortly",
+                kind="rate_limit_error",
+                headers={"Retry-After": "5"},
+            )
+        try:
+            async with request.form(max_files=_MAX_FILES, max_fields=_MAX_FIELDS) as form:
+                choice = _on_conflict(form, on_conflict, replace, keep_both)
+                uploads = _files_of(form)
+                results = await run_in_threadpool(_ingest_each, state, kb, uploads, choice)
+        finally:
+            state.upload_slots.give_back()
         reports = [r for _, per_file in results for r in per_file]
         for r in reports:
             state.metrics.ingested.labels(kb, r.status).inc()
@@ -68,7 +99,7 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             ],
         }
         status = _status(reports)
-        if status >= 400:
+        if status != 200:
             failed = [r for r in reports if r.status in ("rejected", "conflict")]
             first = failed[0]
             hint = (
@@ -85,7 +116,10 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             )
         return JSONResponse(body, status_code=status)
 
-    @router.delete("/{kb}/documents/{doc_id}")
+    @router.delete(
+        "/{kb}/documents/{doc_id}",
+        responses={**ok(Deleted, "the document is gone from every index"), **errors(401, 404)},
+    )
     def delete(kb: str, doc_id: str) -> dict[str, Any]:
         state.check_kb(kb)
         if not state.library.delete_document(kb, doc_id):
@@ -105,42 +139,73 @@ def check_kb_name(kb: str) -> None:
         )
 
 
-def _on_conflict(request: Request, form: Any) -> str:
+def _on_conflict(form: Any, query: str, replace: bool, keep_both: bool) -> OnConflict:
     """``on_conflict`` from the query or the form (ask / replace / keep_both), or the CLI's
-    flags as booleans: ``replace=true`` / ``keep_both=true``."""
-    value = request.query_params.get("on_conflict") or form.get("on_conflict") or "ask"
-    for flag in ("replace", "keep_both"):
-        raw = request.query_params.get(flag) or form.get(flag)
-        if isinstance(raw, str) and raw.lower() in ("1", "true", "yes", "on"):
-            value = flag
-    value = str(value).replace("-", "_")
+    flags as query booleans ``replace=true`` / ``keep_both=true``."""
+    in_form = form.get("on_conflict")
+    if in_form is not None and in_form not in _CONFLICT_CHOICES:
+        raise ApiError(
+            422, f"on_conflict must be one of {', '.join(_CONFLICT_CHOICES)}", param="on_conflict"
+        )
+    value = query if query != "ask" else (in_form or "ask")
+    if replace:
+        value = "replace"
+    if keep_both:
+        value = "keep_both"
     if value not in _CONFLICT_CHOICES:
         raise ApiError(
             422, f"on_conflict must be one of {', '.join(_CONFLICT_CHOICES)}", param="on_conflict"
         )
-    return value
+    return value  # type: ignore[return-value]
+
+
+def _files_of(form: Any) -> list[UploadFile]:
+    """The form's files; a 422 for no files, a field that is not a file, or an unknown field."""
+    unknown = sorted({key for key in form.keys() if key not in ("files", "on_conflict")})
+    if unknown:
+        raise ApiError(422, f"unknown form field '{unknown[0]}'", param=unknown[0])
+    uploads = form.getlist("files")
+    if not uploads:
+        raise ApiError(422, "no files: send them in the multipart field 'files'", param="files")
+    if not all(isinstance(u, UploadFile) for u in uploads):
+        raise ApiError(422, "'files' holds a field that is not a file", param="files")
+    return uploads
 
 
 def _ingest_each(
-    state: ServerState, kb: str, files: list[tuple[str, bytes]], on_conflict: str
+    state: ServerState, kb: str, uploads: list[UploadFile], on_conflict: OnConflict
 ) -> list[tuple[str, list[IngestReport]]]:
-    """One file at a time, as the Library page does: one file's failure is its own report."""
+    """One file at a time, as the Library page does: one file's failure is its own report.
+    A file is read from its spool only when its turn comes, and only when it fits the
+    library's limit, so memory holds one file at a time."""
+    limit = state.settings.max_file_bytes
     results = []
-    for name, data in files:
+    for upload in uploads:
+        name = upload.filename or "upload"
         try:
-            reports = state.library.ingest_bytes([(name, data)], kb, on_conflict=on_conflict)  # type: ignore[arg-type]
+            if upload.size is not None and upload.size > limit:
+                reports = [IngestReport(name, "rejected", message=_too_big(upload.size, limit))]
+            else:
+                upload.file.seek(0)
+                data = upload.file.read()
+                reports = state.library.ingest_bytes([(name, data)], kb, on_conflict=on_conflict)
+                del data
         except Exception as exc:  # noqa: BLE001 - reported per file; the others still go in
             reports = [IngestReport(name=name, status="rejected", message=str(exc))]
         results.append((name, reports))
     return results
 
 
+def _too_big(size: int, limit: int) -> str:
+    return f"{size / 1e6:.1f} MB, over the limit of {limit / 1e6:.0f} MB a file"
+
+
 def _status(reports: list[IngestReport]) -> int:
-    """200 when every file went in (or was already there); 207 when some did and some did not;
-    409 when the only trouble is a conflict to choose on; 422 when nothing went in."""
+    """200 when every file went in (or was already there); 409 when every report is a
+    conflict to choose on; 207 (each file its own status) when some file did not go in."""
     bad = [r for r in reports if r.status in ("rejected", "conflict")]
     if not bad:
         return 200
-    if len(bad) < len(reports):
-        return 207
-    return 409 if all(r.status == "conflict" for r in bad) else 422
+    if len(bad) == len(reports) and all(r.status == "conflict" for r in bad):
+        return 409
+    return 207

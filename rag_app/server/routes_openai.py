@@ -17,16 +17,17 @@ from fastapi.responses import StreamingResponse
 from rag_app.models import Answer, AskOptions, PipelineEvent
 from rag_app.prompt import Turn
 from rag_app.prompt.history import turns_from_messages
+from rag_app.server.contract import ChatCompletion, ModelList, errors, ok
 from rag_app.server.errors import ApiError
 from rag_app.server.routes_ask import check_question
-from rag_app.server.schemas import ChatBody, ChatMessageBody, answer_json
+from rag_app.server.schemas import ChatBody, OtherMessage, UserMessage, answer_json
 from rag_app.server.state import ServerState
 
 
-def _text(message: ChatMessageBody) -> str:
-    """A message's text: a string, or the text parts of a list of content parts."""
+def _text(message: UserMessage | OtherMessage) -> str:
+    """A message's text: a string, or its text parts joined."""
     if isinstance(message.content, list):
-        return "".join(str(p.get("text", "")) for p in message.content if p.get("type") == "text")
+        return "".join(part.text for part in message.content)
     return message.content or ""
 
 
@@ -43,7 +44,7 @@ def split_messages(body: ChatBody) -> tuple[str, list[Turn]]:
 def chat_router(state: ServerState, auth: Any) -> APIRouter:
     router = APIRouter(prefix="/v1", dependencies=[Depends(auth)])
 
-    @router.get("/models")
+    @router.get("/models", responses={**ok(ModelList, "the knowledge bases"), **errors(401)})
     def models() -> dict[str, Any]:
         created = int(time.time())
         return {
@@ -54,7 +55,13 @@ def chat_router(state: ServerState, auth: Any) -> APIRouter:
             ],
         }
 
-    @router.post("/chat/completions")
+    @router.post(
+        "/chat/completions",
+        responses={
+            **ok(ChatCompletion, "the completion; chunks as SSE when stream is true", sse=True),
+            **errors(400, 401, 404, 413, 422, 429, 503),
+        },
+    )
     async def chat(body: ChatBody, user: str = Depends(auth)) -> Any:
         question, history = split_messages(body)
         if body.model not in state.library.knowledge_bases():

@@ -6,65 +6,139 @@ follow-up, the library check)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from rag_app.conversations import saved_turn
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
 
 AskMode = Literal["smart", "hybrid"]
 PromptMode = Literal["simple", "advanced", "precise"]
+OnConflict = Literal["ask", "replace", "keep_both"]
 # The pipeline's own limit (rag_app.pipeline._check_question), checked here first for a 4xx.
 MAX_QUESTION_CHARS = 4000
+# Questions one batch may hold (ServerSettings.max_batch's default; the schema states it).
+MAX_BATCH = 64
+# A chat message's text parts: at most 4 of 1000 characters, so their text fits the question's
+# limit whatever the client sends.
+MAX_TEXT_PARTS = 4
+
+# The models below are the API's contract: FastAPI validates every request against them and
+# /openapi.json is made from them, so what the document accepts the server accepts. Patterns use
+# Python's re. TEXT_PATTERN: the text holds a character that str.strip() keeps, in Python's
+# sense and JavaScript's alike (\x1c-\x1f and \x85 are blanks to Python only, \ufeff to
+# JavaScript only), so a client's validator and the server agree on every string.
+# strict: a JSON value of the wrong type (0 for a boolean, "10" for a number) is refused, as
+# the document says, not coerced.
+_STRICT = ConfigDict(extra="forbid", regex_engine="python-re", strict=True)
+TEXT_PATTERN = r"[^\s\x1c-\x1f\x85\ufeff]"
+Question = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_QUESTION_CHARS, pattern=TEXT_PATTERN)
+]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+# Examples on the bundled sample (the app imports it into the knowledge base 示例), so a reader
+# of /openapi.json, and Schemathesis, can send a request that reaches an answer.
+_KB = Field(default="default", examples=["示例"])
+_QUESTION_EXAMPLES = ["中芯国际2026年预测市盈率是多少？", "What is SMIC's forecast P/E for 2026?"]
 
 
 class HistoryTurn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """One earlier turn: the user's question and the answer given."""
+
+    model_config = _STRICT
     user: str
     assistant: str = ""
 
 
 class AskBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    question: str
-    kb: str = "default"
+    model_config = _STRICT
+    question: Question = Field(examples=_QUESTION_EXAMPLES)
+    kb: Name = _KB
     mode: AskMode = "smart"
-    history: list[HistoryTurn] = Field(default_factory=list)
+    history: list[HistoryTurn] = Field(default_factory=list, max_length=100)
     prompt_mode: PromptMode = "advanced"
-    doc_ids: list[str] = Field(default_factory=list)
+    doc_ids: list[str] = Field(default_factory=list, max_length=1000)
 
 
 class BatchBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    questions: list[str]
-    kb: str = "default"
+    model_config = _STRICT
+    questions: list[Question] = Field(
+        min_length=1, max_length=MAX_BATCH, examples=[_QUESTION_EXAMPLES]
+    )
+    kb: Name = _KB
     mode: AskMode = "smart"
     prompt_mode: PromptMode = "advanced"
-    doc_ids: list[str] = Field(default_factory=list)
+    doc_ids: list[str] = Field(default_factory=list, max_length=1000)
 
 
 class SearchBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str
-    kb: str = "default"
+    model_config = _STRICT
+    query: Question = Field(examples=["中芯南方的工艺节点"])
+    kb: Name = _KB
     mode: Literal["smart", "hybrid", "dense", "bm25", "rrf", "fused"] = "smart"
     k: int = Field(default=10, ge=1, le=100)
-    doc_ids: list[str] = Field(default_factory=list)
+    doc_ids: list[str] = Field(default_factory=list, max_length=1000)
 
 
-class ChatMessageBody(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: str
-    content: str | list[dict[str, Any]] | None = ""
+class TextPart(BaseModel):
+    """A text content part, as the OpenAI chat API sends them."""
+
+    model_config = ConfigDict(extra="allow", regex_engine="python-re", strict=True)
+    type: Literal["text"]
+    text: str
+
+
+class UserTextPart(TextPart):
+    text: Annotated[str, StringConstraints(max_length=1000, pattern=TEXT_PATTERN)]
+
+
+class UserMessage(BaseModel):
+    """The question (the last user message) or an earlier one: text that is not blank."""
+
+    model_config = ConfigDict(extra="allow", regex_engine="python-re", strict=True)
+    role: Literal["user"]
+    content: (
+        Question | Annotated[list[UserTextPart], Field(min_length=1, max_length=MAX_TEXT_PARTS)]
+    ) = Field(union_mode="left_to_right")
+
+
+class OtherMessage(BaseModel):
+    """A system, developer, assistant or tool message: context, never the question."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    role: Literal["system", "developer", "assistant", "tool", "function"]
+    content: str | list[TextPart] | None = ""
+
+
+ChatMessage = Annotated[UserMessage | OtherMessage, Field(discriminator="role")]
 
 
 class ChatBody(BaseModel):
     # The OpenAI API's other fields (temperature, n, stream_options...) are accepted and ignored.
-    model_config = ConfigDict(extra="allow")
-    model: str
-    messages: list[ChatMessageBody]
+    model_config = ConfigDict(extra="allow", strict=True)
+    model: Name = Field(examples=["示例"], description="the knowledge base")
+    messages: list[ChatMessage] = Field(
+        examples=[[{"role": "user", "content": _QUESTION_EXAMPLES[0]}]],
+        min_length=1,
+        max_length=200,
+        # at least one user message: the question (JSON Schema's "contains", checked below)
+        json_schema_extra={
+            "contains": {
+                "type": "object",
+                "properties": {"role": {"const": "user"}},
+                "required": ["role"],
+            }
+        },
+    )
     stream: bool = False
+
+    @field_validator("messages")
+    @classmethod
+    def _has_question(cls, value: list[Any]) -> list[Any]:
+        if not any(isinstance(m, UserMessage) for m in value):
+            raise ValueError("'messages' holds no user message to answer")
+        return value
 
 
 def options_of(body: AskBody | BatchBody, user: str) -> AskOptions:

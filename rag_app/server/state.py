@@ -66,6 +66,7 @@ class ServerState:
         self.metrics = ServerMetrics()
         limits = settings.server
         self.slots = Slots(limits.max_streams)
+        self.upload_slots = Slots(limits.max_uploads)
         self.executor = ThreadPoolExecutor(
             max_workers=limits.max_streams + limits.batch_concurrency,
             thread_name_prefix="rag-answer",

@@ -13,11 +13,25 @@ from tests.server.conftest import QUESTION, sse_payloads
 
 
 def test_health_says_the_answerer_and_warms_up(client) -> None:
+    client.app.state.rag.warm.wait(30)  # type: ignore[attr-defined]
     r = client.get("/health")
     assert r.status_code == 200
     body = r.json()
-    assert body["status"] == "ok" and body["answerer"]
-    assert body["max_answers"] == 16
+    assert (body["status"], body["code"], body["warm"]) == ("ok", "ready", True)
+    assert body["answerer"] and body["max_answers"] == 16 and body["warm_error"] is None
+
+
+def test_health_without_the_token_says_status_and_code_only(make_client) -> None:
+    """A failed warm-up's text (paths, exception) is for the token holder and the log."""
+    client = make_client(token="tok")
+    state = client.app.state.rag  # type: ignore[attr-defined]
+    state.warm.wait(30)
+    state.warm_error = "OSError: /secret/path/model.onnx is missing"
+    body = client.get("/health").json()
+    assert body == {"status": "degraded", "code": "warm_up_failed", "warm": False}
+    full = client.get("/health", headers={"Authorization": "Bearer tok"}).json()
+    assert "/secret/path" in full["warm_error"] and full["answerer"]
+    assert client.get("/health", headers={"Authorization": "Bearer nope"}).json() == body
 
 
 def test_kbs_and_documents_are_listed(client) -> None:
@@ -49,10 +63,77 @@ def test_several_files_uploaded_at_once_get_a_report_each(client) -> None:
     assert again.json()["files"][0]["reports"][0]["status"] == "duplicate"
 
 
-def test_a_rejected_file_alone_is_a_422_naming_it(client) -> None:
+def test_a_rejected_file_alone_is_a_207_naming_it(client) -> None:
+    """A well-formed upload whose file is refused for its content: each file has its own status
+    (207 Multi-Status), the error names the first; a malformed request is the 4xx."""
     r = client.post("/v1/kbs/api/documents", files=[("files", ("broken_content_list.json", b"[{"))])
+    assert r.status_code == 207
+    body = r.json()
+    assert "broken_content_list.json" in body["error"]["message"]
+    assert [f["reports"][0]["status"] for f in body["files"]] == ["rejected"]
+    assert client.post("/v1/kbs/api/documents", data={"on_conflict": "ask"}).status_code == 415
+    r = client.post(
+        "/v1/kbs/api/documents",
+        files=[("files", ("a.md", b"# a"))],
+        data={"on_conflict": "sometimes"},
+    )
+    assert r.status_code == 422 and r.json()["error"]["param"] == "on_conflict"
+    r = client.post(
+        "/v1/kbs/api/documents", files=[("files", ("a.md", b"# a"))], data={"colour": "red"}
+    )
+    assert r.status_code == 422 and r.json()["error"]["param"] == "colour"
+    r = client.post("/v1/kbs/api/documents?replace=perhaps", files=[("files", ("a.md", b"# a"))])
     assert r.status_code == 422
-    assert "broken_content_list.json" in r.json()["error"]["message"]
+
+
+def test_a_file_over_the_limit_is_refused_without_being_read(make_client, monkeypatch) -> None:
+    from dataclasses import replace
+
+    client = make_client()
+    state = client.app.state.rag  # type: ignore[attr-defined]
+    state.settings = replace(state.settings, max_file_bytes=1000)
+    library = state.library
+    read: list[str] = []
+    real = library.ingest_bytes
+    monkeypatch.setattr(
+        library,
+        "ingest_bytes",
+        lambda files, *a, **k: read.extend(n for n, _ in files) or real(files, *a, **k),
+    )
+    big = b"# big\n" + b"x" * 5000
+    r = client.post(
+        "/v1/kbs/api/documents",
+        files=[("files", ("big.md", big)), ("files", ("small.md", b"# small\n\nfits."))],
+    )
+    assert r.status_code == 207, r.text
+    reports = {f["name"]: f["reports"][0] for f in r.json()["files"]}
+    assert (
+        reports["big.md"]["status"] == "rejected"
+        and "over the limit" in reports["big.md"]["message"]
+    )
+    assert reports["small.md"]["status"] == "ingested"
+    assert read == ["small.md"]
+
+
+def test_uploads_beyond_the_limit_at_once_get_429_before_their_body_is_read(make_client) -> None:
+    client = make_client(max_uploads=1)
+    slots = client.app.state.rag.upload_slots  # type: ignore[attr-defined]
+    assert slots.take()  # one upload in progress
+    try:
+        r = client.post("/v1/kbs/api/documents", files=[("files", ("a.md", b"# a"))])
+        assert r.status_code == 429 and r.headers["Retry-After"]
+        assert r.json()["error"]["type"] == "rate_limit_error"
+    finally:
+        slots.give_back()
+    r = client.post("/v1/kbs/api/documents", files=[("files", ("a.md", b"# a\n\ntext."))])
+    assert r.status_code == 200 and slots.used == 0
+
+
+def test_a_method_not_allowed_names_every_method_of_the_path(client) -> None:
+    r = client.put("/v1/kbs/api/documents")
+    assert r.status_code == 405
+    assert set(r.headers["Allow"].split(", ")) >= {"GET", "POST"}
+    assert r.json()["error"]["type"] == "invalid_request_error"
 
 
 def test_a_conflict_is_reported_and_resolved_like_the_cli(client) -> None:
@@ -66,6 +147,10 @@ def test_a_conflict_is_reported_and_resolved_like_the_cli(client) -> None:
     assert report["status"] == "conflict" and report["options"] == ["replace", "keep_both"]
     r = client.post("/v1/kbs/api/documents?on_conflict=keep_both", files=upload)
     assert r.status_code == 200 and r.json()["files"][0]["reports"][0]["doc_id"] != "smic_report"
+    # listed under the name it was kept as, as the CLI and the Library page list it
+    kept = r.json()["files"][0]["reports"][0]["doc_id"]
+    listed = {d["doc_id"]: d["name"] for d in client.get("/v1/kbs/api/documents").json()["data"]}
+    assert listed[kept] == kept and listed["smic_report"] == SAMPLE_CONTENT_LIST.name
     r = client.post("/v1/kbs/api/documents", files=upload, data={"on_conflict": "bogus"})
     assert r.status_code == 422 and r.json()["error"]["param"] == "on_conflict"
 

@@ -11,7 +11,7 @@ from openai import NotFoundError, OpenAI
 from rag_app.audit import open_audit_log
 from rag_app.cli import main
 from rag_app.cli_serve import is_loopback
-from rag_app.server.auth import parse_tokens
+from rag_app.server.auth import TokenConfigError, load_tokens
 from tests.server.conftest import QUESTION
 
 TOKEN = "s3cret-token-value"
@@ -48,16 +48,96 @@ def test_a_set_token_is_required_everywhere_but_health(make_client, caplog) -> N
     assert all(TOKEN not in str(r.to_json()) for r in records)
 
 
-def test_named_tokens_name_the_audit_user(make_client) -> None:
-    assert parse_tokens("alice=t1, bob=t2") == {"alice": "t1", "bob": "t2"}
-    assert parse_tokens("plain") == {"api": "plain"}
-    client = make_client(token="alice=t1,bob=t2")
-    r = client.post(
-        "/v1/ask", json={"question": QUESTION, "kb": "api"}, headers={"Authorization": "Bearer t2"}
+# What `openssl rand -base64 32` prints: "=" padding at the end, "+" and "/" inside.
+B64_TOKEN = "q8Xv0Jp9mZk3Lr7+b2Nc4Wy6Ha1Ue5Sd/0kLmN3pQrs="
+
+
+def test_a_base64_token_is_taken_whole(make_client, caplog) -> None:
+    """The whole token opens; "=", its halves, other cases and the token with a character more
+    or less do not (the token used to be split at its first "=" as ``name=token``)."""
+    caplog.set_level(logging.DEBUG)
+    client = make_client(token=B64_TOKEN)
+    near = [
+        "=",
+        "==",
+        "s=",
+        B64_TOKEN[:-1],
+        B64_TOKEN + "=",
+        B64_TOKEN.lower(),
+        B64_TOKEN[1:],
+        B64_TOKEN.split("+")[0],
+        B64_TOKEN.split("+")[1],
+        f"api={B64_TOKEN}",
+        " ",
+    ]
+    for bad in near:
+        r = client.get("/v1/kbs", headers={"Authorization": f"Bearer {bad}"})
+        assert r.status_code == 401, bad
+        assert B64_TOKEN not in r.text and "q8Xv" not in r.text
+    assert (
+        client.get("/v1/kbs", headers={"Authorization": f"Bearer {B64_TOKEN}"}).status_code == 200
     )
-    assert r.status_code == 200
+    assert (
+        client.get("/v1/kbs", headers={"Authorization": f"bearer {B64_TOKEN}"}).status_code == 200
+    )
+    assert B64_TOKEN not in caplog.text
+
+
+def test_named_tokens_come_from_a_file_by_token_or_its_sha256(make_client, tmp_path) -> None:
+    import hashlib
+
+    bob = "t2+/x=="
+    tokens = tmp_path / "tokens"
+    tokens.write_text(
+        "# name token, or name sha256:<hex>\n"
+        f"alice {B64_TOKEN}\n\n"
+        f"bob sha256:{hashlib.sha256(bob.encode()).hexdigest()}\n",
+        encoding="utf-8",
+    )
+    client = make_client(tokens_file=str(tokens))
+    for token in (bob, B64_TOKEN):
+        r = client.post(
+            "/v1/ask",
+            json={"question": QUESTION, "kb": "api"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert r.status_code == 200, r.text
+    r = client.get(
+        "/v1/kbs",
+        headers={"Authorization": f"Bearer sha256:{hashlib.sha256(bob.encode()).hexdigest()}"},
+    )
+    assert r.status_code == 401  # the digest itself is no token
     log = open_audit_log(client.app.state.rag.settings.data_dir)  # type: ignore[attr-defined]
-    assert log is not None and [r.user for r in log.records()] == ["bob"]
+    assert log is not None and sorted(r.user for r in log.records()) == ["alice", "bob"]
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("alice", "line 1: expected"),
+        ("alice t1 t2", "line 1: expected"),
+        ("alice t1\nalice t2", "a name is given twice"),
+        ("# only a comment\nbob a,b", "line 2: a bearer token holds"),
+        ("carol =abc", "line 1: a bearer token holds"),
+    ],
+)
+def test_a_tokens_file_that_cannot_be_used_is_named_without_its_tokens(
+    tmp_path, content, problem
+) -> None:
+    path = tmp_path / "tokens"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(TokenConfigError) as err:
+        load_tokens("", str(path))
+    assert problem in str(err.value)
+    for secret in ("t1", "t2", "a,b", "=abc"):
+        assert f" {secret}" not in str(err.value)
+
+
+def test_serve_refuses_a_token_it_could_never_match(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("RAG_APP_SERVER_TOKEN", "two words")
+    assert main(["serve", "--port", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "RAG_APP_SERVER_TOKEN" in err and "two words" not in err
 
 
 def test_serve_refuses_a_remote_host_without_a_token(capsys, monkeypatch) -> None:
