@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rag_app.cite import normalize_markers
 from rag_app.conversations import Conversation
+from rag_app.text.latex import latex_to_text
 
 # (Chinese, English)
 _LABELS = {
@@ -50,7 +51,10 @@ def to_markdown(conversation: Conversation, lang: str = "zh") -> str:
         if not turn.answered:
             lines.append(labels["failed"].format(error=turn.failure))
             continue
-        text = normalize_markers(turn.answer.strip(), max_number=len(turn.sources) or None)
+        # MinerU's math (quoted by an answer, or in a source's title) as the text it prints: an
+        # export is read where nothing renders LaTeX.
+        answer = latex_to_text(turn.answer.strip())
+        text = normalize_markers(answer, max_number=len(turn.sources) or None)
         lines.append(text)
         if turn.error:
             lines += ["", "> " + labels["error"].format(error=turn.error)]
@@ -61,6 +65,6 @@ def to_markdown(conversation: Conversation, lang: str = "zh") -> str:
             lines.append(labels["none"])
         for source in listed:
             where = ", ".join(x for x in (source.doc_name, page_text(source.pages, lang)) if x)
-            title = f" — {source.title}" if source.title else ""
+            title = f" — {latex_to_text(source.title)}" if source.title else ""
             lines.append(f"- [Source {source.number}] {where}{title}")
     return "\n".join(lines) + "\n"

@@ -475,20 +475,22 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
         st.markdown(f'<div class="rag-meta">{escape_text(path)}</div>', unsafe_allow_html=True)
     if chunk.type == "table" and chunk.table_html:
         if chunk.caption:
-            st.markdown(f"<div><b>{escape_text(chunk.caption)}</b></div>", unsafe_allow_html=True)
+            caption = escape_text(latex_to_text(chunk.caption))
+            st.markdown(f"<div><b>{caption}</b></div>", unsafe_allow_html=True)
         body = highlight_table(latex_to_text(chunk.table_html), cited)
         st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
         if chunk.footnote:
             st.markdown(
-                f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>', unsafe_allow_html=True
+                f'<div class="rag-meta">{escape_text(latex_to_text(chunk.footnote))}</div>',
+                unsafe_allow_html=True,
             )
         return
     if chunk.type == "image":
         image = lib.asset_path(kb, chunk.doc_id, chunk.image_path)
         if image is not None:
-            st.image(str(image), caption=chunk.caption or None, width=560)
+            st.image(str(image), caption=latex_to_text(chunk.caption) or None, width=560)
         else:
-            caption = chunk.caption or chunk.image_path or "—"
+            caption = latex_to_text(chunk.caption) or chunk.image_path or "—"
             st.markdown(
                 f'<div class="rag-src"><b>🖼️ {escape_text(caption)}</b></div>',
                 unsafe_allow_html=True,
@@ -502,7 +504,8 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
             )
         if chunk.footnote:
             st.markdown(
-                f'<div class="rag-meta">{escape_text(chunk.footnote)}</div>', unsafe_allow_html=True
+                f'<div class="rag-meta">{escape_text(latex_to_text(chunk.footnote))}</div>',
+                unsafe_allow_html=True,
             )
         return
     # MinerU's inline math ("$\\geq 1 9 6 ~ \\mathrm{A h}$") shown as the text it stands for.

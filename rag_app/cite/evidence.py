@@ -19,6 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from rag_app.cite.sentences import answer_segments
 from rag_app.models import Chunk
 from rag_app.text.analyzer import BIGRAM_WEIGHT, cjk_bigrams, index_words, stem
+from rag_app.text.latex import latex_to_text
 from rag_app.text.lexicon import word_set
 from rag_app.text.tables import column_labels, linearise_row, parse_table, pipe_table_rows
 
@@ -135,8 +136,9 @@ def _units_of_text(text: str) -> list[str]:
 
 def source_units_from_block(block: str) -> list[str]:
     """The units of a prompt block (``Source.text``): its label line dropped, its HTML tables
-    linearised row by row, its other lines split into sentences."""
-    body = _SOURCE_LABEL.sub("", block, count=1)
+    linearised row by row, its other lines split into sentences; MinerU's math read as the text
+    an answer quotes ("$2 5 { \\pm } 3 ^ { \\circ }$" is "25±3°": its 25 is found)."""
+    body = latex_to_text(_SOURCE_LABEL.sub("", block, count=1))
     units: list[str] = []
     for table in _TABLE.findall(body):
         units.extend(table_rows(table))
@@ -150,15 +152,15 @@ def source_units_from_block(block: str) -> list[str]:
 
 def source_units_from_chunk(chunk: Chunk) -> list[str]:
     """The units of a chunk: heading path, caption, text, table rows, figure description,
-    footnote, the introducing paragraph, and named fields."""
+    footnote, the introducing paragraph, and named fields (math read as text, as above)."""
     units: list[str] = []
     if chunk.heading_path:
         units.append(" > ".join(h for h in chunk.heading_path if h.strip()))
     for part in (chunk.caption, chunk.text, chunk.description, chunk.footnote, chunk.context):
         if part.strip():
-            units.extend(_units_of_text(html.unescape(_TAG.sub(" ", part))))
+            units.extend(_units_of_text(html.unescape(_TAG.sub(" ", latex_to_text(part)))))
     if chunk.table_html:
-        units.extend(table_rows(chunk.table_html))
+        units.extend(table_rows(latex_to_text(chunk.table_html)))
     units.extend(f"{name}: {value}" for name, value in chunk.fields if value.strip())
     return [u for u in units if u.strip()]
 

@@ -50,9 +50,10 @@ class Candidate:
 
 def quotable_parts(text: str) -> list[str]:
     """Sentences of ``text`` worth quoting: Markdown list/heading markers removed, at least four
-    characters with a word in them, clipped."""
+    characters with a word in them, clipped. Math is read as text first: a ``$$`` block spans
+    lines, and "3 . 6 5" must not end a sentence."""
     out = []
-    for part in split_sentences(text):
+    for part in split_sentences(latex_to_text(text)):
         part = _MARKDOWN_NOISE.sub("", part).strip()
         if len(part) >= 4 and _WORDISH.search(part):
             out.append(clip(part))
