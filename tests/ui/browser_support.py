@@ -44,6 +44,7 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1400, "height": 1000}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SOON = 30_000  # ms an assertion on the page waits for it to hold (two busy cores)
 # Provider variables the server must not inherit (the tests choose the answerer themselves).
 PROVIDER_ENV = (
     "RAG_APP_API_KEY",
@@ -291,6 +292,17 @@ def open_app(page: Any, url: str, *, timeout: float = 240_000) -> None:
     page.goto(url, timeout=timeout)
     page.wait_for_selector('[data-testid="stHeading"], h2', timeout=timeout)
     wait_idle(page, timeout=timeout)
+
+
+def expect(locator: Any) -> Any:
+    """playwright's ``expect``, waiting up to ``SOON`` ms: for what a run draws after the element
+    a test waited for (the navigation after a page's heading, the rows after a table's first
+    cell, the second message after the first), an assertion that waits until the page shows it
+    instead of a list read once, which may be read before it is drawn."""
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=SOON)
+    return playwright_expect(locator)
 
 
 def recorder(page: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import pytest
 from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     StreamlitServer,
+    expect,
     mark,
     new_page,
     open_app,
@@ -114,7 +115,17 @@ def messages(page: Any) -> list[str]:
 
 def listed(page: Any) -> list[str]:
     """The titles in the sidebar's list of saved conversations."""
-    return sidebar(page).locator(".st-key-conversations").get_by_role("button").all_inner_texts()
+    return conversation_buttons(page).all_inner_texts()
+
+
+def conversation_buttons(page: Any) -> Any:
+    return sidebar(page).locator(".st-key-conversations").get_by_role("button")
+
+
+def assert_listed(page: Any, titles: list[str]) -> None:
+    """The sidebar lists exactly ``titles``, waited for: the list is drawn after its heading,
+    which is all ``wait_signed_in`` waits for (read at once, it could still be empty)."""
+    expect(conversation_buttons(page)).to_have_text(titles)
 
 
 def conversation_id(page: Any) -> str:
@@ -180,7 +191,7 @@ def test_a_second_user_does_not_see_the_first_users_conversations(
         sign_in(alice, server, oidc, ALICE, budget)
         assert listed(alice) == []
         hers = ask(alice, HER_QUESTION, budget)
-        assert listed(alice) == [HER_QUESTION]
+        assert_listed(alice, [HER_QUESTION])
 
         # Bob, in his own browser, signs in: none of Alice's conversations is listed
         sign_in(bob, server, oidc, BOB, budget)
@@ -198,11 +209,11 @@ def test_a_second_user_does_not_see_the_first_users_conversations(
         # Bob asks his own question and sees only his
         his = ask(bob, HIS_QUESTION, budget)
         assert his != hers
-        assert listed(bob) == [HIS_QUESTION]
+        assert_listed(bob, [HIS_QUESTION])
 
         # back in Alice's browser: still only hers, and her address still opens her turns
         open_signed_in(alice, server.url, budget)
-        assert listed(alice) == [HER_QUESTION]
+        assert_listed(alice, [HER_QUESTION])
         open_signed_in(alice, f"{server.url}/?c={hers}", budget)
         alice.get_by_test_id("stChatMessage").first.wait_for(timeout=budget.ms())
         wait_idle(alice, timeout=budget.ms())
@@ -212,7 +223,7 @@ def test_a_second_user_does_not_see_the_first_users_conversations(
         open_signed_in(alice, f"{server.url}/?c={his}", budget)
         assert NOT_FOUND in alice.inner_text("body")
         assert messages(alice) == []
-        assert listed(alice) == [HER_QUESTION]
+        assert_listed(alice, [HER_QUESTION])
 
         # a visitor who has not signed in: the sign-in button, no list, nobody's turns
         for address in (server.url, f"{server.url}/?c={hers}", f"{server.url}/?c={his}"):

@@ -52,6 +52,7 @@ from tests.ui.browser_support import (
     StreamlitServer,
     act,
     expander,
+    expect,
     goto_page,
     mark,
     new_page,
@@ -199,8 +200,10 @@ def server(
         choose_files(page, [docs_dir / XINGCHEN, docs_dir / AURORA])
         act(page, import_button(page, 2).click, timeout=WAIT)
         page.get_by_text("导入结果").wait_for(timeout=WAIT)
-        successes = page.get_by_test_id("stAlertContentSuccess").all_inner_texts()
-        assert sum("已导入" in s for s in successes) == 2, successes
+        # each file's result line follows that heading: waited for, not read at once
+        expect(
+            page.get_by_test_id("stAlertContentSuccess").filter(has_text="已导入")
+        ).to_have_count(2)
         assert_no_errors(page)
         page.context.close()
     except Exception:
@@ -315,11 +318,11 @@ def assert_no_errors(page: Any, who: str = "") -> None:
     assert not seen, f"{who}: {seen}"
 
 
-def library_rows(page: Any) -> dict[str, int]:
-    """The Library page's document table as {name: chunks}, read from the grid's accessible
-    twin (the grid itself is drawn on a canvas)."""
+def library_rows(page: Any, n: int) -> dict[str, int]:
+    """The Library page's document table of ``n`` documents as {name: chunks}, read from the
+    grid's accessible twin (the grid itself is drawn on a canvas) once it holds ``n`` rows."""
     table = main_area(page).get_by_test_id("stDataFrame").first
-    table.locator('[role="gridcell"]').first.wait_for(state="attached", timeout=WAIT)
+    expect(table.locator('[role="row"]:has([role="gridcell"])')).to_have_count(n)
     headers = [h.strip() for h in table.locator('[role="columnheader"]').all_text_contents()]
     name_at, chunks_at = headers.index("名称"), headers.index("片段")
     rows = {}
@@ -444,7 +447,7 @@ def test_seven_sessions_at_once(
         # The Library lists the sample, 星辰 and 蓝鲸, not Aurora, with the counts as they were.
         goto_page(fresh, "文档库")
         main_area(fresh).locator("h4", has_text="文档（3）").wait_for(timeout=WAIT)
-        listed = library_rows(fresh)
+        listed = library_rows(fresh, 3)
         after_counts = catalogue_rows(server.data_dir)
         assert listed == after_counts, (listed, after_counts)
         assert set(listed) == {SAMPLE_NAME, XINGCHEN, LANJING}, listed

@@ -22,6 +22,7 @@ from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     StreamlitServer,
     act,
+    expect,
     mark,
     new_page,
     open_app,
@@ -70,8 +71,15 @@ def ask(page: Any, question: str) -> None:
 
 def reopen(page: Any, url: str) -> None:
     open_app(page, url, timeout=240_000)
+    restored_turn_drawn(page)
+
+
+def restored_turn_drawn(page: Any) -> None:
+    """Wait until the restored turn's question and answer are both drawn (the answer comes
+    after the question: read at once, the list could hold the question alone)."""
     page.get_by_test_id("stChatMessage").first.wait_for(timeout=60_000)
     wait_idle(page)
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
 
 
 def test_a_conversation_and_the_language_survive_a_reload_and_a_restart(
@@ -93,8 +101,7 @@ def test_a_conversation_and_the_language_survive_a_reload_and_a_restart(
         act(page, sidebar(page).get_by_role("radio", name="English", exact=True).click)
         page.get_by_role("heading", name="Ask the reports").wait_for()
         page.reload()
-        page.get_by_test_id("stChatMessage").first.wait_for(timeout=60_000)
-        wait_idle(page)
+        restored_turn_drawn(page)
         assert page.url == address
         assert QUESTION in messages(page)[0]
         assert "[Source" in messages(page)[1]
@@ -114,6 +121,7 @@ def test_a_conversation_and_the_language_survive_a_reload_and_a_restart(
         open_app(page, server.url, timeout=240_000)
         assert messages(page) == []
         act(page, sidebar(page).get_by_role("button", name=QUESTION).click)
+        expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
         assert QUESTION in messages(page)[0]
         assert parse_qs(urlsplit(page.url).query)["c"] == [opened]
 
