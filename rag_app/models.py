@@ -41,7 +41,9 @@ class Document:
     """A parsed input file: its items plus what the library catalogue shows about it."""
 
     doc_id: str
-    name: str  # the file name the user gave
+    # what the library lists it under: the file name the user gave, or for a file kept beside
+    # a document of that name, the id it was kept as ("report (2)")
+    name: str
     source_format: str  # content_list / zip / markdown / sheet
     items: tuple[Item, ...]
     content_hash: str
@@ -157,7 +159,7 @@ class DocumentInfo:
     """A row of the library catalogue."""
 
     doc_id: str
-    name: str
+    name: str  # shown wherever it is listed, picked or confirmed (``Document.name``)
     source_format: str
     n_items: int
     n_chunks: int

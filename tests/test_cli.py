@@ -263,7 +263,9 @@ def test_ingest_asks_before_a_different_file_takes_a_used_id(  # type: ignore[no
     code, out, _ = run(capsys, "ingest", str(path_two), "--replace", "--data-dir", str(data_dir))
     assert code == 0 and "what changed: pages 1 -> 4" in out
     _, out, _ = run(capsys, "docs", "--json", "--data-dir", str(data_dir))
-    assert sorted(d["doc_id"] for d in json.loads(out)) == ["r", "r (2)"]
+    # listed under the name the file was kept as, not a second r_content_list.json
+    names = {d["doc_id"]: d["name"] for d in json.loads(out)}
+    assert names == {"r": "r_content_list.json", "r (2)": "r (2)"}
 
 
 def test_ingest_a_folder_and_nothing_to_ingest(capsys, data_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

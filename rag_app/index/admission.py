@@ -9,7 +9,7 @@ A file whose document id is already taken is never silently written over. The ca
 - a content list (pages) for a document held as markdown (no pages) replaces it: an upgrade;
 - any other different file under a taken id follows ``on_conflict``: ``ask`` reports a conflict
   and writes nothing, ``replace`` replaces the document and says what changed, ``keep_both``
-  keeps the new file beside it under the next free id (``report (2)``).
+  keeps the new file beside it under the next free id, listed under that name (``report (2)``).
 A file that cannot be chunked is rejected with its own message; the rest of the batch goes on.
 """
 
@@ -159,7 +159,10 @@ def _kept_beside(
     n = 2
     while f"{doc.doc_id} ({n})" in held or f"{doc.doc_id} ({n})" in batch_ids:
         n += 1
-    renamed = dataclasses.replace(doc, doc_id=f"{doc.doc_id} ({n})")
+    # Listed under the id it is kept as, the name the user is told: under the file's name it
+    # would be listed, picked and confirmed as the same name as the document it is kept beside.
+    kept = f"{doc.doc_id} ({n})"
+    renamed = dataclasses.replace(doc, doc_id=kept, name=kept)
     return Admitted(
         LoadedDocument(renamed, entry.warnings, entry.assets),
         [],

@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS pending (
     old_ids TEXT NOT NULL DEFAULT '[]', folder TEXT NOT NULL DEFAULT '',
     pid INTEGER NOT NULL, started_at TEXT NOT NULL);
 """
+# Documents kept beside one of the same file name ("report (2)" beside "report") were listed
+# under that file name too until admission named them by their id: named so when found.
+_KEPT_BESIDE = """doc_id LIKE '% (%)' AND EXISTS (
+    SELECT 1 FROM documents AS o WHERE o.kb = documents.kb AND o.name = documents.name
+    AND substr(documents.doc_id, 1, length(o.doc_id) + 2) = o.doc_id || ' (')"""
 # SQLite's default limit on bound variables is 999 in older builds: id lists go in parts.
 _IN_BATCH = 500
 
@@ -95,6 +100,8 @@ class Catalogue(IncrementalReads):
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(documents)")}
         if "version" not in columns:  # catalogues written before per-document versions
             self._db.execute("ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+        if self._db.execute(f"SELECT 1 FROM documents WHERE {_KEPT_BESIDE}").fetchone():
+            self._db.execute(f"UPDATE documents SET name = doc_id WHERE {_KEPT_BESIDE}")
 
     def close(self) -> None:
         with self._lock:

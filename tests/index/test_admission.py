@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 
 from rag_app.index.admission import admit
 from rag_app.index.assets import safe_dir
+from rag_app.index.catalogue import Catalogue
 from rag_app.index.library import Library
 from rag_app.ingest import IngestError, load_bytes
 from rag_app.models import IngestReport
@@ -78,6 +80,32 @@ def test_keeping_both_gives_the_new_file_its_own_id_and_both_stay_searchable(
     found = {c.doc_id for c, _ in library.keyword_search(KB, "alpha beta gamma", 10)}
     assert found == {"report", "report (2)", "report (3)"}
     assert {c.doc_id for c in library.chunks(KB, "report (2)")} == {"report (2)"}
+    # listed under the name the user was told, not as a second "report_content_list.json"
+    assert {d.doc_id: d.name for d in library.documents(KB)} == {
+        "report": "report_content_list.json",
+        "report (2)": "report (2)",
+        "report (3)": "report (3)",
+    }
+
+
+def test_a_catalogue_listing_a_kept_file_under_its_file_name_lists_it_by_its_id(
+    library: Library,
+) -> None:
+    """Written before admission named a kept file by its id: the catalogue renames it when it
+    opens, and leaves a document named like a kept one but kept beside nothing alone."""
+    library.ingest_bytes([("report_content_list.json", _list("alpha"))])
+    library.ingest_bytes([("report.json", _list("beta"))], on_conflict="keep_both")
+    library.ingest_bytes([("paper (2).json", _list("gamma"))])
+    path = library.catalogue.path
+    with sqlite3.connect(path) as db:  # as an older version wrote it
+        db.execute("UPDATE documents SET name = 'report.json' WHERE doc_id = 'report (2)'")
+        db.execute("UPDATE documents SET name = 'report.json' WHERE doc_id = 'report'")
+    names = {d.doc_id: d.name for d in Catalogue(path).documents(KB)}
+    assert names == {
+        "report": "report.json",
+        "report (2)": "report (2)",
+        "paper (2)": "paper (2).json",
+    }
 
 
 def test_in_one_batch_a_second_file_with_the_same_id_is_asked_about(library: Library) -> None:
