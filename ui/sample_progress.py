@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import state
+from ui import ingestion, state
 from ui.i18n import t
 from ui.startup import SampleStatus
 
@@ -47,7 +47,7 @@ def count_text(status: SampleStatus) -> str:
 
 
 def _fraction(status: SampleStatus) -> float:
-    return state.progress_fraction(status.progress) if status.progress else 0.0
+    return ingestion.progress_fraction(status.progress) if status.progress else 0.0
 
 
 def _draw_bar(slot: Any, status: SampleStatus) -> None:

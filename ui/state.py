@@ -24,11 +24,10 @@ import streamlit as st
 from rag_app.audit import AuditLog, open_audit_log
 from rag_app.config import Settings, load_settings
 from rag_app.conversations import ConversationStore, SavedTurn
-from rag_app.index.admission import OnConflict
 from rag_app.index.embedder import load_embedder
 from rag_app.index.library import Library
 from rag_app.llm import OpenAIChatLLM, ProviderSettings
-from rag_app.models import Answer, AskOptions, IngestReport, Progress
+from rag_app.models import Answer, AskOptions, IngestReport
 from rag_app.pipeline import Pipeline
 from rag_app.prompt import MODES, Turn
 from rag_app.protocols import Embedder
@@ -210,9 +209,22 @@ def current_kb(lib: Library) -> str | None:
 
 
 def set_kb(kb: str | None) -> None:
-    st.session_state["kb"] = kb
-    for key in [k for k in st.session_state if str(k).startswith("_w_kb__")]:
-        del st.session_state[key]
+    """Choose ``kb`` as its selectboxes do: they show it, and it is remembered across a reload
+    (a knowledge base created on the Library page was not, and a reload showed 示例)."""
+    choose("kb", kb)
+
+
+def choose(store: str, value: Any, field: str | None = None, widget_key: str = "") -> None:
+    """Store a choice in ``store`` (or ``store[field]``): the widgets bound to it other than
+    ``widget_key`` are reset to show it, and a choice in ``PREFERENCES`` is saved."""
+    name = f"{store}.{field}" if field else store
+    current = st.session_state.get(store) or {}
+    st.session_state[store] = {**current, field: value} if field else value
+    for other in [k for k in st.session_state if str(k).startswith(f"_w_{name}__")]:
+        if other != widget_key:
+            del st.session_state[other]
+    if store in PREFERENCES:
+        save_preferences()
 
 
 def bound(
@@ -238,16 +250,7 @@ def bound(
         return (value or {}).get(field) if field else value
 
     def write() -> None:
-        value = st.session_state[widget_key]
-        if field:
-            st.session_state[store] = {**st.session_state.get(store, {}), field: value}
-        else:
-            st.session_state[store] = value
-        for other in [k for k in st.session_state if str(k).startswith(f"_w_{name}__")]:
-            if other != widget_key:
-                del st.session_state[other]
-        if store in PREFERENCES:
-            save_preferences()
+        choose(store, st.session_state[widget_key], field, widget_key)
 
     if widget_key not in st.session_state:
         st.session_state[widget_key] = read()
@@ -452,11 +455,7 @@ class ChatTurn:
     saved: SavedTurn | None = None
 
 
-# ingestion -----------------------------------------------------------------------------------
-# Share of a file's progress bar per ingestion stage (embedding dominates).
-_STAGE_SPAN = {"chunk": (0.0, 0.1), "embed": (0.1, 0.9), "index": (0.9, 1.0)}
-
-
+# a conversation's history --------------------------------------------------------------------
 def conversation_history(turns: Sequence[ChatTurn] | None = None) -> list[Turn]:
     """The open conversation's answered turns (restored ones too), as the pipeline's history:
     a follow-up asked on the Ask page or the Compare page is understood from it."""
@@ -472,36 +471,3 @@ def conversation_history(turns: Sequence[ChatTurn] | None = None) -> list[Turn]:
         if text.strip():
             out.append(Turn(turn.question, text))
     return out
-
-
-def progress_fraction(progress: Progress) -> float:
-    low, high = _STAGE_SPAN.get(progress.stage, (0.0, 1.0))
-    share = progress.done / progress.total if progress.total else 1.0
-    return max(0.0, min(1.0, low + (high - low) * share))
-
-
-def ingest_files(
-    lib: Library,
-    kb: str,
-    files: Sequence[tuple[str, bytes]],
-    on_progress: Callable[[int, Progress], None] | None = None,
-    on_conflict: OnConflict = "ask",
-) -> list[tuple[str, list[IngestReport]]]:
-    """Ingest uploaded files one by one (a progress bar and a result each).
-
-    Returns ``(file name, reports)`` per file; a zip may hold several documents. A failure of
-    one file becomes a ``rejected`` report and the others still run.
-    """
-    results: list[tuple[str, list[IngestReport]]] = []
-    for position, (name, data) in enumerate(files):
-
-        def report(progress: Progress, position: int = position) -> None:
-            if on_progress is not None:
-                on_progress(position, progress)
-
-        try:
-            reports = lib.ingest_bytes([(name, data)], kb, progress=report, on_conflict=on_conflict)
-        except Exception as exc:  # noqa: BLE001 - shown per file; the batch goes on
-            reports = [IngestReport(name=name, status="rejected", message=str(exc))]
-        results.append((name, reports))
-    return results

@@ -11,7 +11,7 @@ import streamlit as st
 
 from rag_app.ingest.loader import SUPPORTED
 from rag_app.models import IngestReport, Progress
-from ui import sample_progress, state
+from ui import ingestion, sample_progress, state
 from ui.i18n import t, type_label
 from ui.render import TYPE_ICONS, page_label, render_chunk
 
@@ -55,7 +55,7 @@ def result_lines(name: str, reports: list[IngestReport]) -> list[tuple[str, str]
     """(level, message) per report of one uploaded file; level is success/info/error/warning."""
     lines = []
     for report in reports:
-        label = report.name or name
+        label = name if "kept beside" in report.message else (report.name or name)
         if report.status == "ingested":
             message = t(
                 "ingested", name=label, n=report.n_chunks, counts=_counts(report.type_counts)
@@ -96,7 +96,9 @@ def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
     if data is None:
         st.session_state["flash"] = ("info", t("conflict_gone"))
         return
-    (outcome,) = state.ingest_files(state.library(), kb, [(name, data)], on_conflict=on_conflict)
+    (outcome,) = ingestion.ingest_files(
+        state.library(), kb, [(name, data)], on_conflict=on_conflict
+    )
     st.session_state["ingest_results"] = [outcome if r[0] == name else r for r in results]
 
 
@@ -245,17 +247,15 @@ def upload_section(kb: str) -> None:
             icon="📥",
         ):
             state.wait_for_model()
-            rows = []
-            for upload in files:
-                rows.append(st.progress(0.0, text=f"{upload.name} · {t('ingest_waiting')}"))
+            rows = [st.progress(0.0, text=f"{u.name} · {t('ingest_waiting')}") for u in files]
 
             def on_progress(position: int, progress: Progress) -> None:
                 text = f"{files[position].name} · {_stage_text(progress)}"
-                rows[position].progress(state.progress_fraction(progress), text=text)
+                rows[position].progress(ingestion.progress_fraction(progress), text=text)
 
             payload = [(upload.name, upload.getvalue()) for upload in files]
             try:
-                results = state.ingest_files(lib, kb, payload, on_progress)
+                results = ingestion.ingest_files(lib, kb, payload, on_progress)
             except Exception as exc:  # noqa: BLE001
                 st.error(t("ingest_error", error=exc))
                 results = []
