@@ -3,7 +3,9 @@ user and words, one record opened with its hits and timings, and the list export
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime, time, timedelta
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -49,6 +51,33 @@ def rows(records: list[AuditRecord]) -> pd.DataFrame:
     )
 
 
+def table_key(records: list[AuditRecord]) -> str:
+    """The records table's widget key: one per list of records shown. A keyed table keeps its
+    selection as row positions whatever rows it holds next: under a new filter the ticked
+    position was another record, or past the list's end (an IndexError). A new list is a new
+    table, ticked again by the open record's id (``opened``)."""
+    ids = ",".join(str(r.id) for r in records)
+    return "audit_table_" + hashlib.blake2b(ids.encode(), digest_size=8).hexdigest()
+
+
+def ticked(records: list[AuditRecord]) -> dict[str, Any] | None:
+    """The table's first selection: the open record's row, when this list holds it."""
+    wanted = st.session_state.get("audit_open")
+    rows = [n for n, r in enumerate(records) if r.id == wanted]
+    return {"selection": {"rows": rows}} if rows else None
+
+
+def opened(records: list[AuditRecord], chosen: list[int]) -> AuditRecord | None:
+    """The record ticked in the table, remembered by its id: a filter that hides it keeps it,
+    to be ticked again when a filter shows it; unticked, it is closed."""
+    if chosen:
+        st.session_state["audit_open"] = records[chosen[0]].id
+        return records[chosen[0]]
+    if ticked(records):  # in this list, so ticked in the last run: unticked since
+        st.session_state["audit_open"] = None
+    return None
+
+
 log = state.audit_log()
 st.markdown(f"## 🧾 {t('audit_title')}")
 if log is None:
@@ -83,7 +112,8 @@ if records:
         width="stretch",
         on_select="rerun",
         selection_mode="single-row",
-        key="audit_table",
+        selection_default=ticked(records),
+        key=table_key(records),
     )
     st.download_button(
         t("audit_export"),
@@ -93,9 +123,8 @@ if records:
         mime="text/csv",
         icon="⬇️",
     )
-    chosen = picked.selection.rows if picked is not None else []
-    if chosen:
-        record = records[chosen[0]]
+    record = opened(records, picked.selection.rows if picked is not None else [])
+    if record is not None:
         with st.container(border=True):
             st.markdown(f"**{record.question}**")
             if record.error:

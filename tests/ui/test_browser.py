@@ -40,11 +40,13 @@ import pytest
 
 from tests.conftest import REAL_CACHE_DIR, TEST_DATA
 from tests.openai_stub_server import OpenAIStubServer, Reply
+from tests.ui.audit_support import TICK_QUESTIONS, TICKED, write_audit_records
 from tests.ui.browser_support import (
     REPO_ROOT,
     StreamlitServer,
     act,
     expander,
+    expect,
     goto_page,
     in_viewport,
     mark,
@@ -97,6 +99,7 @@ STUB_HOSTILE = (
     '<img src=x onerror="window.__pwned=10"><script>window.__pwned=11</script>'
     '<a href="javascript:window.__pwned=12">点此</a> [Source 99]'
 )
+ROW_PX = 35  # an st.dataframe row's height (Streamlit's default)
 SCROLL_TOP = "document.querySelector('[data-testid=\"stMain\"]').scrollTop"
 PROBES = """() => ({
   pwned: typeof window.__pwned === 'undefined' ? null : String(window.__pwned),
@@ -205,6 +208,40 @@ def create_kb(page: Any, name: str) -> None:
     act(page, lambda: box.press("Enter"))
     act(page, main_area(page).get_by_role("button", name="创建").click)
     page.get_by_test_id("stAlertContentSuccess").filter(has_text=name).wait_for()
+
+
+def choose(page: Any, control: Any, option: str) -> None:
+    """Pick ``option`` in a selectbox (its list opens in a popover outside the control)."""
+    options_of(page, control)
+    act(page, page.get_by_role("option", name=option, exact=True).click)
+
+
+def options_of(page: Any, control: Any) -> Any:
+    """The options a selectbox or multiselect offers (its list opened; Escape closes it)."""
+    # a scroll closes the list: the control brought into view first, and the page still
+    control.scroll_into_view_if_needed()
+    scrolling_stopped(page, 300)
+    control.get_by_role("button", name="Open").click()
+    page.get_by_role("listbox").wait_for()
+    # a multiselect's list starts with Streamlit's own "Select all"
+    return page.get_by_role("option").filter(has_not_text="Select all")
+
+
+def document_names(page: Any, n: int) -> list[str]:
+    """The Library page's document table's names, read from the grid's accessible twin (the
+    grid is drawn on a canvas) once it holds ``n`` rows."""
+    table = main_area(page).get_by_test_id("stDataFrame").first
+    rows = table.locator('[role="row"]:has([role="gridcell"])')
+    expect(rows).to_have_count(n)
+    return [r.locator('[role="gridcell"]').first.inner_text().strip() for r in rows.all()]
+
+
+def tick_row(page: Any, table: Any, row: int) -> None:
+    """Tick a row of an st.dataframe: its checkbox in the row-marker column, on the canvas
+    (rows and the header are ROW_PX high)."""
+    box = table.bounding_box()
+    y = box["y"] + ROW_PX * (row + 1) + ROW_PX / 2
+    act(page, lambda: page.mouse.click(box["x"] + ROW_PX / 2, y))
 
 
 def upload(page: Any, paths: list[Path], kb: str) -> None:
@@ -381,7 +418,7 @@ def test_upload_zip_and_content_list_show_results_per_file(page: Any, tmp_path: 
     upload(page, files, "上传测试")
 
     bars = page.get_by_test_id("stProgress")
-    assert bars.count() == 3
+    expect(bars).to_have_count(3)
     texts = bars.all_inner_texts()
     assert "northwind_report.zip · ✅ 已导入" in texts[0], texts
     assert "huahong_content_list.json · ✅ 已导入" in texts[1], texts
@@ -592,7 +629,7 @@ def test_prompt_inspector_shows_the_messages_and_token_table(page: Any) -> None:
     assert body.get_by_test_id("stVegaLiteChart").is_visible()  # tokens by section
 
     tabs = body.get_by_test_id("stTab")
-    assert tabs.all_inner_texts() == ["1 · system", "2 · user"]
+    expect(tabs).to_have_text(["1 · system", "2 · user"])
     tabs.nth(1).click()
     user = body.get_by_test_id("stTabPanel").nth(1).get_by_test_id("stCode")
     user.wait_for(state="visible")
@@ -648,10 +685,91 @@ def test_a_different_file_under_a_used_name_is_asked_about(page: Any, tmp_path: 
         if version == 2:
             assert "另存为「huahong (2)」" in text, text
             heading(page, "文档（2）").wait_for()
+            assert_listed_apart(page)
         else:
             assert "替换了旧版本" in text and "变化" in text, text
             heading(page, "文档（2）").wait_for()
         assert main.get_by_role("button", name=choice).count() == 0
+    # the Ask page's document filter offers both, each under its own name (the replaced one
+    # is now the newer)
+    goto_page(page, "问答")
+    offered = options_of(page, sidebar(page).get_by_test_id("stMultiSelect"))
+    expect(offered).to_have_count(2)
+    assert sorted(offered.all_inner_texts()) == sorted(KEPT_APART)
+    page.keyboard.press("Escape")
+
+
+KEPT_APART = ["huahong_content_list.json", "huahong (2)"]
+
+
+def assert_listed_apart(page: Any) -> None:
+    """The file kept beside the first one is listed, picked and confirmed under the name the
+    user was told (it was a second "huahong_content_list.json" in each)."""
+    main = main_area(page)
+    assert document_names(page, 2) == KEPT_APART
+    picker = main.get_by_test_id("stSelectbox").filter(has_text="选择文档")
+    expect(options_of(page, picker)).to_have_text(KEPT_APART)
+    act(page, page.get_by_role("option", name="huahong (2)", exact=True).click)
+    act(page, main.get_by_role("button", name="删除该文档").click)
+    main.get_by_text("确定删除文档「huahong (2)」").wait_for()
+    act(page, main.get_by_role("button", name="取消").click)
+
+
+def test_the_library_keeps_its_knowledge_base_across_a_reload(page: Any) -> None:
+    """Was a bug: a knowledge base created on the Library page was not remembered as the
+    user's choice (one picked in its selectbox was), so a reload showed 示例 and the uploads
+    looked lost. Created or picked, it is still the chosen one after a reload."""
+    goto_page(page, "文档库")
+    current = main_area(page).get_by_test_id("stSelectbox").filter(has_text="当前知识库")
+    for made in ("重载测试甲", "重载测试乙"):
+        create_kb(page, made)
+        page.reload()
+        heading(page, "文档库").wait_for()
+        wait_idle(page)
+        expect(current.get_by_role("combobox")).to_have_value(made)
+    choose(page, current, "重载测试甲")
+    page.reload()
+    heading(page, "文档库").wait_for()
+    wait_idle(page)
+    expect(current.get_by_role("combobox")).to_have_value("重载测试甲")
+    heading(page, "文档（0）").wait_for()
+
+
+def test_a_ticked_audit_record_stays_itself_when_a_filter_changes(
+    page: Any, app_server: StreamlitServer
+) -> None:
+    """Was a bug: the records table's selection was a row position kept whatever rows the
+    table held next. Filtered, the ticked position opened another record, or raised an
+    IndexError past the list's end (the page, and the language control after it, gone); now
+    the ticked record is kept by its id: hidden, nothing is open, shown again, it is open."""
+    user = "审计勾选测试"
+    write_audit_records(app_server.data_dir, user, TICK_QUESTIONS)  # 甲 乙 丙 丁 shown
+    goto_page(page, "审计")
+    main = main_area(page)
+    who = page.locator(".st-key-audit_user input")
+    who.fill(user)
+    act(page, lambda: who.press("Enter"))
+    table = main.get_by_test_id("stDataFrame").first
+    main.get_by_text("4 条记录").wait_for()
+    opened = main.locator("strong", has_text="勾选测试")
+    tick_row(page, table, 1)
+    expect(opened).to_have_text([TICKED])
+
+    words = page.locator(".st-key-audit_words input")
+    for shown, left in (("营业收入", 3), ("丁", 1)):  # 乙 filtered away: 甲 丙 丁, then 丁
+        words.fill(shown)
+        act(page, lambda: words.press("Enter"))
+        main.get_by_text(f"{left} 条记录").wait_for()
+        assert page.get_by_test_id("stException").count() == 0
+        assert opened.count() == 0, opened.all_inner_texts()  # not 丙, in 乙's row
+        heading(page, "审计日志").wait_for()
+        expect(segment(page, "English")).to_be_visible()
+
+    words.fill("")
+    act(page, lambda: words.press("Enter"))
+    main.get_by_text("4 条记录").wait_for()
+    expect(opened).to_have_text([TICKED])  # ticked again, by its id
+    assert page.get_by_test_id("stException").count() == 0
 
 
 def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
@@ -680,8 +798,8 @@ def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
     create_kb(page, "恶意批次")
     upload(page, paths, "恶意批次")
     main = main_area(page)
+    expect(page.get_by_test_id("stProgress")).to_have_count(len(chosen))
     bars = page.get_by_test_id("stProgress").all_inner_texts()
-    assert len(bars) == len(chosen), bars
     for (case, _), bar in zip(chosen, bars, strict=True):
         if case.expect == "rejected":
             assert "❌ 未导入" in bar, (case.name, bar)
@@ -729,8 +847,8 @@ def test_a_page_opened_by_its_address_is_the_app_around_it(
         for path, title in (("library", "文档库"), ("audit", "审计日志"), ("compare", "智能 vs 混合")):
             open_app(fresh, f"{app_server.url}/{path}")
             heading(fresh, title).wait_for()
-            links = navigation(fresh).get_by_role("link").all_inner_texts()
-            assert len(links) == 5, (path, links)
+            # drawn after the heading can be: waited for, not read at once (was ('library', []))
+            expect(navigation(fresh).get_by_role("link")).to_have_count(5)
             assert fresh.get_by_test_id("stSidebarNav").count() == 0
     finally:
         fresh.close()
@@ -739,9 +857,9 @@ def test_a_page_opened_by_its_address_is_the_app_around_it(
 def test_english_switch_relabels_every_page(page: Any) -> None:
     act(page, segment(page, "English").click)
     heading(page, "Ask the reports").wait_for()
-    links = navigation(page).get_by_role("link").all_inner_texts()
-    assert [x.split()[-1] for x in links] == ["Ask", "Compare", "Library", "Audit", "Settings"], (
-        links
+    links = navigation(page).get_by_role("link")
+    expect(links).to_have_text(
+        [re.compile(rf"\b{x}$") for x in ("Ask", "Compare", "Library", "Audit", "Settings")]
     )
     side = sidebar(page).inner_text()
     for label in ("Knowledge base", "Retrieval mode", "Prompt mode", "Smart", "Hybrid"):

@@ -23,7 +23,8 @@ from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_ZIP
 from tests.openai_stub_server import OpenAIStubServer, Reply
-from ui import i18n, state
+from tests.ui.audit_support import TICK_QUESTIONS, TICKED, write_audit_records
+from ui import i18n, ingestion, state
 
 # Tests that run the app load the real embedding model and ingest the sample report: about half
 # a minute on two busy cores, so they are marked slow (make test runs them; make test-fast not).
@@ -310,11 +311,11 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
 def test_ingest_files_reports_progress_per_file(env: Path) -> None:
     library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
     seen: list[tuple[int, float]] = []
-    results = state.ingest_files(
+    results = ingestion.ingest_files(
         library,
         "进度测试",
         [("a_content_list.json", _content_list()), ("b.md", b"")],
-        on_progress=lambda i, p: seen.append((i, state.progress_fraction(p))),
+        on_progress=lambda i, p: seen.append((i, ingestion.progress_fraction(p))),
     )
     assert [name for name, _ in results] == ["a_content_list.json", "b.md"]
     assert results[0][1][0].status == "ingested"
@@ -513,7 +514,7 @@ def test_core_reasons_are_worded_in_the_users_language() -> None:
         st.session_state["lang"] = "zh"
         confidence, threshold = f"{routing.confidence:.2f}", f"{routing.threshold:.2f}"
         assert i18n.reason_text((routing.why,), routing.reason) == (
-            f"表格置信度 {confidence} ≥ {threshold}：只检索表格"
+            f"表格置信度 {confidence} ≥ {threshold}：优先表格，其余类型照常检索"
         )
         assert i18n.reason_text((why,), "english") == "数字 542、84.8 不在来源 2、3 中"
         assert i18n.reason_text((why, unknown), "english") == "english"  # no half-translations
@@ -583,6 +584,48 @@ def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> N
     english.switch_page("views/audit.py").run()
     assert not english.exception, english.exception
     assert "## 🧾 Audit log" in markdown(english)
+
+
+def tick(at: AppTest, table: Any, row: int) -> AppTest:
+    """Tick a row of an st.dataframe as a click does: its selection state, under its key."""
+    key = str(table.proto.id).split("-", 2)[2]  # "$$ID-<hash>-<key>"
+    at.session_state[key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return at.run()
+
+
+@slow
+def test_a_ticked_audit_record_is_kept_by_its_id_when_a_filter_changes(env: Path) -> None:
+    """Was a bug: the ticked row was a position kept whatever the table held next: a filter
+    opened another record in it, or raised an IndexError past the list's end."""
+    user = "apptest-tick"
+    write_audit_records(env, user, TICK_QUESTIONS)  # 甲 乙 丙 丁 shown
+    at = start("views/audit.py")
+    at.text_input(key="audit_user").set_value(user).run()
+    (table,) = [d for d in at.dataframe if "问题" in d.value.columns]
+    tick(at, table, 1)
+    assert not at.exception, at.exception
+    assert f"**{TICKED}**" in markdown(at)
+    for words, left in (("营业收入", 3), ("丁", 1)):  # 乙 filtered away; then one row left
+        at.text_input(key="audit_words").set_value(words).run()
+        assert not at.exception, at.exception
+        assert f"{left} 条记录（最新在前）" in [c.value for c in at.caption]
+        assert "**勾选测试" not in markdown(at)  # nothing open: not 丙, in 乙's row
+    at.text_input(key="audit_words").set_value("").run()
+    assert not at.exception, at.exception
+    assert f"**{TICKED}**" in markdown(at)  # ticked again, by its id
+
+
+@slow
+def test_a_knowledge_base_created_on_the_library_page_is_remembered(env: Path) -> None:
+    at = start("views/library.py")
+    at.text_input(key="new_kb_name").set_value("记住测试").run()
+    [create] = [b for b in at.button if b.label == "创建"]
+    create.click().run()
+    assert at.session_state["kb"] == "记住测试"
+    try:
+        assert session().session_state["kb"] == "记住测试"  # a reload
+    finally:
+        Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR)).delete_kb("记住测试")
 
 
 # -- saved conversations (rag_app/conversations.py, views/ask.py) --------------------------------
