@@ -25,6 +25,7 @@ from rag_app.index.assets import stored_asset, with_disk_assets
 from rag_app.index.catalogue import Catalogue
 from rag_app.index.chunk_map import ChunkMap
 from rag_app.index.doc_features import DocFeatures, describe, features_to_json
+from rag_app.index.exact import ExactVectors
 from rag_app.index.journal import (
     WriteLock,
     journalled,
@@ -96,6 +97,8 @@ class Library:
         self._snapshots: Snapshots[Snapshot] = Snapshots()
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
+        # Small knowledge bases are searched exactly, not through the HNSW graph (exact.py).
+        self._exact = ExactVectors(settings.exact_search_max_chunks)
         # Changes a killed process left half-done (cheap: one query; skipped while another
         # process is writing, whose journal it or the next writer settles).
         self.recovered_at_open = recover_on_open(self)
@@ -390,9 +393,26 @@ class Library:
         vector = (
             query_vector if query_vector is not None else self.embedder.embed_queries([query])[0]
         )
-        found = self.store.query(kb, vector, k, search_filter)
+        found = self.nearest(kb, vector, k, search_filter, snap)
         chunks = snap.chunks.get_many([i for i, _ in found])
         return [(chunks[i], s) for i, s in found if i in chunks]
+
+    def nearest(
+        self,
+        kb: str,
+        vector: np.ndarray,
+        k: int,
+        search_filter: SearchFilter = NO_FILTER,
+        snap: Snapshot | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top ``k`` (chunk id, cosine similarity) to ``vector`` within the filter, best first:
+        exact over ``snap`` (the current snapshot when None) for a small knowledge base, else
+        from the store's approximate index."""
+        snap = snap if snap is not None else self.snapshot(kb)
+        found = self._exact.search(
+            self.store, kb, snap.generation, snap.chunks, vector, k, search_filter
+        )
+        return found if found is not None else self.store.query(kb, vector, k, search_filter)
 
     def keyword_search(
         self, kb: str, query: str, k: int, search_filter: SearchFilter = NO_FILTER

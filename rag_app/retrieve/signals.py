@@ -312,16 +312,21 @@ def dense_list(
         docs = search.filter.doc_ids
         share = chunks.mask((chunk_type,), docs).sum() / max(1, chunks.mask((), docs).sum())
         if share > 0 and share >= options.overfetch_min_share:
-            wide = search.library.store.query(
+            wide = search.library.nearest(
                 search.kb,
                 vector,
                 math.ceil(k / share * options.overfetch_margin),
                 SearchFilter(doc_ids=search.filter.doc_ids),
+                search.snap,
             )
             own = [(i, s) for i, s in wide if i in chunks and chunks.type_of(i) == chunk_type]
             if len(own) >= k:
                 return own[:k]
-    found = search.library.store.query(
-        search.kb, vector, k, SearchFilter(types=(chunk_type,), doc_ids=search.filter.doc_ids)
+    found = search.library.nearest(
+        search.kb,
+        vector,
+        k,
+        SearchFilter(types=(chunk_type,), doc_ids=search.filter.doc_ids),
+        search.snap,
     )
     return [(i, s) for i, s in found if i in chunks]

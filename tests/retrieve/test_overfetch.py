@@ -1,6 +1,7 @@
 """A large library's dense search: a type making a good share of it is searched without Chroma's
 type filter (whose cost grows with the type's chunks) and its own hits kept; the results are the
-filtered search's (a real Chroma in tmp_path, the sample with the hash embedder)."""
+filtered search's (a real Chroma in tmp_path, the sample with the hash embedder; exact search of
+small libraries turned off, so the sample goes through Chroma's graph as a large one does)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.retrieve.strategies import StrategyOptions, retrieve
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
@@ -17,7 +19,9 @@ QUESTIONS = ("中芯国际2026年预测市盈率是多少？", "中芯南方采�
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
-    return hash_library(tmp_path_factory.mktemp("overfetch"), counter, [SAMPLE_CONTENT_LIST])
+    written = hash_library(tmp_path_factory.mktemp("overfetch"), counter, [SAMPLE_CONTENT_LIST])
+    graph_only = replace(written.settings, exact_search_max_chunks=0)
+    return Library(graph_only, embedder=HashEmbedder(), counter=counter)
 
 
 def _filters(library: Library, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
