@@ -34,11 +34,13 @@ ON_CONFLICT: tuple[OnConflict, ...] = ("ask", "replace", "keep_both")
 @dataclass(frozen=True)
 class Admitted:
     """A file to write: its (possibly renamed) document, its chunks, and what the report adds
-    (what it replaced and what changed, or the id it was kept under)."""
+    (what it replaced and what changed, or the id it was kept under). ``file_name`` is the
+    uploaded file's name when the document is listed under another (kept beside)."""
 
     entry: LoadedDocument
     chunks: list[Chunk]
     note: str = ""
+    file_name: str = ""
 
 
 def admit(
@@ -167,6 +169,7 @@ def _kept_beside(
         LoadedDocument(renamed, entry.warnings, entry.assets),
         [],
         note=f"kept beside the document {doc.doc_id} as {renamed.doc_id}",
+        file_name=doc.name,
     )
 
 

@@ -263,6 +263,8 @@ class Library:
                 report = self._write(kb, admitted.entry, chunks, part)
                 if report.status == "ingested" and admitted.note:
                     report = replace(report, message=f"{report.message}; {admitted.note}")
+                if admitted.file_name:  # kept beside: reported under the file the user gave
+                    report = replace(report, name=admitted.file_name)
                 reports[position] = report
             progress(Progress("index", len(decisions), len(decisions)))
         return [r for r in reports if r is not None]

@@ -76,6 +76,8 @@ def test_keeping_both_gives_the_new_file_its_own_id_and_both_stay_searchable(
     assert second.status == "ingested" and second.doc_id == "report (2)"
     assert "kept beside the document report as report (2)" in second.message
     assert third.doc_id == "report (3)"
+    # reported under the file the user gave, with the id it was kept as
+    assert (second.name, third.name) == ("report.json", "report_content_list.json")
     assert {d.doc_id for d in library.documents(KB)} == {"report", "report (2)", "report (3)"}
     found = {c.doc_id for c, _ in library.keyword_search(KB, "alpha beta gamma", 10)}
     assert found == {"report", "report (2)", "report (3)"}
