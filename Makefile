@@ -10,7 +10,7 @@ EVAL    ?= ../shared/eval
 EVALOUT ?= eval-results
 PORT    ?= 8501
 
-.PHONY: run test test-fast test-browser setup eval eval-broker bench crash lint clean
+.PHONY: run test test-fast test-browser setup eval eval-broker router bench crash lint clean
 
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
@@ -51,6 +51,12 @@ eval: setup
 
 eval-broker: setup
 	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT) --docs ""
+
+# Smart mode's router, retrained on the labelled questions (tatqa_dev, crud, our broker labels)
+# and reported on questions it was not fitted on (about 10 minutes; indexes shared with eval).
+# Writes rag_app/retrieve/data/router.json and $(EVALOUT)/router.json (docs/ROUTING.md).
+router: setup
+	$(BIN)/python -m rag_app.router_fit --eval-dir $(EVAL) --out $(EVALOUT) --report $(EVALOUT)/router.json
 
 # Speed in one run (slow; idle machine): ingestion and query latency of the configured encoder
 # runtime beside the bare torch fp32 encoder (RUNTIMES=onnx-int8,onnx,torch for each), the scale

@@ -23,10 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import load_settings
-from rag_app.evaluation import evaluate, find_documents, load_questions, load_routing_labels
+from rag_app.eval_routing import load_routing_labels
+from rag_app.evaluation import evaluate, find_documents, load_questions
 from rag_app.index.library import Library
 from rag_app.llm.offline import ExtractiveAnswerer
-from rag_app.models import Chunk, Progress, SearchFilter
+from rag_app.models import Chunk, Progress
 from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
@@ -181,7 +182,12 @@ def _quiet(_: Progress) -> None:
 
 
 def run(
-    sets: Sequence[str], eval_dir: Path, out: Path, retrievers: Sequence[str], ablations: bool
+    sets: Sequence[str],
+    eval_dir: Path,
+    out: Path,
+    retrievers: Sequence[str],
+    ablations: bool,
+    offline: bool = True,
 ) -> list[dict[str, object]]:
     from rag_app.index.embedder import load_embedder
 
@@ -252,7 +258,7 @@ def run(
                     prompt_settings=prompt_settings,
                     offline_answers=(
                         offline_answers(settings.offline)
-                        if name in OFFLINE_RUNS and scope == spec.scopes[0]
+                        if offline and name in OFFLINE_RUNS and scope == spec.scopes[0]
                         else None
                     ),
                     conversation=CONVERSATION_RUNS.get(name.partition(" ")[2], "history"),
@@ -307,10 +313,11 @@ COLUMNS = (
     "answered_answerable",
     "query_ms_p50",
     "retrieval_context_ms_p95",
-    # smart runs: the share of questions routed to one type, and routes to a type the labels
-    # do not expect, as a share of the labelled questions
+    # smart runs: the share of questions routed (a type preferred), and of the questions whose
+    # gold items are of one type, the share routed to that type and to another
     "routing routed",
-    "routing wrong_type_routes",
+    "routing single_own",
+    "routing single_wrong",
 )
 
 
@@ -331,7 +338,38 @@ def _row_md(row: dict[str, object]) -> str:
 def to_markdown(results: Sequence[dict[str, object]]) -> str:
     header = "| set | scope | retriever | " + " | ".join(COLUMNS) + " |"
     rule = "|" + "---|" * (3 + len(COLUMNS))
-    return "\n".join([header, rule, *(_row_md(r) for r in results)])
+    table = "\n".join([header, rule, *(_row_md(r) for r in results)])
+    versus = smart_vs_hybrid(results)
+    return f"{table}\n\n{versus}" if versus else table
+
+
+def smart_vs_hybrid(results: Sequence[dict[str, object]]) -> str:
+    """Smart against hybrid per set and scope: the differences (smart - hybrid) and smart's
+    routing of the questions whose gold is of one type (own type / wrong type / not routed)."""
+    rows = {(r["set"], r["scope"], r["retriever"]): r for r in results}
+    lines = [
+        "| set | scope | Δ recall@1 | Δ recall@5 | Δ answer_in_context | routed | "
+        "own type | wrong type | not routed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (name, scope, retriever), smart in rows.items():
+        hybrid = rows.get((name, scope, "hybrid"))
+        if retriever != "smart" or hybrid is None:
+            continue
+
+        def delta(key: str) -> str:
+            a, b = smart.get(key), hybrid.get(key)  # noqa: B023 - used at once
+            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+                return "-"
+            return f"{a - b:+.3f}"
+
+        lines.append(
+            f"| {name} | {scope} | {delta('recall@1')} | {delta('recall@5')} | "
+            f"{delta('answer_in_context')} | {_fmt(smart.get('routing routed'))} | "
+            f"{_fmt(smart.get('routing single_own'))} | {_fmt(smart.get('routing single_wrong'))} "
+            f"| {_fmt(smart.get('routing single_unrouted'))} |"
+        )
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def write_docs_table(path: Path, results: Sequence[dict[str, object]], command: str) -> None:
@@ -341,40 +379,6 @@ def write_docs_table(path: Path, results: Sequence[dict[str, object]], command: 
     header = f"Written by `{command}` on {today}."
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{header}\n\n{to_markdown(results)}\n")
-
-
-def fit_routing_constants(out: Path) -> None:
-    """Fit smart mode's routing constants on ``ROUTING_LABELS``: each broker question's features
-    with a pooled and a per-document first look, and the sample report's example questions over
-    the sample alone; prints the constants for ``StrategyOptions`` and the fit's routing."""
-    from rag_app.index.embedder import load_embedder
-    from rag_app.retrieve.routing import fit_routing
-    from rag_app.retrieve.strategies import routing_features_of
-
-    base = load_settings()
-    embedder = load_embedder(base)
-    labels = load_routing_labels(ROUTING_LABELS)
-    options = options_from(base)
-    rows = []
-    broker = Library(
-        replace(base, data_dir=out / "index" / "broker", knowledge_base="eval"), embedder=embedder
-    )
-    broker.ingest_paths(find_documents([REPO / "assets" / "broker_eval" / "docs"]), "eval")
-    for name in ("questions.jsonl", "questions_list.jsonl"):
-        for q in load_questions(REPO / "assets" / "broker_eval" / name):
-            for flt in (SearchFilter(), SearchFilter(doc_ids=q.doc_ids)):
-                rows.append((q.id, routing_features_of(broker, "eval", q.question, flt, options)))
-    sample = Library(replace(base, data_dir=out / "index" / "sample"), embedder=embedder)
-    sample.ingest_paths([REPO / "assets" / "sample_report" / "smic_report_content_list.json"])
-    kb = sample.settings.knowledge_base
-    for q in json.loads((REPO / "assets" / "sample_report" / "questions.json").read_text()):
-        rows.append((f"sample_{q['id']}", routing_features_of(sample, kb, q["question"])))
-
-    def target(kind: str) -> dict[str, float]:
-        return {"table": 0.5, "text": 0.5} if kind == "mixed" else {kind: 1.0}
-
-    weights, bias = fit_routing([(f, target(labels[qid][0])) for qid, (f, _) in rows])
-    print(f"routing_weights = {weights}\nrouting_bias = {bias}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -393,18 +397,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument(
-        "--fit-routing", action="store_true", help="fit smart mode's routing constants only"
+        "--no-offline", action="store_true", help="skip the offline answerer's rows (retrieval only)"
     )
     args = parser.parse_args(argv)
-    if args.fit_routing:
-        fit_routing_constants(Path(args.out))
-        return 0
     results = run(
         [s.strip() for s in args.sets.split(",") if s.strip()],
         Path(args.eval_dir),
         Path(args.out),
         [r.strip() for r in args.retrievers.split(",")],
         not args.no_ablations,
+        offline=not args.no_offline,
     )
     if args.docs and results:  # a run that found no set leaves the last table in place
         given = sys.argv[1:] if argv is None else list(argv)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rag_app.eval_routing import gold_types, routing_summary
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, Progress, SearchFilter
 from rag_app.prompt import PromptSettings, build_prompt
@@ -43,6 +44,9 @@ class Question:
     # False for a question the library cannot answer (answerability sets): it should be
     # declined, and it counts in no retrieval metric.
     answerable: bool = True
+    # The content types of the gold items (where the answer is): smart mode's routing is right
+    # when it prefers one of them.
+    gold_types: tuple[str, ...] = ()
 
     @property
     def earlier_questions(self) -> list[str]:
@@ -82,6 +86,7 @@ def load_questions(path: Path) -> list[Question]:
                     history=_history(row.get("history")),
                     written_out=str(row.get("written_out") or ""),
                     answerable=bool(row.get("answerable", True)),
+                    gold_types=tuple(sorted({str(t) for t in row.get("gold_item_types", ())})),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -128,53 +133,6 @@ def first_hit_rank(hits: Sequence[Hit], question: Question) -> int | None:
     if any(r is None for r in ranks):
         return None
     return max(r for r in ranks if r is not None)
-
-
-def load_routing_labels(path: Path) -> dict[str, tuple[str, str]]:
-    """Question id -> (expected type, phrasing) from a routing labels file (JSON lines with id,
-    type: table/text/image/mixed, phrasing: explicit/business/misleading)."""
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
-    return {r["id"]: (r["type"], r["phrasing"]) for r in rows}
-
-
-def routing_summary(
-    per_question: Sequence[Mapping[str, object]],
-    labels: Mapping[str, tuple[str, str]] | None = None,
-) -> dict[str, object]:
-    """Smart mode's routing over the rows that carry one: the routed share and routes per type;
-    with labels, the routed questions' accuracy, wrong-type routes as a share of all labelled
-    questions (a mixed question may route to table or text) and the share of single-type
-    questions phrased in explicit or business words that routed to their own type."""
-    decisions = [(row["id"], row["routing"]) for row in per_question if "routing" in row]
-    routed = [(qid, r) for qid, r in decisions if r["single_type"]]  # type: ignore[index]
-    by_type: dict[str, int] = {}
-    for _, r in routed:
-        by_type[r["type"]] = by_type.get(r["type"], 0) + 1  # type: ignore[index]
-    out: dict[str, object] = {
-        "n": len(decisions),
-        "routed": round(len(routed) / len(decisions), 4) if decisions else 0.0,
-        "routed_by_type": by_type,
-    }
-    labelled = [(qid, r) for qid, r in decisions if qid in (labels or {})]
-    if labels and labelled:
-
-        def right(qid: object, kind: object) -> bool:
-            expected = labels[str(qid)][0]
-            return kind in (("table", "text") if expected == "mixed" else (expected,))
-
-        hits = [right(q, r["type"]) for q, r in labelled if r["single_type"]]  # type: ignore[index]
-        own = [
-            bool(r["single_type"]) and r["type"] == labels[str(q)][0]  # type: ignore[index]
-            for q, r in labelled
-            if labels[str(q)][0] != "mixed" and labels[str(q)][1] != "misleading"
-        ]
-        out |= {
-            "n_labelled": len(labelled),
-            "routed_accuracy": round(sum(hits) / len(hits), 4) if hits else None,
-            "wrong_type_routes": round(hits.count(False) / len(labelled), 4),
-            "own_type_routed": round(sum(own) / len(own), 4) if own else None,
-        }
-    return out
 
 
 def _share(flags: Sequence[bool]) -> float | None:
@@ -298,6 +256,7 @@ def evaluate(
         prompt_settings or library.settings.prompt, context_budget=context_budget or 3000
     )
     names = {d.doc_id: d.name for d in library.documents(kb)}
+    chunk_types: dict[str, list[tuple[frozenset[int], str]]] = {}
     # Answerability sets: each question is held against the library (rag_app.answerability).
     checks = any(not q.answerable for q in questions)
     declined: dict[bool, list[bool]] = {True: [], False: []}
@@ -320,6 +279,9 @@ def evaluate(
                 "single_type": routing.single_type,
                 "confidence": routing.confidence,
             }
+            types = question.gold_types or gold_types(library, kb, question, chunk_types)
+            if types:
+                row["gold_types"] = list(types)
         if asked != question.question:
             row["standalone"] = asked
         refused = False

@@ -158,11 +158,14 @@ class StrategyOptions:
     # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
     # retrieved once per named report and the results interleaved (``per_subject_trace``).
     use_subjects: bool = True
-    # Smart mode: route to one content type at or above this calibrated confidence (the
-    # estimated chance the type holds the answer; docs/ROUTING.md).
-    # 0.8: on the labelled questions no route goes to a wrong type at 0.8 and, fitted without
-    # the report asked about (leave one report out), 1.1% do (3.7% at 0.7).
-    smart_threshold: float = 0.8
+    # Smart mode: prefer one content type at or above this confidence of the learned router
+    # (rag_app/retrieve/router.py): at 0.75, 5-fold over 3724 labelled first looks, single-type
+    # questions went to their own type 72% (tatqa) / 66% (broker) / 100% (crud) of the time and
+    # to a wrong one 2.1% / 1.7% / 0% (docs/ROUTING.md).
+    smart_threshold: float = 0.75
+    # The same for the fitted constants below, used when the question's embedding is not the
+    # router's model (another embedder): 0.8, where no broker route went to a wrong type.
+    constants_threshold: float = 0.8
     # Routing constants: weights of (explicit cue, implicit cue, caption match, first-look share,
     # first-look top hit) and per-type bias, fitted by ``fit_routing`` (L2 0.01) on
     # assets/broker_eval/routing_labels.jsonl, pooled and per-document first looks
@@ -175,9 +178,16 @@ class StrategyOptions:
     )
     # Hits of the first look (the hybrid answer) whose types are routing evidence.
     routing_look: int = 10
-    # A routed type's hits below this score give way to the first look's other hits (the old
-    # fallback's "strong hit" bar).
-    smart_floor: float = 0.3
+    # Smart mode is hybrid plus a preference: a routed question's hybrid ranking and the routed
+    # type's own ranking are fused by reciprocal rank (k = smart_rrf_k), the routed list
+    # weighted smart_preference x the router's confidence (docs/ROUTING.md, measured per set).
+    smart_preference: float = 0.5
+    smart_rrf_k: int = 10
+    # The learned router (rag_app/retrieve/data/router.json) decides when the question's
+    # embedding comes from the model it was trained with; else the constants above.
+    learned_router: bool = True
+    # Another router file than the one shipped (held-out evaluation: rag_app/router_fit.py).
+    router_path: str = ""
     cues: RoutingCues = field(default_factory=RoutingCues)
 
     def weight_of(self, chunk_type: str) -> float:

@@ -18,12 +18,23 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from rag_app.models import Reason, Routing
 from rag_app.stage_settings import RoutingCues, StrategyOptions
 from rag_app.text.phrasing import content_references
 
 DEFAULT_CUES = RoutingCues()
+
+
+class LearnedInput(Protocol):
+    """The learned router with what it reads beside the evidence (the question's embedding)."""
+
+    def probabilities(
+        self, features: Mapping[str, Sequence[float]], available: Sequence[str]
+    ) -> dict[str, float]: ...
+
+
 TYPES = ("text", "table", "image")
 FEATURES = ("explicit", "implicit", "caption", "look", "top")
 
@@ -125,19 +136,27 @@ def detect_query_type(
     available: tuple[str, ...] = TYPES,
     look: Sequence[str] = (),
     options: StrategyOptions | None = None,
+    learned: LearnedInput | None = None,
 ) -> Routing:
     """Detect the query's content type with a calibrated confidence and the evidence behind it.
 
     ``caption_matches`` maps a type to library captions the query matched and ``look`` lists the
     types of the first look's hits, best first (both found by the caller, which has the index).
     Types not in ``available`` (none in the library) cannot win. ``threshold`` defaults to
-    ``options.smart_threshold``.
+    ``options.smart_threshold`` (the learned router's) or ``options.constants_threshold``. With ``learned`` (the router model and the question's
+    embedding) the learned router gives the probabilities and the question itself counts as a
+    cue; without it, the fitted constants of ``options`` over the evidence alone.
     """
     options = options or StrategyOptions()
-    threshold = options.smart_threshold if threshold is None else threshold
+    if threshold is None:
+        threshold = options.smart_threshold if learned else options.constants_threshold
     features, evidence = routing_features(query, cues, caption_matches, look)
-    probs = type_probabilities(features, options, available)
-    cued = any(f[0] or f[1] or f[2] for t, f in features.items() if t in available)
+    if learned is not None:
+        probs = learned.probabilities(features, available)
+        cued = True  # the question's own embedding is read, not only the words of a list
+    else:
+        probs = type_probabilities(features, options, available)
+        cued = any(f[0] or f[1] or f[2] for t, f in features.items() if t in available)
     if not probs:
         probs = {"text": 0.0}
     best = max(probs, key=lambda k: (probs[k], k == "text"))
@@ -166,7 +185,10 @@ def detect_query_type(
         )
         why = Reason("hybrid", values)
     elif single:
-        reason = f"{best} at confidence {confidence:.2f} >= {threshold:.2f}: {best} only"
+        reason = (
+            f"{best} preferred at confidence {confidence:.2f} >= {threshold:.2f}: its hits "
+            "first, every type still searched"
+        )
         why = Reason("single", values)
     else:
         reason = (
@@ -183,42 +205,4 @@ def detect_query_type(
         reason=reason,
         threshold=threshold,
         why=why,
-    )
-
-
-def fit_routing(
-    rows: Sequence[tuple[Mapping[str, Sequence[float]], Mapping[str, float]]],
-    l2: float = 0.01,
-    steps: int = 3000,
-    rate: float = 0.5,
-) -> tuple[tuple[float, ...], tuple[tuple[str, float], ...]]:
-    """Fit the routing constants: multinomial logistic regression by gradient descent.
-
-    ``rows`` are (features per type, target probability per type; a mixed question splits its
-    mass). Returns (weights, per-type bias), as ``StrategyOptions`` holds them.
-    """
-    n_features = len(FEATURES)
-    weights = [0.0] * n_features
-    bias = dict.fromkeys(TYPES, 0.0)
-    for _ in range(steps):
-        grad_w = [0.0] * n_features
-        grad_b = dict.fromkeys(TYPES, 0.0)
-        for features, target in rows:
-            logits = {t: bias[t] + sum(w * f for w, f in zip(weights, features[t])) for t in TYPES}
-            top = max(logits.values())
-            exps = {t: math.exp(z - top) for t, z in logits.items()}
-            total = sum(exps.values())
-            for t in TYPES:
-                err = exps[t] / total - target.get(t, 0.0)
-                grad_b[t] += err
-                for j in range(n_features):
-                    grad_w[j] += err * features[t][j]
-        n = len(rows) or 1
-        weights = [w - rate * (g / n + l2 * w) for w, g in zip(weights, grad_w)]
-        bias = {t: bias[t] - rate * grad_b[t] / n for t in TYPES}
-        mean = sum(bias.values()) / len(bias)  # a softmax is blind to a shared shift
-        bias = {t: b - mean for t, b in bias.items()}
-    return (
-        tuple(round(w, 3) for w in weights),
-        tuple((t, round(b, 3)) for t, b in bias.items()),
     )

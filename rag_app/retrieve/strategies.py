@@ -30,11 +30,14 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.models import NO_FILTER, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
 from rag_app.retrieve.options import StrategyOptions, options_from
 from rag_app.retrieve.recall import LAYERS, admit, layer_ranking, recall_layers
+from rag_app.retrieve.router import router_input
 from rag_app.retrieve.routing import detect_query_type, routing_features
 from rag_app.retrieve.scoring import finalise, rank
 from rag_app.retrieve.signals import (
@@ -61,7 +64,7 @@ __all__ = [
     "options_from",
     "per_subject_trace",
     "retrieve",
-    "routing_features_of",
+    "routing_inputs",
     "single_type_hits",
     "structure_tokens",
     "subjects_by_document",
@@ -171,44 +174,67 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     return out
 
 
-def routing_features_of(
+def routing_inputs(
     library: Library,
     kb: str,
     query: str,
     search_filter: SearchFilter = NO_FILTER,
     options: StrategyOptions | None = None,
-) -> tuple[dict[str, tuple[float, ...]], tuple[str, ...]]:
-    """The routing features smart mode computes for ``query`` (per type, ``FEATURES`` order)
-    and the types the library holds: the rows ``fit_routing`` is fitted on."""
+) -> tuple[dict[str, tuple[float, ...]], np.ndarray | None, tuple[str, ...]]:
+    """What smart mode's router reads for ``query``: the evidence per type (``FEATURES``
+    order), the query's embedding and the types the library holds (the router's training
+    rows, ``rag_app.router_fit``)."""
     options = options or StrategyOptions()
     types = _types_present(library, kb)
     run = _Run(library, kb, analyse_query(query), search_filter, options, types)
     first = hybrid_hits(run, 10, types)
     look = [h.chunk.type for h in first[: options.routing_look]]
     features, _ = routing_features(query, options.cues, caption_matches(run), look)
-    return features, types
+    return features, run.signals.vector, types
 
 
 def _smart_hits(
     run: _Run, k: int, routing: Routing, first: list[Hit], types: Sequence[str]
 ) -> tuple[list[Hit], list[str]]:
-    """Smart mode's hits and notes. Unrouted: the first look (the hybrid answer). Routed: the
-    routed type's strong hits (scoring ``smart_floor`` or more) first, then, when they are fewer
-    than k, the first look's other hits fill the rest."""
+    """Smart mode's hits and notes: hybrid plus a preference, never a replacement.
+
+    Unrouted: the first look (the hybrid answer). Routed: the first look's ranking and the
+    routed type's own (its candidates recalled deeper, each ranked with its document's evidence)
+    fused by reciprocal rank, the routed list weighted ``smart_preference`` x confidence. A hit of
+    another type keeps its hybrid rank's share, so what hybrid finds can still be found; the
+    routed type's hits move up."""
     if not routing.single_type:
         return first, []
-    single = single_type_hits(run, k, routing.detected_type, types)
-    floor = run.search.options.smart_floor
-    strong = [h for h in single if h.score >= floor]
-    if len(strong) >= k:
-        return strong, [f"smart: {routing.detected_type} only"]
-    seen = {h.chunk.chunk_id for h in strong}
-    fill = [h for h in first if h.chunk.chunk_id not in seen]
+    options = run.search.options
+    preferred = routing.detected_type
+    routed = single_type_hits(run, k, preferred, types)
+    weight = options.smart_preference * routing.confidence
+    c = options.smart_rrf_k
+    fused: dict[str, float] = {}
+    by_id: dict[str, Hit] = {}
+    for place, hit in enumerate(first, start=1):
+        fused[hit.chunk.chunk_id] = 1 / (c + place)
+        by_id[hit.chunk.chunk_id] = hit
+    for place, hit in enumerate(routed, start=1):
+        cid = hit.chunk.chunk_id
+        fused[cid] = fused.get(cid, 0.0) + weight / (c + place)
+        by_id[cid] = hit  # with its document's evidence
+    order = sorted(fused, key=lambda cid: (-fused[cid], cid))
+    hits = [
+        replace(
+            by_id[cid],
+            score=round(fused[cid], 6),
+            signals=by_id[cid].signals + (("smart_fused", Signal(fused[cid], place)),),
+        )
+        for place, cid in enumerate(order[: max(k, len(first))], start=1)
+    ]
+    moved = sum(1 for a, b in zip(first, hits) if a.chunk.chunk_id != b.chunk.chunk_id)
+    added = [h for h in hits[:k] if h.chunk.chunk_id not in {f.chunk.chunk_id for f in first}]
     note = (
-        f"smart: {routing.detected_type} found {len(strong)} strong hits; "
-        f"filled with other types (hybrid)"
+        f"smart: {preferred} preferred ({routing.confidence:.2f}); {moved} of {len(first)} "
+        f"places changed, {len(added)} {preferred} hits beyond hybrid's"
     )
-    return strong + fill, [note]
+    return hits, [note]
 
 
 def retrieve(
@@ -255,14 +281,22 @@ def retrieve(
     if mode == "smart":
         first = hybrid_hits(run, k, types)
         look = [h.chunk.type for h in first[: options.routing_look]]
+        learned = (
+            router_input(
+                run.signals.vector, getattr(library.embedder, "name", ""), options.router_path
+            )
+            if options.learned_router
+            else None
+        )
         routing = detect_query_type(
             query,
-            options.smart_threshold,
+            None,  # the learned router's threshold, or the constants'
             options.cues,
             caption_matches(run),
             available=types,
             look=look,
             options=options,
+            learned=learned,
         )
         hits, notes = _smart_hits(run, k, routing, first, types)
     else:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from rag_app.config import Settings
-from rag_app.evaluation import Question, evaluate, load_routing_labels, routing_summary
+from rag_app.eval_routing import load_routing_labels, routing_summary
+from rag_app.evaluation import Question, evaluate
 from rag_app.index.library import Library
-from rag_app.retrieve.routing import FEATURES, detect_query_type, fit_routing, look_shares
+from rag_app.retrieve.routing import detect_query_type, look_shares
 from rag_app.retrieve.strategies import StrategyRetriever, retrieve
-from rag_app.stage_settings import StrategyOptions
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_CONTENT_LIST, SAMPLE_DIR, hash_library
 
 LABELS = REPO_ROOT / "assets" / "broker_eval" / "routing_labels.jsonl"
@@ -64,7 +64,7 @@ def test_the_sample_examples_route_as_labelled(real_sample: Library) -> None:
         if routing.single_type:
             routed += 1
             assert routing.detected_type == expected, q["question"]
-            assert all(h.chunk.type == expected for h in trace.hits[:3])
+            assert trace.hits[0].chunk.type == expected, q["question"]
         else:
             assert "types compete" in routing.reason
     assert routed >= 6
@@ -76,8 +76,14 @@ def test_smart_differs_from_hybrid_when_it_routes(sample: Library) -> None:
     hybrid = retrieve(sample, "default", question, "hybrid", 5)
     assert smart.routing is not None and smart.routing.single_type
     assert smart.routing.detected_type == "table"
-    assert {h.chunk.type for h in smart.hits} == {"table"}
-    assert {h.chunk.type for h in hybrid.hits} != {"table"}
+    assert smart.hits[0].chunk.type == "table"
+    smart_order = [h.chunk.chunk_id for h in smart.hits]
+    assert smart_order != [h.chunk.chunk_id for h in hybrid.hits]
+    # tables move up: at least as many in smart's first places as in hybrid's
+    for n in (1, 3, 5):
+        assert sum(h.chunk.type == "table" for h in smart.hits[:n]) >= sum(
+            h.chunk.type == "table" for h in hybrid.hits[:n]
+        )
 
 
 def test_a_question_without_type_cues_does_not_route(sample: Library) -> None:
@@ -104,20 +110,6 @@ def test_the_look_is_weighted_by_rank() -> None:
         {"text": 1 / 3, "table": 2 / 3, "image": 0}
     )
     assert look_shares(()) == {"text": 0.0, "table": 0.0, "image": 0.0}
-
-
-def test_fit_routing_learns_which_feature_tells_the_type() -> None:
-    def row(kind: str) -> tuple[dict[str, tuple[float, ...]], dict[str, float]]:
-        features = {
-            t: (0.0, 0.0, 0.0, 1.0 if t == kind else 0.0, 0.0) for t in ("text", "table", "image")
-        }
-        return features, {kind: 1.0}
-
-    weights, bias = fit_routing([row(k) for k in ("text", "table", "image")] * 3, steps=300)
-    assert len(weights) == len(FEATURES) and weights[FEATURES.index("look")] > 1
-    options = StrategyOptions(routing_weights=weights, routing_bias=bias)
-    routing = detect_query_type("图表里的数据", look=("table",), options=options)
-    assert routing.scores[1][1] > routing.scores[0][1]
 
 
 def test_eval_rows_carry_the_routing(sample: Library) -> None:

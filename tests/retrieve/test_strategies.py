@@ -38,11 +38,12 @@ KB = "default"
 )
 def test_explicit_cues_route_to_one_type(query: str, kind: str) -> None:
     # a first look that confirms the named type (smart mode always has one)
-    routing = detect_query_type(query, look=(kind, kind, "text"))
+    threshold = StrategyOptions().constants_threshold
+    routing = detect_query_type(query, threshold, look=(kind, kind, "text"))
     assert routing.detected_type == kind
-    assert routing.single_type and routing.confidence >= 0.8
+    assert routing.single_type and routing.confidence >= threshold
     assert routing.evidence and routing.why.key == "single"
-    assert routing.why.value("type") == kind and routing.threshold == 0.8
+    assert routing.why.value("type") == kind and routing.threshold == threshold
 
 
 def test_an_implicit_lean_alone_stays_hybrid() -> None:
@@ -150,11 +151,32 @@ def test_smart_routes_a_table_question_to_tables(corpus: Library) -> None:
     trace = retrieve(corpus, KB, "请列出表6 中芯国际产线一览表", "smart", 5)
     assert trace.routing is not None and trace.routing.single_type
     assert trace.routing.detected_type == "table"
-    assert len(trace.hits) == 5 and all(h.chunk.type == "table" for h in trace.hits)
+    assert len(trace.hits) == 5
     assert [h.chunk.caption for h in trace.hits[:2]] == ["表6：中芯国际产线一览"] * 2
-    assert trace.notes == ("smart: table only",)
-    # each hit also carries its document's evidence from every type
-    assert all(h.signal("document") is not None for h in trace.hits)
+    assert trace.notes[0].startswith("smart: table preferred")
+    # the preferred type's hits carry their document's evidence from every type; every hit
+    # its fused rank
+    assert all(h.signal("document") is not None for h in trace.hits if h.chunk.type == "table")
+    assert all(h.signal("smart_fused") is not None for h in trace.hits)
+
+
+def test_smart_is_hybrid_plus_a_preference_never_a_replacement(corpus: Library) -> None:
+    """Routed, smart keeps what hybrid finds: its hits are hybrid's with the preferred type
+    moved up, so hybrid's best hit of another type stays within the first places."""
+    question = "请列出表6 中芯国际产线一览表"
+    smart = retrieve(corpus, KB, question, "smart", 10)
+    hybrid = retrieve(corpus, KB, question, "hybrid", 10)
+    assert smart.routing is not None and smart.routing.single_type
+    smart_ids = [h.chunk.chunk_id for h in smart.hits]
+    other = [h for h in hybrid.hits if h.chunk.type != "table"]
+    assert other, "hybrid holds another type to keep"
+    best_other = hybrid.hits.index(other[0])
+    tables_before = sum(h.chunk.type == "table" for h in hybrid.hits[best_other:])
+    # it can give way only to the tables ranked after it
+    assert smart_ids.index(other[0].chunk.chunk_id) <= best_other + tables_before
+    assert set(smart_ids[:5]) <= {h.chunk.chunk_id for h in hybrid.hits} | {
+        h.chunk.chunk_id for h in smart.hits if h.chunk.type == "table"
+    }
 
 
 def test_smart_without_cues_is_hybrid(corpus: Library) -> None:
@@ -165,7 +187,7 @@ def test_smart_without_cues_is_hybrid(corpus: Library) -> None:
 
 def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A library with a single figure: a figure question routes to images, finds one hit (fewer
-    than k) and the other types fill the rest rather than answer from one figure."""
+    than k) and the other types keep the rest rather than answer from one figure."""
     items = [
         {"type": "text", "text": "华虹半导体 2024年 营收 走势", "text_level": 1, "page_idx": 0},
         {"type": "text", "text": "华虹半导体2024年营收143.9亿元，同比下降11%。", "page_idx": 0},
@@ -183,7 +205,6 @@ def test_smart_falls_back_when_the_type_finds_too_little(corpus: Library, tmp_pa
     trace = retrieve(corpus, "tiny", "图1 华虹半导体营收走势图", "smart", 5)
     assert trace.routing is not None and trace.routing.single_type
     assert trace.routing.detected_type == "image"
-    assert any("filled with other types" in n for n in trace.notes)
     assert trace.hits[0].chunk.type == "image"  # the routed type first
     assert {h.chunk.type for h in trace.hits} == {"text", "image"}
 
