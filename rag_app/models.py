@@ -212,7 +212,7 @@ class Routing:
     confidence: float
     evidence: tuple[str, ...]  # the cues that matched, e.g. ("表格", "table:盈利预测")
     scores: tuple[tuple[str, float], ...]  # per-type evidence scores
-    single_type: bool  # True when confidence reached the threshold and one type was searched
+    single_type: bool  # True when confidence reached the threshold: that type preferred
     reason: str  # in English
     threshold: float = 0.0
     why: Reason = Reason("")  # the reason as a key: no_cues / single / hybrid

@@ -148,9 +148,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "mode_smart": ("智能", "Smart"),
     "mode_hybrid": ("混合", "Hybrid"),
     "query_mode_help": (
-        "智能：先判断问题针对文本、表格还是图片，再有针对性地检索；混合：所有类型一起检索并融合。",
-        "Smart: detect whether the question is about text, tables or figures and search that "
-        "type; Hybrid: search every type and fuse the results.",
+        "智能：判断问题针对文本、表格还是图片，有把握时优先该类型（其余类型照常检索，排序在后），"
+        "否则同混合；混合：所有类型一起检索并融合。",
+        "Smart: detect whether the question is about text, tables or figures and, when sure, "
+        "rank that type's hits first (every type is still searched), else as hybrid; Hybrid: "
+        "search every type and fuse the results.",
     ),
     "prompt_mode": ("提示词模式", "Prompt mode"),
     "pmode_simple": ("简洁", "Simple"),
@@ -279,16 +281,32 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Hybrid mode: text, tables and figures are searched together and fused.",
     ),
     "routing_decision": (
-        "判定为 **{type}** · 置信度 {confidence:.2f} · {scope}",
-        "Detected **{type}** · confidence {confidence:.2f} · {scope}",
+        "判定为 **{type}** · 置信度 {confidence:.2f} · {cues} · {scope}",
+        "Detected **{type}** · confidence {confidence:.2f} · {cues} · {scope}",
     ),
-    "routing_single": ("只检索该类型", "searched that type only"),
-    "routing_all": ("置信度不足，检索全部类型", "not confident: searched every type"),
+    "routing_single": (
+        "优先该类型（其余类型照常检索，排序靠后）",
+        "that type preferred (every type still searched, ranked after it)",
+    ),
+    "routing_all": ("置信度不足，不设偏好（同混合）", "not confident: no preference (as hybrid)"),
     "routing_evidence": ("依据", "Evidence"),
     "routing_reason": ("原因", "Reason"),
     "routing_scores": ("各类型得分", "Per-type scores"),
     "routing_none": ("无", "none"),
     "hits_none": ("该类型没有命中。", "No hits of this type."),
+    "hits_searched": ("已检索全部类型：{types}", "Every type searched: {types}"),
+    "hits_preferred": ("{type}优先，其命中排在前面", "{type} preferred, its hits ranked first"),
+    "tab_preferred": ("{type}（优先）", "{type} (preferred)"),
+    # a hit's signals (rag_app.retrieve: scoring, strategies), as hit table columns
+    "signal_dense": ("语义相似度", "Dense (semantic)"),
+    "signal_bm25": ("关键词 BM25", "Keyword BM25"),
+    "signal_structure": ("结构匹配", "Structure"),
+    "signal_expansion": ("同义词扩展", "Synonym expansion"),
+    "signal_phrase": ("短语匹配", "Phrase match"),
+    "signal_numbers": ("数字匹配", "Number match"),
+    "signal_introduced_by": ("引导段落", "Introduced by"),
+    "signal_document": ("文档证据", "Document evidence"),
+    "signal_smart_fused": ("智能融合（偏好）", "Smart fused (preference)"),
     "col_rank": ("排名", "Rank"),
     "col_score": ("得分", "Score"),
     "col_doc": ("文档", "Document"),
@@ -347,15 +365,36 @@ TEXTS: dict[str, tuple[str, str]] = {
     # compare page
     "compare_title": ("智能 vs 混合", "Smart vs hybrid"),
     "compare_caption": (
-        "同一个问题分别用智能检索与混合检索回答，并排比较路由、命中、提示词与答案。",
+        "同一个问题分别用智能检索与混合检索回答，并排比较路由、命中（哪些排名变了、哪些仅一方找到）、"
+        "提示词与答案。",
         "One question answered with smart and with hybrid retrieval, side by side: routing, "
-        "hits, prompt and answer.",
+        "hits (which moved, which only one found), prompt and answer.",
     ),
     "compare_question": ("问题", "Question"),
     "compare_run": ("对比", "Compare"),
     "compare_empty": ("输入问题后点击「对比」。", "Enter a question and press Compare."),
     "hits_title": ("命中（前 {n} 条）", "Hits (top {n})"),
     "shared_hits": ("两种模式共同命中 {n} 条", "{n} hits found by both modes"),
+    "col_change": ("混合→智能", "Hybrid → smart"),
+    "change_smart_only": ("★ 仅智能找到", "★ smart only"),
+    "change_hybrid_only": ("★ 仅混合找到", "★ hybrid only"),
+    "diff_preferred": (
+        "智能模式优先{type}（置信度 {confidence:.2f}）",
+        "Smart preferred {type} (confidence {confidence:.2f})",
+    ),
+    "diff_unrouted": ("智能模式未设偏好", "Smart set no preference"),
+    "diff_separator": ("，", ", "),
+    "diff_moved": ("{n} 处排名变化", "{n} places changed"),
+    "diff_smart_only": ("{n} 条仅智能找到", "{n} found by smart only"),
+    "diff_hybrid_only": ("{n} 条仅混合找到", "{n} found by hybrid only"),
+    "diff_same": (
+        "智能与混合的前 {n} 条命中相同",
+        "Smart and hybrid gave the same hits (top {n})",
+    ),
+    "diff_same_preferred": (
+        "智能模式优先{type}，混合检索已把它们排在前面",
+        "smart preferred {type}, which hybrid already ranked first",
+    ),
     "answer": ("回答", "Answer"),
     # library page
     "library_title": ("文档库", "Library"),
@@ -533,8 +572,8 @@ TEXTS: dict[str, tuple[str, str]] = {
 REASONS_ZH: dict[str, str] = {
     # smart routing
     "no_cues": "未发现类型线索：检索全部类型（混合）",
-    "single": "{type}置信度 {confidence} ≥ {threshold}：只检索{type}",
-    "hybrid": "{type}置信度 {confidence} < {threshold}：检索全部类型（混合）",
+    "single": "{type}置信度 {confidence} ≥ {threshold}：优先{type}，其余类型照常检索",
+    "hybrid": "{type}置信度 {confidence} < {threshold}：不设偏好，同混合检索",
     # citation checks
     "not_factual": "非事实陈述（{kind}）",
     "uncited_supported": "未标注引用；来源 {other} 支持这句话",

@@ -25,18 +25,17 @@ import streamlit as st
 from rag_app.cite import normalize_markers
 from rag_app.index.library import Library
 from rag_app.llm import ExtractiveAnswerer
-from rag_app.models import Answer, AskOptions, Chunk, Hit, RetrievalTrace
+from rag_app.models import Answer, AskOptions, Chunk
 from rag_app.pipeline import Pipeline
 from rag_app.prompt import Turn
 from rag_app.text.latex import latex_to_text
 from rag_app.text.tables import cell_value, quoted_values
-from ui.i18n import labelled, lang, layer_reason, ms, reason_text, t, type_label
+from ui.i18n import labelled, lang, ms, reason_text, t, type_label
+from ui.render_hits import TYPE_ICONS, chunk_title, render_retrieval
 from ui.sanitize import escape_label, escape_markdown_text, escape_text, sanitize_table_html
 
 # The key of the container holding the Ask page's newest question and answer (see CSS).
 LATEST_TURN = "latest_turn"
-TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
-HIT_TABS = ("text", "table", "image", "qa")
 _CANONICAL = re.compile(r"\[Source (\d+)\]")
 # The relevance check's labels (zh, en); kept here until ui/i18n.py takes them.
 _RELEVANCE_TEXTS = {
@@ -141,12 +140,6 @@ def page_label(chunk: Chunk) -> str:
         return ""
     first, last = min(chunk.pages) + 1, max(chunk.pages) + 1
     return t("page", page=first if first == last else f"{first}–{last}")
-
-
-def chunk_title(chunk: Chunk, limit: int = 36) -> str:
-    title = chunk.caption or (chunk.heading_path[-1] if chunk.heading_path else "") or chunk.text
-    title = " ".join(title.split())
-    return title if len(title) <= limit else title[: limit - 1] + "…"
 
 
 def _sources(answer: Answer) -> tuple[Any, ...]:
@@ -563,141 +556,6 @@ def render_sources(
                     unsafe_allow_html=True,
                 )
             render_chunk(chunk, lib, kb, [s for line in lines for s in line.sentences])
-
-
-# retrieval trace -----------------------------------------------------------------------------
-def _signal_cell(hit: Hit, name: str) -> str:
-    signal = hit.signal(name)
-    if signal is None:
-        return ""
-    return f"{signal.score:.3f}" + (f" (#{signal.rank})" if signal.rank else "")
-
-
-def hits_frame(
-    hits: Sequence[Hit], doc_names: Mapping[str, str], in_prompt: Mapping[str, int]
-) -> pd.DataFrame:
-    names = sorted({name for hit in hits for name, _ in hit.signals})
-    rows = []
-    for hit in hits:
-        chunk = hit.chunk
-        row = {
-            t("col_rank"): hit.rank,
-            t("col_score"): round(hit.score, 4),
-            t("col_in_prompt"): f"[Source {in_prompt[chunk.chunk_id]}]"
-            if chunk.chunk_id in in_prompt
-            else "",
-            t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
-            t("col_page"): ", ".join(str(p + 1) for p in chunk.pages),
-            t("col_strategy"): hit.strategy,
-            t("col_note"): hit.note,
-        }
-        for name in names:
-            row[name] = _signal_cell(hit, name)
-        row[t("col_preview")] = chunk_title(chunk, 60)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _in_prompt(answer: Answer) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for source in _sources(answer):
-        out[source.hit.chunk.chunk_id] = source.number
-        for part in source.parts:
-            out.setdefault(part.chunk.chunk_id, source.number)
-    return out
-
-
-def render_routing(trace: RetrievalTrace) -> None:
-    routing = trace.routing
-    if trace.mode != "smart" or routing is None:
-        st.caption("🔀 " + t("routing_hybrid"))
-        return
-    scope = t("routing_single") if routing.single_type else t("routing_all")
-    st.markdown(
-        "🧭 "
-        + t(
-            "routing_decision",
-            type=type_label(routing.detected_type),
-            confidence=routing.confidence,
-            scope=scope,
-        )
-    )
-    evidence = " ".join(f"`{e.replace('`', '')}`" for e in routing.evidence)
-    scores = " · ".join(f"{type_label(k)} {v:.2f}" for k, v in routing.scores)
-    st.caption(
-        "  \n".join(
-            [
-                labelled("routing_evidence", evidence or t("routing_none")),
-                labelled("routing_scores", scores),
-                labelled(
-                    "routing_reason", escape_label(reason_text((routing.why,), routing.reason))
-                ),
-            ]
-        )
-    )
-
-
-def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
-    trace = answer.retrieval
-    in_prompt = _in_prompt(answer)
-    present = [k for k in HIT_TABS if k != "qa" or trace.by_type("qa")]
-    labels = [f"{TYPE_ICONS[k]} {type_label(k)} ({len(trace.by_type(k))})" for k in present]
-    busiest = max(range(len(present)), key=lambda i: len(trace.by_type(present[i])))
-    tabs = st.tabs(labels + ["🪜 " + t("layers")], default=labels[busiest])
-    for tab, kind in zip(tabs, present, strict=False):
-        with tab:
-            hits = trace.by_type(kind)
-            if not hits:
-                st.caption(t("hits_none"))
-                continue
-            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True, width="stretch")
-    with tabs[-1]:
-        if trace.layers:
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            t("col_type"): type_label(step.type),
-                            t("col_layer"): step.layer,
-                            t("col_threshold"): step.threshold,
-                            t("col_found"): step.found,
-                            t("col_total"): step.total,
-                            t("col_ran"): t("yes") if step.ran else t("no"),
-                            t("col_reason"): layer_reason(step),
-                        }
-                        for step in trace.layers
-                    ]
-                ),
-                hide_index=True,
-                width="stretch",
-            )
-        extra = []
-        if trace.expanded_terms:
-            extra.append(labelled("expanded_terms", t("list_separator").join(trace.expanded_terms)))
-        if trace.notes:
-            extra.append(labelled("trace_notes", "; ".join(trace.notes)))
-        extra.append(labelled("retrieve_ms", ms(trace.ms)))
-        st.caption("  \n".join(escape_label(line) for line in extra))
-
-
-def render_retrieval(answer: Answer, doc_names: Mapping[str, str]) -> None:
-    with st.expander(f"🔎 {t('retrieval_details')}", expanded=False):
-        render_routing(answer.retrieval)
-        render_expansions(answer.retrieval)
-        render_hits(answer, doc_names)
-
-
-def render_expansions(trace: RetrievalTrace) -> None:
-    """The queries model rewrites added (multi-query, HyDE, sub-questions), with what each
-    brought, and the rewrites that failed."""
-    for expansion in trace.expansions:
-        st.caption(
-            f"➕ {t('expansion_' + expansion.kind)}: {escape_label(expansion.query)} · "
-            + t("expansion_added", n=len(expansion.added))
-        )
-    for note in trace.notes:
-        if "failed" in note:
-            st.caption(f"⚠️ {escape_label(note)}")
 
 
 # prompt inspector ----------------------------------------------------------------------------

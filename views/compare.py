@@ -1,47 +1,30 @@
-"""对比 / Compare: one question answered with smart and with hybrid retrieval, side by side."""
+"""对比 / Compare: one question answered with smart and with hybrid retrieval, side by side,
+with where their hits differ and why (the diff: ui/compare_diff.py, drawn by ui/render_compare.py)."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ui import state
-from ui.i18n import t, type_label
+from ui.compare_diff import diff_hits
+from ui.i18n import t
 from ui.render import (
-    TYPE_ICONS,
     answer_doc_names,
-    chunk_title,
     render_answer_text,
     render_citation_check,
-    render_routing,
     render_sources,
     render_timings,
     stream_answer,
 )
+from ui.render_compare import render_compare_hits, render_diff_summary
+from ui.render_hits import render_routing
 from ui.sanitize import escape_markdown_text
 
 MODES = ("smart", "hybrid")
 TOP_HITS = 8
 
 
-def hits_table(answer, doc_names) -> pd.DataFrame:  # type: ignore[no-untyped-def]
-    return pd.DataFrame(
-        [
-            {
-                t("col_rank"): hit.rank,
-                t("col_type"): f"{TYPE_ICONS.get(hit.chunk.type, '')} {type_label(hit.chunk.type)}",
-                t("col_score"): round(hit.score, 3),
-                t("col_doc"): doc_names.get(hit.chunk.doc_id, hit.chunk.doc_id),
-                t("col_page"): ", ".join(str(p + 1) for p in hit.chunk.pages),
-                t("col_strategy"): hit.strategy,
-                t("col_preview"): chunk_title(hit.chunk, 40),
-            }
-            for hit in answer.hits[:TOP_HITS]
-        ]
-    )
-
-
-def render_column(mode: str, result: dict, lib, kb: str, doc_names) -> None:  # type: ignore[no-untyped-def]
+def render_column(mode: str, result: dict, lib, kb: str, doc_names, places) -> None:  # type: ignore[no-untyped-def]
     answer, options = result.get("answer"), result["options"]
     doc_names = {**doc_names, **result.get("doc_names", {})}
     if answer is None:
@@ -49,7 +32,7 @@ def render_column(mode: str, result: dict, lib, kb: str, doc_names) -> None:  # 
         return
     render_routing(answer.retrieval)
     st.markdown(f"**{t('hits_title', n=min(TOP_HITS, len(answer.hits)))}**")
-    st.dataframe(hits_table(answer, doc_names), hide_index=True, width="stretch")
+    render_compare_hits(answer.hits[:TOP_HITS], doc_names, places)
     if answer.prompt is not None:
         report = answer.prompt.report
         a, b, c = st.columns(3)
@@ -133,16 +116,18 @@ if comparison:
     doc_names = {d.doc_id: d.name for d in lib.documents(kb_of)}
     label = t("compare_question") + t("colon").strip()
     st.markdown(f"**{label}** {escape_markdown_text(comparison['question'])}")
-    answers = [comparison[m].get("answer") for m in MODES]
-    if all(a is not None for a in answers):
-        shared = {h.chunk.chunk_id for h in answers[0].hits} & {
-            h.chunk.chunk_id for h in answers[1].hits
-        }
+    smart, hybrid = (comparison[m].get("answer") for m in MODES)
+    places: dict[str, tuple] = {m: () for m in MODES}
+    if smart is not None and hybrid is not None:
+        diff = diff_hits(smart.hits, hybrid.hits, TOP_HITS)
+        places = {"smart": diff.smart, "hybrid": diff.hybrid}
+        render_diff_summary(diff, smart.retrieval.routing)
+        shared = {h.chunk.chunk_id for h in smart.hits} & {h.chunk.chunk_id for h in hybrid.hits}
         st.caption("🔗 " + t("shared_hits", n=len(shared)))
     columns = st.columns(2, gap="large", border=True)
     for column, mode in zip(columns, MODES, strict=True):
         with column:
             st.markdown(f"#### {'🧭' if mode == 'smart' else '🔀'} {t('mode_' + mode)}")
-            render_column(mode, comparison[mode], lib, kb_of, doc_names)
+            render_column(mode, comparison[mode], lib, kb_of, doc_names, places[mode])
 elif has_docs:
     st.caption(t("compare_empty"))

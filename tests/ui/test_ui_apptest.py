@@ -132,10 +132,17 @@ def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> 
     # tabs per content type, the routing decision, timings
     tab_labels = [tab.label for tab in at.tabs]
     assert any(label.startswith("📊 表格") for label in tab_labels)
+    # every type is searched in either mode, and the tabs say so
+    assert any(c.value.startswith("已检索全部类型：文本、表格、图片") for c in at.caption)
+    for kind in ("📝 文本", "📊 表格", "🖼️ 图片"):
+        assert any(label.startswith(kind) for label in tab_labels), (kind, tab_labels)
+    assert "只检索" not in texts(at)
     if mode == "smart":
-        assert "判定为" in text
+        # the type, its confidence and the cues in one line
+        line = next(m.value for m in at.markdown if "判定为" in m.value)
+        assert "置信度" in line and "依据：" in line, line
         # the routing's reason is worded in Chinese too, not in the core's English
-        routing = [c.value for c in at.caption if c.value.startswith("依据")]
+        routing = [c.value for c in at.caption if c.value.startswith("各类型得分")]
         assert routing and "原因：" in routing[0], routing
         assert "confidence" not in routing[0] and "types" not in routing[0]
     else:
@@ -222,6 +229,54 @@ def test_compare_shows_both_modes_side_by_side(env: Path) -> None:
     assert "判定为" in text  # smart's routing
     assert any("两种模式共同命中" in c.value for c in at.caption)
     assert len(at.metric) >= 6  # prompt totals per column
+    # each column's top hits say how their places changed from hybrid to smart
+    for table in at.dataframe[:2]:
+        assert "混合→智能" in table.value.columns
+
+
+def compare(at: AppTest, question: str) -> tuple[Any, str]:
+    """Compare ``question`` on the Compare page: smart's answer and the summary line."""
+    at.switch_page("views/compare.py").run()
+    at.text_input(key="compare_question").set_value(question)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    summary = next(m.value for m in at.markdown if m.value.startswith("⚖️ **"))
+    return at.session_state["compare"]["smart"]["answer"], summary
+
+
+@slow
+def test_compare_says_where_smart_differs_from_hybrid_and_why(env: Path) -> None:
+    at = start()
+    smart, summary = compare(at, "请给出表6 产线一览表")
+    routing = smart.retrieval.routing
+    assert routing.single_type and routing.detected_type == "table", routing  # on the sample
+    assert summary.startswith("⚖️ **智能模式优先表格（置信度 "), summary
+    assert re.search(r"：\d+ 处排名变化", summary), summary
+    assert any(c.value.startswith("原因：表格置信度") for c in at.caption)
+    smart_table = at.dataframe[0].value
+    changes = list(smart_table["混合→智能"])
+    assert any(re.fullmatch(r"[↑↓] \d+→\d+", c) for c in changes), changes
+    # the preferred type leads smart's column; the routing line names it, its cues
+    assert smart_table["类型"].iloc[0].endswith("表格")
+    line = next(m.value for m in at.markdown if "判定为" in m.value)
+    assert "依据：" in line and "优先该类型" in line, line
+    # in English too
+    at.get_by_key("_w_lang__sidebar").set_value("en").run()
+    summary = next(m.value for m in at.markdown if m.value.startswith("⚖️ **"))
+    assert summary.startswith("⚖️ **Smart preferred Table (confidence "), summary
+    assert "places changed" in summary
+    assert "Hybrid → smart" in at.dataframe[0].value.columns
+
+
+@slow
+def test_compare_says_an_unrouted_question_gave_the_same_hits_and_why(env: Path) -> None:
+    at = start()
+    smart, summary = compare(at, "中芯国际的发展历程")
+    routing = smart.retrieval.routing
+    assert not routing.single_type, routing  # no preference: smart is hybrid
+    assert summary == "⚖️ **智能与混合的前 8 条命中相同**", summary
+    assert any(c.value.startswith("原因：") and "混合" in c.value for c in at.caption)
+    assert set(at.dataframe[0].value["混合→智能"]) == {"="}
 
 
 @slow

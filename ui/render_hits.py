@@ -1,0 +1,183 @@
+"""The retrieval trace as the Ask and Compare pages show it: smart mode's routing (the type
+preferred, its confidence and cues), the hits per content type with every signal, the layers.
+
+Smart mode searches every type, as hybrid does; a confident routing only ranks the preferred
+type's hits first. What is drawn here says so: every type has its tab, the preferred one is
+marked, and no line says one type only was searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from rag_app.models import Answer, Chunk, Hit, RetrievalTrace, Routing
+from ui.i18n import TEXTS, labelled, layer_reason, ms, reason_text, t, type_label
+from ui.sanitize import escape_label
+
+TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
+HIT_TABS = ("text", "table", "image", "qa")
+
+
+def chunk_title(chunk: Chunk, limit: int = 36) -> str:
+    title = chunk.caption or (chunk.heading_path[-1] if chunk.heading_path else "") or chunk.text
+    title = " ".join(title.split())
+    return title if len(title) <= limit else title[: limit - 1] + "…"
+
+
+def signal_label(name: str) -> str:
+    """A hit signal's column label (``smart_fused`` -> 智能融合（偏好）); an unknown one as is."""
+    key = f"signal_{name}"
+    return t(key) if key in TEXTS else name
+
+
+def preferred_type(routing: Routing | None) -> str | None:
+    """The type smart mode ranked first, or None when it set no preference."""
+    return routing.detected_type if routing is not None and routing.single_type else None
+
+
+def _signal_cell(hit: Hit, name: str) -> str:
+    signal = hit.signal(name)
+    if signal is None:
+        return ""
+    return f"{signal.score:.3f}" + (f" (#{signal.rank})" if signal.rank else "")
+
+
+def hits_frame(
+    hits: Sequence[Hit], doc_names: Mapping[str, str], in_prompt: Mapping[str, int]
+) -> pd.DataFrame:
+    names = sorted({name for hit in hits for name, _ in hit.signals})
+    rows = []
+    for hit in hits:
+        chunk = hit.chunk
+        row = {
+            t("col_rank"): hit.rank,
+            t("col_score"): round(hit.score, 4),
+            t("col_in_prompt"): f"[Source {in_prompt[chunk.chunk_id]}]"
+            if chunk.chunk_id in in_prompt
+            else "",
+            t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
+            t("col_page"): ", ".join(str(p + 1) for p in chunk.pages),
+            t("col_strategy"): hit.strategy,
+            t("col_note"): hit.note,
+        }
+        for name in names:
+            row[signal_label(name)] = _signal_cell(hit, name)
+        row[t("col_preview")] = chunk_title(chunk, 60)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _in_prompt(answer: Answer) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for source in answer.prompt.sources if answer.prompt is not None else ():
+        out[source.hit.chunk.chunk_id] = source.number
+        for part in source.parts:
+            out.setdefault(part.chunk.chunk_id, source.number)
+    return out
+
+
+def routing_line(routing: Routing) -> str:
+    """The routing as one Markdown line: the type detected, its confidence, the cues behind it
+    and what was done (preferred, every type still searched; or no preference, as hybrid)."""
+    cues = " ".join(f"`{e.replace('`', '')}`" for e in routing.evidence)
+    return t(
+        "routing_decision",
+        type=type_label(routing.detected_type),
+        confidence=routing.confidence,
+        cues=labelled("routing_evidence", cues or t("routing_none")),
+        scope=t("routing_single") if routing.single_type else t("routing_all"),
+    )
+
+
+def render_routing(trace: RetrievalTrace) -> None:
+    routing = trace.routing
+    if trace.mode != "smart" or routing is None:
+        st.caption("🔀 " + t("routing_hybrid"))
+        return
+    st.markdown("🧭 " + routing_line(routing))
+    scores = " · ".join(f"{type_label(k)} {v:.2f}" for k, v in routing.scores)
+    reason = escape_label(reason_text((routing.why,), routing.reason))
+    st.caption(labelled("routing_scores", scores) + "  \n" + labelled("routing_reason", reason))
+
+
+def hit_tab_label(kind: str, count: int, preferred: str | None) -> str:
+    name = t("tab_preferred", type=type_label(kind)) if kind == preferred else type_label(kind)
+    return f"{TYPE_ICONS[kind]} {name} ({count})"
+
+
+def searched_line(trace: RetrievalTrace, kinds: Sequence[str]) -> str:
+    """What was searched: every type, smart and hybrid alike; the preferred one said."""
+    line = t("hits_searched", types=t("list_separator").join(type_label(k) for k in kinds))
+    preferred = preferred_type(trace.routing) if trace.mode == "smart" else None
+    if preferred:
+        line += t("reason_separator") + t("hits_preferred", type=type_label(preferred))
+    return line
+
+
+def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
+    trace = answer.retrieval
+    in_prompt = _in_prompt(answer)
+    present = [k for k in HIT_TABS if k != "qa" or trace.by_type("qa")]
+    preferred = preferred_type(trace.routing) if trace.mode == "smart" else None
+    labels = [hit_tab_label(k, len(trace.by_type(k)), preferred) for k in present]
+    busiest = max(range(len(present)), key=lambda i: len(trace.by_type(present[i])))
+    first = present.index(preferred) if preferred in present else busiest
+    st.caption(searched_line(trace, present))
+    tabs = st.tabs(labels + ["🪜 " + t("layers")], default=labels[first])
+    for tab, kind in zip(tabs, present, strict=False):
+        with tab:
+            hits = trace.by_type(kind)
+            if not hits:
+                st.caption(t("hits_none"))
+                continue
+            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True, width="stretch")
+    with tabs[-1]:
+        if trace.layers:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            t("col_type"): type_label(step.type),
+                            t("col_layer"): step.layer,
+                            t("col_threshold"): step.threshold,
+                            t("col_found"): step.found,
+                            t("col_total"): step.total,
+                            t("col_ran"): t("yes") if step.ran else t("no"),
+                            t("col_reason"): layer_reason(step),
+                        }
+                        for step in trace.layers
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+        extra = []
+        if trace.expanded_terms:
+            extra.append(labelled("expanded_terms", t("list_separator").join(trace.expanded_terms)))
+        if trace.notes:
+            extra.append(labelled("trace_notes", "; ".join(trace.notes)))
+        extra.append(labelled("retrieve_ms", ms(trace.ms)))
+        st.caption("  \n".join(escape_label(line) for line in extra))
+
+
+def render_retrieval(answer: Answer, doc_names: Mapping[str, str]) -> None:
+    with st.expander(f"🔎 {t('retrieval_details')}", expanded=False):
+        render_routing(answer.retrieval)
+        render_expansions(answer.retrieval)
+        render_hits(answer, doc_names)
+
+
+def render_expansions(trace: RetrievalTrace) -> None:
+    """The queries model rewrites added (multi-query, HyDE, sub-questions), with what each
+    brought, and the rewrites that failed."""
+    for expansion in trace.expansions:
+        st.caption(
+            f"➕ {t('expansion_' + expansion.kind)}: {escape_label(expansion.query)} · "
+            + t("expansion_added", n=len(expansion.added))
+        )
+    for note in trace.notes:
+        if "failed" in note:
+            st.caption(f"⚠️ {escape_label(note)}")
