@@ -1037,8 +1037,9 @@ def test_screenshots_of_every_page(page: Any, lang: str) -> None:
     shots = {"ask": page.screenshot(path=str(SCREENSHOTS / f"ask_{lang}.png"))}
 
     goto_page(page, "Compare" if en else "对比")
+    # a question smart prefers tables for: the page says what moved, and why
     page.get_by_role("textbox", name="Question" if en else "问题").fill(
-        QUESTION_EN if en else QUESTION
+        QUESTION_EN if en else "请给出表6 产线一览表"
     )
     act(
         page,
@@ -1046,6 +1047,8 @@ def test_screenshots_of_every_page(page: Any, lang: str) -> None:
         timeout=120_000,
     )
     main_area(page).get_by_text("hits found by both modes" if en else "两种模式共同命中").wait_for()
+    summary = main_area(page).get_by_text("Smart preferred" if en else "智能模式优先表格")
+    expect(summary).to_contain_text("places changed" if en else "处排名变化")
     shots["compare"] = page.screenshot(path=str(SCREENSHOTS / f"compare_{lang}.png"))
 
     goto_page(page, "Library" if en else "文档库")

@@ -247,6 +247,12 @@ def compare(at: AppTest, question: str) -> tuple[Any, str]:
 @slow
 def test_compare_says_where_smart_differs_from_hybrid_and_why(env: Path) -> None:
     at = start()
+    # on the Ask page first: every type's tab, the preferred one marked
+    ask(at, "请给出表6 产线一览表")
+    tab_labels = [tab.label for tab in at.tabs]
+    assert any(label.startswith("📊 表格（优先） (") for label in tab_labels), tab_labels
+    assert any(label.startswith("📝 文本 (") for label in tab_labels), tab_labels
+    assert any("表格优先，其命中排在前面" in c.value for c in at.caption)
     smart, summary = compare(at, "请给出表6 产线一览表")
     routing = smart.retrieval.routing
     assert routing.single_type and routing.detected_type == "table", routing  # on the sample
