@@ -45,7 +45,7 @@ SAMPLE = REPO / "assets" / "sample_report"
 # Embedding values of a unit vector are about 1/sqrt(384) each: scaled to about 1, so one L2
 # strength treats them and the 0-1 evidence features alike.
 EMBED_SCALE = 3.0
-THRESHOLD = 0.75
+THRESHOLD = 0.7
 
 
 @dataclass(frozen=True)

@@ -158,13 +158,10 @@ class StrategyOptions:
     # A question naming two or more reports' subjects ("中芯国际和华虹半导体的毛利率") is
     # retrieved once per named report and the results interleaved (``per_subject_trace``).
     use_subjects: bool = True
-    # Smart mode: prefer one content type at or above this confidence of the learned router
-    # (rag_app/retrieve/router.py): at 0.75, 5-fold over 3724 labelled first looks, single-type
-    # questions went to their own type 72% (tatqa) / 66% (broker) / 100% (crud) of the time and
-    # to a wrong one 2.1% / 1.7% / 0% (docs/ROUTING.md).
-    smart_threshold: float = 0.75
-    # The same for the fitted constants below, used when the question's embedding is not the
-    # router's model (another embedder): 0.8, where no broker route went to a wrong type.
+    # Smart mode prefers a type at or above this confidence of the learned router
+    # (rag_app/retrieve/router.py; 5-fold own / wrong-type routes per set: docs/ROUTING.md).
+    smart_threshold: float = 0.7
+    # The fitted constants' threshold (another embedder than the router's).
     constants_threshold: float = 0.8
     # Routing constants: weights of (explicit cue, implicit cue, caption match, first-look share,
     # first-look top hit) and per-type bias, fitted by ``fit_routing`` (L2 0.01) on
