@@ -129,7 +129,7 @@ def check_library(
     Holds the write lock throughout, so no change is under way while it compares. Raises
     ValueError for a knowledge base that neither the catalogue nor the vectors know."""
     start = time.perf_counter()
-    with library._write_lock:
+    with library.write_lock:
         known = set(library.catalogue.knowledge_bases()) | set(library.store.knowledge_bases())
         if kb is not None and kb not in known:
             raise ValueError(f"no knowledge base named {kb!r}")
@@ -164,7 +164,7 @@ def _scan(library: Library, only: str | None) -> ConsistencyReport:
     interrupted = tuple(
         r
         for r in catalogue.pending_writes()
-        if r.id not in library._write_lock.active and only in (None, r.kb)
+        if r.id not in library.write_lock.active and only in (None, r.kb)
     )
     orphan_collections = tuple(
         k
@@ -193,7 +193,7 @@ def _scan_kb(library: Library, kb: str) -> KbFindings:
     owners = catalogue.chunk_owners(kb)
     docs = catalogue.documents(kb)
     missing = Counter(doc for chunk_id, doc in owners.items() if chunk_id not in vectors)
-    root = library._assets_root(kb)
+    root = library.assets_root(kb)
     folders = {Path(d.assets_dir).name for d in docs if d.assets_dir}
     orphan_assets = [str(d) for d in subdirs(root) if d.name not in folders | {STAGING}]
     orphan_assets += [str(d) for d in subdirs(root / STAGING)]
@@ -215,7 +215,7 @@ def _scan_kb(library: Library, kb: str) -> KbFindings:
 
 def _keyword_state(library: Library, kb: str, ids: set[str]) -> str:
     try:
-        meta = json.loads((library._keyword_dir(kb) / "ids.json").read_text())
+        meta = json.loads((library.keyword_dir(kb) / "ids.json").read_text())
     except (OSError, ValueError):
         return "missing"
     if meta.get("generation") != library.catalogue.generation(kb):
@@ -258,8 +258,8 @@ def _repair(library: Library, report: ConsistencyReport) -> list[str]:
             shutil.rmtree(folder, ignore_errors=True)
             done.append(f"{kb}: removed {folder}")
         if found.keyword_index != "ok":
-            shutil.rmtree(library._keyword_dir(kb), ignore_errors=True)
-            library._snapshots.pop(kb, None)
+            shutil.rmtree(library.keyword_dir(kb), ignore_errors=True)
+            library.forget_snapshot(kb)
             library.snapshot(kb)
             done.append(f"{kb}: rebuilt the keyword index ({found.keyword_index} before)")
     return done

@@ -6,106 +6,42 @@ interrupted: ``settle`` deletes the listed vectors that no listed document owns,
 undoes the image folder swap, and drops the row. The catalogue transaction in between decides
 which version wins, so a crash at any point leaves at worst unowned vectors and files, which the
 next ``settle`` removes; never a listed document missing its vectors. Writers in every process
-hold ``WriteLock`` (a ``flock`` on ``<data_dir>/write.lock``) for the whole change, so a journal
-row whose lock can be taken belongs to a writer that is gone. See docs/CONSISTENCY.md; the full
-comparison of the stores is ``rag_app.index.consistency``.
+hold ``WriteLock`` (a ``flock`` on ``<data_dir>/write.lock``, ``rag_app.index.write_lock``) for
+the whole change, so a journal row whose lock can be taken belongs to a writer that is gone. It
+works on a library's parts (``LibraryParts``), never on ``Library`` itself. See
+docs/CONSISTENCY.md; the full comparison of the stores is ``rag_app.index.consistency``.
 """
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import shutil
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rag_app.index.assets import safe_dir, write_assets
 from rag_app.index.catalogue import PendingWrite
-
-if TYPE_CHECKING:
-    from rag_app.index.library import Library
+from rag_app.index.parts import LibraryParts
 
 # A document's new images are written here first and moved into place once the catalogue holds
 # the new version; safe_dir never makes a name with "~", so no document's folder is called so.
 STAGING = "~staging"
-_LOCK_FILE = "write.lock"
 _log = logging.getLogger(__name__)
 
 
-class WriteLock:
-    """A reentrant lock over one data dir, held across threads and processes: a thread lock and
-    an exclusive ``flock`` on ``<data_dir>/write.lock`` (released by the kernel when its holder
-    dies, so a killed writer never leaves it held). One instance per data dir per process."""
-
-    _made: dict[str, WriteLock] = {}
-    _made_lock = threading.Lock()
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._fd: int | None = None
-        # Journal rows of changes under way in this process (never recovered as interrupted).
-        self.active: set[int] = set()
-
-    @classmethod
-    def for_dir(cls, data_dir: Path) -> WriteLock:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        key = str((data_dir / _LOCK_FILE).resolve())
-        with cls._made_lock:
-            if key not in cls._made:
-                cls._made[key] = cls(Path(key))
-            return cls._made[key]
-
-    def acquire(self, blocking: bool = True) -> bool:
-        if not self._thread_lock.acquire(blocking=blocking):
-            return False
-        if self._depth == 0:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-            except BaseException as exc:
-                os.close(fd)
-                self._thread_lock.release()
-                if isinstance(exc, BlockingIOError):
-                    return False
-                raise
-            self._fd = fd
-        self._depth += 1
-        return True
-
-    def release(self) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._fd is not None:
-            fd, self._fd = self._fd, None
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-        self._thread_lock.release()
-
-    def __enter__(self) -> WriteLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def staged_assets(library: Library, kb: str, doc_id: str, assets: dict[str, bytes]) -> str:
+def staged_assets(library: LibraryParts, kb: str, doc_id: str, assets: dict[str, bytes]) -> str:
     """Write a document's images beside (not over) its current ones; returns the folder they
     will have once the change settles ("" when there are none)."""
     if not assets:
         return ""
-    write_assets(library._assets_root(kb) / STAGING, doc_id, assets)
-    return str(library._assets_root(kb) / safe_dir(doc_id))
+    write_assets(library.assets_root(kb) / STAGING, doc_id, assets)
+    return str(library.assets_root(kb) / safe_dir(doc_id))
 
 
 @contextmanager
 def journalled(
-    library: Library,
+    library: LibraryParts,
     kb: str,
     op: str,
     doc_id: str = "",
@@ -116,7 +52,7 @@ def journalled(
     settling any interrupted one; the caller holds the write lock. On success or an
     ``Exception`` the change is settled at once; on anything else (the process going down) its
     row stays for the next recovery."""
-    lock = library._write_lock
+    lock = library.write_lock
     recover_interrupted(library)
     current = library.catalogue.document(kb, doc_id) if doc_id else None
     folder = Path(current.assets_dir).name if current and current.assets_dir else ""
@@ -133,15 +69,15 @@ def journalled(
     settle(library, _pending(library, row))
 
 
-def _pending(library: Library, row: int) -> PendingWrite:
+def _pending(library: LibraryParts, row: int) -> PendingWrite:
     return next(p for p in library.catalogue.pending_writes() if p.id == row)
 
 
-def settle(library: Library, row: PendingWrite) -> None:
+def settle(library: LibraryParts, row: PendingWrite) -> None:
     """Bring Chroma and the asset folders in line with what the catalogue holds for a journalled
     change, finished or not, then drop its row. Idempotent: a crash here is settled again."""
     catalogue, store, kb = library.catalogue, library.store, row.kb
-    root = library._assets_root(kb)
+    root = library.assets_root(kb)
     if row.op == "drop_kb":
         if kb in catalogue.knowledge_bases():  # dropped and made again: keep what it owns
             owned = set(catalogue.chunk_owners(kb))
@@ -153,8 +89,8 @@ def settle(library: Library, row: PendingWrite) -> None:
         else:
             store.drop(kb)
             shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(library._keyword_dir(kb), ignore_errors=True)
-        library._snapshots.pop(kb, None)
+        shutil.rmtree(library.keyword_dir(kb), ignore_errors=True)
+        library.forget_snapshot(kb)
         catalogue.end_write(row.id)
         return
     listed_ids = list(dict.fromkeys(row.new_ids + row.old_ids))
@@ -179,12 +115,12 @@ def settle(library: Library, row: PendingWrite) -> None:
     catalogue.end_write(row.id)
 
 
-def recover_interrupted(library: Library, wait: bool = True) -> list[PendingWrite]:
+def recover_interrupted(library: LibraryParts, wait: bool = True) -> list[PendingWrite]:
     """Settle the journal rows of changes that were interrupted (their writer is gone: the
     write lock could be taken). Without ``wait``, returns at once when another writer holds
     the lock (its rows are then live, and it or the next writer settles them). Cheap: one
     query when the journal is empty."""
-    lock = library._write_lock
+    lock = library.write_lock
     if not lock.acquire(blocking=wait):
         return []
     try:
@@ -196,7 +132,7 @@ def recover_interrupted(library: Library, wait: bool = True) -> list[PendingWrit
         lock.release()
 
 
-def recover_on_open(library: Library) -> list[PendingWrite]:
+def recover_on_open(library: LibraryParts) -> list[PendingWrite]:
     """``recover_interrupted`` without waiting, as a library opens: a failure is logged, not
     raised (the library still opens; the rows stay for the next writer or ``rag-app check``)."""
     try:

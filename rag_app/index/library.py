@@ -26,15 +26,11 @@ from rag_app.index.catalogue import Catalogue
 from rag_app.index.chunk_map import ChunkMap
 from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.exact import ExactVectors
-from rag_app.index.journal import (
-    WriteLock,
-    journalled,
-    recover_on_open,
-    staged_assets,
-)
+from rag_app.index.journal import journalled, recover_on_open, staged_assets
 from rag_app.index.kb_state import Snapshots
 from rag_app.index.replica import open_replica  # shared Chroma server: docs/SCALING.md
 from rag_app.index.store import collection_name, open_store
+from rag_app.index.write_lock import WriteLock
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
 from rag_app.models import (
@@ -77,7 +73,8 @@ class Library:
     """Knowledge bases on disk under ``settings.data_dir``.
 
     ``embedder`` and ``counter`` may be given (tests); otherwise they are made from settings on
-    first use, so listing documents never loads a model.
+    first use, so listing documents never loads a model. The journal and the replica work on
+    its parts (``rag_app.index.parts.LibraryParts``: catalogue, store, write lock, folders).
     """
 
     def __init__(
@@ -93,7 +90,7 @@ class Library:
         self._embedder = embedder
         self._counter = counter
         # Writers in every process on this data dir take it (rag_app/index/journal.py).
-        self._write_lock = WriteLock.for_dir(settings.data_dir)
+        self.write_lock = WriteLock.for_dir(settings.data_dir)
         self._snapshots: Snapshots[Snapshot] = Snapshots()
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
@@ -104,7 +101,7 @@ class Library:
         self.recovered_at_open = recover_on_open(self)
         # With a shared Chroma server, the catalogue is a replica kept in step with it (synced
         # now and before reads); embedded, a no-op (rag_app/index/replica.py).
-        self.replica = open_replica(self)
+        self.replica = open_replica(self, settings.chroma)
 
     # resources ----------------------------------------------------------------------------------
     @property
@@ -140,7 +137,7 @@ class Library:
 
     def delete_kb(self, kb: str) -> None:
         # The catalogue first: then the vectors, images and keywords (the journal's settling).
-        with self._write_lock, journalled(self, kb, "drop_kb"):
+        with self.write_lock, journalled(self, kb, "drop_kb"):
             self.replica.drop_kb(kb)  # shared server: unlisted there first
             self.catalogue.drop_kb(kb)
 
@@ -155,7 +152,7 @@ class Library:
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
         """Remove a document from the catalogue, the vectors, the keywords and its images."""
-        with self._write_lock:
+        with self.write_lock:
             self.replica.sync(kb, force=True)  # shared server: delete what it holds now
             ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc_id)]
             # The catalogue first: then the vectors and images (the journal's settling).
@@ -172,7 +169,7 @@ class Library:
         info = self.catalogue.document(kb, doc_id)
         if info is None or not info.assets_dir:
             return None
-        return stored_asset(self._assets_root(kb), info.assets_dir, relative)
+        return stored_asset(self.assets_root(kb), info.assets_dir, relative)
 
     # ingestion ----------------------------------------------------------------------------------
     def ingest_paths(
@@ -291,7 +288,7 @@ class Library:
         doc = entry.document
         counts = Counter(c.type for c in chunks)
         pages = {p for item in doc.items if item.page is not None for p in (item.page,)}
-        with self._write_lock:
+        with self.write_lock:
             self.replica.sync(kb, force=True)  # shared server: replace what it holds now
             old_ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)]
             new_ids = [c.chunk_id for c in chunks]
@@ -330,7 +327,7 @@ class Library:
                 )
             # the in-memory index and features: this document's cost only
             self._snapshots.note_written(
-                self._snapshot_lock, kb, self.catalogue, self._keyword_dir(kb), generation,
+                self._snapshot_lock, kb, self.catalogue, self.keyword_dir(kb), generation,
                 doc.doc_id, version, chunks, tokens, features,
             )  # fmt: skip
         replaced = " (replaced the earlier version)" if old_ids else ""
@@ -344,11 +341,14 @@ class Library:
             warnings=entry.warnings,
         )
 
-    def _assets_root(self, kb: str) -> Path:
+    def assets_root(self, kb: str) -> Path:
         return self.data_dir / "assets" / collection_name(kb)
 
-    def _keyword_dir(self, kb: str) -> Path:
+    def keyword_dir(self, kb: str) -> Path:
         return self.data_dir / "keywords" / collection_name(kb)
+
+    def forget_snapshot(self, kb: str) -> None:
+        self._snapshots.pop(kb, None)  # rebuilt from the catalogue on the next read
 
     # searching ----------------------------------------------------------------------------------
     def snapshot(self, kb: str) -> Snapshot:
@@ -358,7 +358,7 @@ class Library:
             self.catalogue.tokenizer_version(kb) != TOKENIZER_VERSION
             and kb in self.knowledge_bases()
         ):
-            with self._write_lock:  # tokens from an older tokenizer: recompute them once
+            with self.write_lock:  # tokens from an older tokenizer: recompute them once
                 chunks = self.catalogue.chunks(kb)
                 self.catalogue.replace_tokens(
                     kb, {c.chunk_id: index_tokens(c.search_text) for c in chunks}, TOKENIZER_VERSION
@@ -371,7 +371,7 @@ class Library:
             if current is not None and current.generation == generation:
                 return current
             state, chunk_map, keywords = self._snapshots.refresh(
-                kb, self.catalogue, self._keyword_dir(kb)
+                kb, self.catalogue, self.keyword_dir(kb)
             )
             docs = chunk_map.doc_ids
             features = {d: state.features[d] for d in docs}

@@ -28,18 +28,17 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rag_app.config import ChromaSettings
 from rag_app.index.assets import write_assets
 from rag_app.index.catalogue import chunk_from_json
 from rag_app.index.doc_features import describe, features_to_json
+from rag_app.index.parts import LibraryParts
 from rag_app.index.remote import Registry, stamp
 from rag_app.index.store import ChromaStore
 from rag_app.models import DocumentInfo
 from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
-
-if TYPE_CHECKING:
-    from rag_app.index.library import Library
 
 _log = logging.getLogger(__name__)
 _ALL = "\0all"  # the rate-limit key of the knowledge-base list
@@ -70,13 +69,13 @@ class LocalOnly:
 
 
 class Replica(LocalOnly):
-    """Keeps ``library``'s catalogue in step with the shared server its store is on."""
+    """Keeps ``library``'s catalogue in step with the shared server its store is on, as
+    ``chroma`` says (how often to look, how large an image set the server keeps)."""
 
-    def __init__(self, library: Library, store: ChromaStore) -> None:
+    def __init__(self, library: LibraryParts, store: ChromaStore, chroma: ChromaSettings) -> None:
         self.library = library
         self.registry = Registry(store.client)
         self.store = store
-        chroma = library.settings.chroma
         self._interval = max(0, chroma.sync_ms) / 1000.0
         self._asset_limit = chroma.asset_max_bytes
         self._checked: dict[str, float] = {}
@@ -91,7 +90,7 @@ class Replica(LocalOnly):
         """Bring every knowledge base in line with the server (as a library opens)."""
         start = time.perf_counter()
         versions = self.registry.versions()
-        with self.library._write_lock:
+        with self.library.write_lock:
             for kb in self.library.catalogue.knowledge_bases():
                 if kb not in versions:
                     self._drop_local(kb)
@@ -106,7 +105,7 @@ class Replica(LocalOnly):
         if self._due(_ALL):
             versions = self.registry.versions()
             self._mark(_ALL)
-            with self.library._write_lock:
+            with self.library.write_lock:
                 catalogue = self.library.catalogue
                 local = set(catalogue.knowledge_bases())
                 for kb in local - set(versions):
@@ -125,7 +124,7 @@ class Replica(LocalOnly):
         with self._state_lock:
             if kb in self._seen and self._seen[kb] == version:
                 return
-        with self.library._write_lock:
+        with self.library.write_lock:
             self._apply(kb, version)
 
     # writes (the caller holds the write lock, inside the journalled change) ---------------------
@@ -208,7 +207,7 @@ class Replica(LocalOnly):
         if info.assets_dir:
             images = self.registry.assets(kb, info.doc_id)
             if images:
-                folder = str(write_assets(self.library._assets_root(kb), info.doc_id, images))
+                folder = str(write_assets(self.library.assets_root(kb), info.doc_id, images))
         local = replace(info, n_chunks=len(chunks), assets_dir=folder)
         # the document's features, as a local write stores them (rag_app.index.doc_features)
         features = features_to_json(describe(chunks))
@@ -217,26 +216,26 @@ class Replica(LocalOnly):
 
     def _drop_assets(self, kb: str, info: DocumentInfo) -> None:
         if info.assets_dir:
-            root = self.library._assets_root(kb)
+            root = self.library.assets_root(kb)
             shutil.rmtree(root / Path(info.assets_dir).name, ignore_errors=True)
 
     def _drop_local(self, kb: str) -> None:
         """Forget a knowledge base the server no longer lists (never touching the server)."""
         library = self.library
         library.catalogue.drop_kb(kb)
-        shutil.rmtree(library._keyword_dir(kb), ignore_errors=True)
-        shutil.rmtree(library._assets_root(kb), ignore_errors=True)
-        library._snapshots.pop(kb, None)
+        shutil.rmtree(library.keyword_dir(kb), ignore_errors=True)
+        shutil.rmtree(library.assets_root(kb), ignore_errors=True)
+        library.forget_snapshot(kb)
         with self._state_lock:
             self._seen[kb] = None
 
 
-def open_replica(library: Library) -> LocalOnly:
+def open_replica(library: LibraryParts, chroma: ChromaSettings) -> LocalOnly:
     """``Replica`` synced with the server when the library's store is on one (raises what the
     server raises when it cannot be reached), else ``LocalOnly``."""
     store = library.store
     if not isinstance(store, ChromaStore) or not store.shared:
         return LocalOnly()
-    replica = Replica(library, store)
+    replica = Replica(library, store, chroma)
     replica.sync_all()
     return replica

@@ -176,8 +176,8 @@ def test_a_crash_while_dropping_a_knowledge_base_finishes_the_drop(
     library.ingest_paths([_report(tmp_path / "in", "a", "x")], kb="gone")
     library.ingest_paths([_report(tmp_path / "in", "b", "y")], kb="kept")
     library.keyword_search("gone", "中芯国际", 3)  # the keyword index is saved
-    keywords = library._keyword_dir("gone")
-    assert keywords.is_dir() and library._assets_root("gone").is_dir()
+    keywords = library.keyword_dir("gone")
+    assert keywords.is_dir() and library.assets_root("gone").is_dir()
     with monkeypatch.context() as patch:
         _crash_in(patch, library.store, "drop", False)
         with pytest.raises(Crash):
@@ -186,7 +186,7 @@ def test_a_crash_while_dropping_a_knowledge_base_finishes_the_drop(
     again = _open(settings, counter)
     assert again.knowledge_bases() == ["kept"]
     assert "gone" not in again.store.knowledge_bases()
-    assert not keywords.exists() and not again._assets_root("gone").exists()
+    assert not keywords.exists() and not again.assets_root("gone").exists()
     _whole(again, "kept")
     # made again under the same name, it starts empty (no old keyword index of generation 1)
     again.ingest_paths([_report(tmp_path / "in", "c", "z")], kb="gone")
@@ -203,7 +203,7 @@ def test_an_error_while_writing_is_settled_at_once(
     (report,) = library.ingest_paths([_report(tmp_path / "in", "doc", "x")])
     assert report.status == "rejected" and "disk full" in report.message
     assert library.store.all_ids(KB) == [] and library.catalogue.pending_writes() == []
-    assert not (library._assets_root(KB) / journal.STAGING / "doc").exists()
+    assert not (library.assets_root(KB) / journal.STAGING / "doc").exists()
 
 
 # --- live writers --------------------------------------------------------------------------------
@@ -219,7 +219,7 @@ from rag_app.index.library import Library
 from rag_app.models import Chunk
 lib = Library(Settings(data_dir=Path(sys.argv[1])), embedder=HashEmbedder())
 chunk = Chunk("live:0000", "live", "text", "a chunk being written", "", (0,), (1,))
-with lib._write_lock, journalled(lib, "default", "write", "live", ["live:0000"]):
+with lib.write_lock, journalled(lib, "default", "write", "live", ["live:0000"]):
     lib.store.upsert("default", [chunk], HashEmbedder().embed_passages(["x"]))
     print("writing", flush=True)
     sys.stdin.readline()
@@ -258,7 +258,7 @@ def test_a_write_under_way_in_another_thread_is_not_recovered(settings: Settings
 
     def write() -> None:
         chunk = Chunk("t:0000", "t", "text", "text", "", (0,), (1,))
-        with library._write_lock, journal.journalled(library, KB, "write", "t", ["t:0000"]):
+        with library.write_lock, journal.journalled(library, KB, "write", "t", ["t:0000"]):
             library.store.upsert(KB, [chunk], HashEmbedder().embed_passages(["x"]))
             writing.set()
             release.wait(30)
@@ -326,8 +326,8 @@ def test_orphans_everywhere_are_found_and_removed(library: Library, tmp_path: Pa
     stray = Chunk("stray:0000", "stray", "text", "no document owns me", "", (0,), (1,))
     library.store.upsert(KB, [stray], HashEmbedder().embed_passages(["x"]))
     library.store.upsert("ghost", [stray], HashEmbedder().embed_passages(["x"]))
-    (library._assets_root(KB) / "stray").mkdir(parents=True)
-    (library._assets_root(KB) / journal.STAGING / "a").mkdir(parents=True)
+    (library.assets_root(KB) / "stray").mkdir(parents=True)
+    (library.assets_root(KB) / journal.STAGING / "a").mkdir(parents=True)
     (library.data_dir / "keywords" / "kb_0123456789abcdef").mkdir(parents=True)
 
     found = check_library(library)
@@ -350,7 +350,7 @@ def test_a_wrong_keyword_index_is_rebuilt_and_a_stale_one_is_no_problem(
 ) -> None:
     _two_docs(library, tmp_path)
     library.keyword_search(KB, "中芯国际", 3)
-    meta_path = library._keyword_dir(KB) / "ids.json"
+    meta_path = library.keyword_dir(KB) / "ids.json"
     meta = json.loads(meta_path.read_text())
     meta_path.write_text(json.dumps({**meta, "generation": meta["generation"] - 1}))
     assert check_library(library).consistent

@@ -263,7 +263,7 @@ def test_restart_keeps_documents_and_loads_the_keyword_index(
     second = Library(settings, embedder=HashEmbedder(), counter=counter)
     assert second.documents(KB) == first.documents(KB)
     assert second.chunks(KB) == first.chunks(KB)
-    saved = BM25Index.load(second._keyword_dir(KB), generation)
+    saved = BM25Index.load(second.keyword_dir(KB), generation)
     assert saved is not None and sorted(saved.ids) == sorted(_catalogue_ids(first))
 
     def no_rebuild(self, ids, tokens):  # type: ignore[no-untyped-def]
@@ -284,12 +284,12 @@ def test_restart_without_a_saved_index_rebuilds_it(settings: Settings, counter) 
     _ingest(first, TATQA_LIKE)
     second = Library(settings, embedder=HashEmbedder(), counter=counter)
     generation = second.catalogue.generation(KB)
-    assert BM25Index.load(second._keyword_dir(KB), generation) is None  # nothing saved yet
+    assert BM25Index.load(second.keyword_dir(KB), generation) is None  # nothing saved yet
     hits = second.keyword_search(KB, "warehousing revenue", 3)
     # first the short paragraph that says "Warehousing revenue" (the table only has the words)
     phrase = [c.chunk_id for c in second.chunks(KB) if "Warehousing revenue" in c.text]
     assert [c.chunk_id for c, _ in hits[:1]] == phrase
-    saved = BM25Index.load(second._keyword_dir(KB), generation)
+    saved = BM25Index.load(second.keyword_dir(KB), generation)
     assert saved is not None and sorted(saved.ids) == sorted(_catalogue_ids(second))
 
 
@@ -299,7 +299,7 @@ def test_stale_saved_keyword_index_is_not_used(library: Library, ingest_json) ->
     assert {c.chunk_id for c, _ in library.keyword_search(KB, "alphaword", 5)} == a_ids
     ingest_json(_versioned("betaword", 2), "b_content_list.json")
     generation = library.catalogue.generation(KB)
-    folder = library._keyword_dir(KB)
+    folder = library.keyword_dir(KB)
     old = BM25Index.load(folder, generation - 1)  # saved by the first search ...
     assert old is not None and sorted(old.ids) == sorted(a_ids)
     assert BM25Index.load(folder, generation) is None  # ... and stale now
