@@ -264,9 +264,12 @@ def retrieve(
     if options.use_subjects:
         named = named_subjects(query, subjects_by_document(library, kb), search_filter.doc_ids)
         if len(named) >= 2:
-            return per_subject_trace(
-                library, kb, query, mode, k, search_filter, settings, options, named
-            )
+            single = replace(options, use_subjects=False)  # each subject retrieved on its own
+
+            def retrieve_one(sub_query: str, sub_filter: SearchFilter) -> RetrievalTrace:
+                return retrieve(library, kb, sub_query, mode, k, sub_filter, settings, single)
+
+            return per_subject_trace(query, mode, k, search_filter, named, retrieve_one)
     started = time.perf_counter()
     types = _types_present(library, kb)
     if search_filter.types:

@@ -4,15 +4,13 @@ report, within that report's documents, and the results interleaved so neither f
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from rag_app.config import Settings
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Hit, RetrievalTrace, SearchFilter
 from rag_app.retrieve.scoring import finalise
 from rag_app.retrieve.signals import per_generation
-from rag_app.stage_settings import StrategyOptions
 
 
 def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]:
@@ -67,25 +65,19 @@ def _interleave(per_subject: Sequence[tuple[str, Sequence[Hit]]], k: int) -> lis
 
 
 def per_subject_trace(
-    library: Library,
-    kb: str,
     query: str,
     mode: str,
     k: int,
     search_filter: SearchFilter,
-    settings: Settings | None,
-    options: StrategyOptions,
     named: dict[str, tuple[str, ...]],
+    retrieve_one: Callable[[str, SearchFilter], RetrievalTrace],
 ) -> RetrievalTrace:
     """Retrieval for a query naming several reports: once per named subject, within that
     subject's documents and without the other names (they only pull the search towards the
-    other report), the results interleaved. ``named`` maps each subject to its documents."""
-    # Imported here: ``retrieve`` hands such queries to this function, which calls it back
-    # once per subject (with subjects off).
-    from rag_app.retrieve.strategies import retrieve
-
+    other report), the results interleaved. ``named`` maps each subject to its documents;
+    ``retrieve_one`` retrieves a query within a filter (the caller's retrieval, with subjects
+    off: this module never imports it)."""
     started = time.perf_counter()
-    single = replace(options, use_subjects=False)
     traces = []
     for subject, doc_ids in named.items():
         sub_query = query
@@ -93,7 +85,7 @@ def per_subject_trace(
             if other != subject:
                 sub_query = sub_query.replace(other, " ")
         sub_filter = replace(search_filter, doc_ids=doc_ids)
-        trace = retrieve(library, kb, sub_query, mode, k, sub_filter, settings, single)
+        trace = retrieve_one(sub_query, sub_filter)
         traces.append((subject, trace))
     hits = _interleave([(subject, t.hits) for subject, t in traces], k)
     first = traces[0][1]
