@@ -31,6 +31,7 @@ from rag_app.models import (
     Understood,
 )
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
+from rag_app.self_rag import RevisionSteps, revise
 from rag_app.text.language import detect_language
 from rag_app.text.query import QueryAnalysis, analyse_query
 
@@ -257,12 +258,11 @@ class Pipeline:
         if self.settings.self_rag.enabled and self.llm is not self.offline:
             if answerer == self.llm.name and not error:
                 # Seed 001's Self-RAG: what the check flags is retrieved for, the answer revised.
-                from rag_app.self_rag import revise
-
                 yield PipelineEvent("stage", stage="revising")
                 t0 = time.perf_counter()
                 draft = (text, trace, prompt, citations)
-                r = revise(self, asked, options, *draft, analysis=analysis, history=history)
+                steps = self.revision_steps(asked, options, history, analysis)
+                r = revise(steps, self.settings.self_rag, asked, *draft, language=analysis.language)
                 text, trace, prompt, citations = r.text, r.trace, r.prompt, r.citations
                 revisions = r.rounds
                 timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
@@ -287,6 +287,20 @@ class Pipeline:
         self._record(answer, options)
         yield PipelineEvent("stage", stage="done")
         yield PipelineEvent("answer", answer=answer)
+
+    def revision_steps(
+        self, question: str, options: AskOptions, history: Sequence[Turn], analysis: QueryAnalysis
+    ) -> RevisionSteps:
+        """What Self-RAG's rounds call for ``question``: this pipeline's retrieval, prompt
+        (without the document names read when the question started), model and check."""
+        return RevisionSteps(
+            retrieve=lambda query: self.retrieve(query, options),
+            build=lambda trace, note: self.build(
+                question, trace, options, history, analysis, None, note
+            ),
+            generate=lambda prompt: self.llm.stream(build_request(question, prompt, analysis)),
+            check=lambda text, prompt: self._check(text, prompt, analysis),
+        )
 
     def _record(self, answer: Answer, options: AskOptions) -> None:
         """The answer's audit record; a log that cannot be written never costs the answer."""

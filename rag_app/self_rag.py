@@ -16,24 +16,22 @@ missing its evidence. A round then
 4. keeps the revision only when it has fewer flagged claims (the seed's "best answer").
 Rounds stop at ``max_rounds``, when nothing is flagged, when a revision is no better, or at
 ``time_limit_s`` after the first answer (a revision still streaming then is dropped). Every
-round is recorded as a ``RevisionRound``.
+round is recorded as a ``RevisionRound``. Retrieval, the prompt, the model and the check are
+handed in by the caller (``RevisionSteps``): this module never imports the pipeline.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from rag_app.cite import CitationReport, check_answer
-from rag_app.models import AskOptions, Expansion, Hit, RetrievalTrace, RevisionRound, Usage
-from rag_app.prompt import PromptResult, Turn
+from rag_app.cite import CitationReport
+from rag_app.config import SelfRagSettings
+from rag_app.llm import LLMEvent
+from rag_app.models import Expansion, Hit, RetrievalTrace, RevisionRound, Usage
+from rag_app.prompt import PromptResult
 from rag_app.text.aspects import question_aspects
-from rag_app.text.query import QueryAnalysis
-
-if TYPE_CHECKING:
-    from rag_app.pipeline import Pipeline
 
 _NOTE = {
     "zh": "自查：上一版回答中这些陈述未被来源支持或与问题不符，请只依据来源重新回答，来源中没有的请直说：",
@@ -41,6 +39,19 @@ _NOTE = {
     "not about the question; answer again from the sources only, and say what they do not hold: ",
 }
 _MAX_QUERY_CHARS = 200
+
+
+@dataclass(frozen=True)
+class RevisionSteps:
+    """What a round calls, each bound by the caller to the question (its options, conversation
+    and analysis): ``retrieve`` a query; ``build`` the question's prompt over a trace, with a
+    note to the model apart from the question; ``generate`` the model's stream of events for a
+    prompt; ``check`` an answer's citations against a prompt's sources."""
+
+    retrieve: Callable[[str], RetrievalTrace]
+    build: Callable[[RetrievalTrace, str], PromptResult]
+    generate: Callable[[PromptResult], Iterable[LLMEvent]]
+    check: Callable[[str, PromptResult], CitationReport | None]
 
 
 @dataclass(frozen=True)
@@ -80,30 +91,26 @@ def missing_queries(
 
 
 def revise(
-    pipeline: Pipeline,
+    steps: RevisionSteps,
+    settings: SelfRagSettings,
     question: str,
-    options: AskOptions,
     text: str,
     trace: RetrievalTrace,
     prompt: PromptResult,
     citations: CitationReport | None,
     *,
-    analysis: QueryAnalysis | None = None,
-    history: Sequence[Turn] = (),
-    doc_names: dict[str, str] | None = None,
+    language: str = "",
     clock: Callable[[], float] = time.monotonic,
 ) -> Revision:
-    """Self-RAG rounds after ``pipeline``'s first answer ``text`` to ``question`` (see the
-    module), with ``pipeline.settings.self_rag``'s bounds and ``pipeline.llm``. ``trace``,
-    ``prompt`` and ``citations`` are the first answer's. Never raises for what a round meets
-    (a failed retrieval or model ends the rounds, noted); returns the first answer unchanged
-    when there is nothing to revise."""
-    settings = pipeline.settings.self_rag
+    """Self-RAG rounds after the first answer ``text`` to ``question`` (see the module), within
+    ``settings``' bounds, through ``steps``. ``trace``, ``prompt`` and ``citations`` are the
+    first answer's; ``language`` the question's ("": the prompt's). Never raises for what a
+    round meets (a failed retrieval or model ends the rounds, noted); returns the first answer
+    unchanged when there is nothing to revise."""
     deadline = clock() + settings.time_limit_s
     current = Revision(text, trace, prompt, citations)
     rounds: list[RevisionRound] = []
-    language = analysis.language if analysis is not None else prompt.language
-    ask = _Asked(question, options, analysis, language, history, doc_names, deadline, clock)
+    ask = _Asked(question, language or prompt.language, settings, deadline, clock)
     for number in range(1, settings.max_rounds + 1):
         claims = flagged_claims(current.citations)
         if not claims:
@@ -114,7 +121,7 @@ def revise(
             break
         started = clock()
         try:
-            candidate, queries, added, usage, note = _round(pipeline, current, claims, number, ask)
+            candidate, queries, added, usage, note = _round(steps, current, claims, number, ask)
         except Exception as exc:  # noqa: BLE001 - a failed round never costs the first answer
             candidate, queries, added, usage, note = None, [], [], None, f"failed: {exc}"
         kept = candidate is not None and _bad(candidate.citations) < len(claims)
@@ -144,26 +151,21 @@ class _Asked:
     """What every round of one question shares."""
 
     question: str
-    options: AskOptions
-    analysis: QueryAnalysis | None
     language: str
-    history: Sequence[Turn]
-    doc_names: dict[str, str] | None
+    settings: SelfRagSettings
     deadline: float
     clock: Callable[[], float]
 
 
 def _round(
-    pipeline: Pipeline,
+    steps: RevisionSteps,
     current: Revision,
     claims: list[tuple[str, str, bool]],
     number: int,
     ask: _Asked,
 ) -> tuple[Revision | None, list[str], list[str], Usage | None, str]:
     """One round: (the revision or None, its queries, the chunks they added, usage, a note)."""
-    from rag_app.pipeline import build_request
-
-    settings = pipeline.settings.self_rag
+    settings = ask.settings
     queries = missing_queries(ask.question, claims, settings.max_queries)
     cited = {
         h.chunk.chunk_id
@@ -177,19 +179,16 @@ def _round(
         queries,
         number,
         settings.hits_per_query,
-        lambda q: pipeline.retrieve(q, ask.options),
+        steps.retrieve,
     )
     note = _NOTE.get(ask.language, _NOTE["en"]) + "; ".join(
         f"「{c}」({why})" for c, why, _ in claims
     )
     # The note apart from the question: its claims' words must not pick the excerpts.
-    prompt = pipeline.build(
-        ask.question, trace, ask.options, ask.history, ask.analysis, ask.doc_names, note
-    )
-    request = build_request(ask.question, prompt, ask.analysis)
+    prompt = steps.build(trace, note)
     parts: list[str] = []
     usage: Usage | None = None
-    stream = pipeline.llm.stream(request)
+    stream = steps.generate(prompt)
     try:
         for event in stream:
             if ask.clock() >= ask.deadline:
@@ -207,15 +206,7 @@ def _round(
     text = "".join(parts)
     if not text.strip():
         return None, queries, added, usage, "the revision was empty"
-    sources = {s.number: s for s in prompt.sources}
-    report = check_answer(
-        text,
-        sources,
-        pipeline.library.embedder,
-        settings=pipeline.settings.cite,
-        question=ask.analysis if ask.analysis is not None else ask.question,
-    )
-    return Revision(text, trace, prompt, report), queries, added, usage, ""
+    return Revision(text, trace, prompt, steps.check(text, prompt)), queries, added, usage, ""
 
 
 def _with_found(

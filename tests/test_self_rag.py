@@ -92,17 +92,19 @@ def test_the_time_limit_stops_a_round_and_drops_a_revision_still_streaming(sampl
     prompt = pipeline.build(QUESTION, trace, OPTIONS, (), analysis)
     report = pipeline._check(WRONG, prompt, analysis)
     draft = (WRONG, trace, prompt, report)
+    steps = pipeline.revision_steps(QUESTION, OPTIONS, (), analysis)
+    bounds = pipeline.settings.self_rag
 
     def clock(*times: float):  # type: ignore[no-untyped-def]
         ticks = iter(times)
         return lambda: next(ticks, times[-1])
 
     # the first answer took the whole time: no round starts
-    late = revise(pipeline, QUESTION, OPTIONS, *draft, analysis=analysis, clock=clock(0, 6))
+    late = revise(steps, bounds, QUESTION, *draft, language=analysis.language, clock=clock(0, 6))
     (round_,) = late.rounds
     assert round_.note == "time limit reached" and late.text == WRONG
     # the time runs out while the revision streams: it is dropped
-    slow = revise(pipeline, QUESTION, OPTIONS, *draft, analysis=analysis, clock=clock(0, 1, 6))
+    slow = revise(steps, bounds, QUESTION, *draft, language=analysis.language, clock=clock(0, 1, 6))
     (round_,) = slow.rounds
     assert round_.note == "time limit reached while revising" and not round_.kept
     assert slow.text == WRONG and round_.queries
