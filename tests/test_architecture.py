@@ -1,5 +1,6 @@
 """The house's rules, enforced: which part of rag_app may import which (docs/ARCHITECTURE.md),
-one module that segments words, one that splits sentences, small modules, a UI-free core."""
+no import circle (lazy imports included), one module that segments words, one that splits
+sentences, small modules, a UI-free core."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ NEVER: dict[str, frozenset[str]] = {
     ),
     "protocols": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
     "tokens": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
+    # A stage is handed what it needs and never imports its caller.
+    "self_rag": frozenset({"pipeline"}),
 }
 UI = frozenset({"streamlit", "ui", "views", "pages", "app"})
 MAX_LINES = 450
@@ -72,6 +75,76 @@ def test_module_imports_respect_the_layers(path: Path) -> None:
         if target is not None and target != part and target in never:
             wrong.append(module)
     assert not wrong, f"{path.relative_to(PACKAGE)} ({part}) must not import {wrong}"
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, at any depth (lazy and ``TYPE_CHECKING``
+    imports count, relative ones resolved); ``from a.b import c`` points at the module ``a.b.c``
+    when there is one, else at ``a.b``."""
+    paths = {_module_name(path, package): path for path in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                named = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for module in named:
+                while module and module not in paths:
+                    module = module.rpartition(".")[0]
+                if module and module != name:
+                    graph[name].add(module)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or around a circle."""
+    reach: dict[str, set[str]] = {}
+    for start in graph:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        reach[start] = seen
+    groups = {
+        frozenset({m} | {other for other in reach[m] if m in reach[other]})
+        for m in graph
+        if m in reach[m]
+    }
+    return sorted(sorted(group) for group in groups)
+
+
+def test_no_import_circles() -> None:
+    circles = _circles(_import_graph(PACKAGE))
+    assert not circles, "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_check_catches_a_lazy_circle(tmp_path: Path) -> None:
+    """The checker itself: a circle closed by an import inside a function is reported."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "sub" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "a.py").write_text("from pkg.sub import b\n", encoding="utf-8")
+    (package / "sub" / "b.py").write_text("def f():\n    from .c import g\n", encoding="utf-8")
+    (package / "sub" / "c.py").write_text("def g():\n    from pkg import a\n", encoding="utf-8")
+    (package / "d.py").write_text("import pkg.a\n", encoding="utf-8")
+    assert _circles(_import_graph(package)) == [["pkg.a", "pkg.sub.b", "pkg.sub.c"]]
 
 
 def test_no_module_imports_rag_app_by_name_at_run_time() -> None:
