@@ -16,8 +16,10 @@ class _Chunks(Protocol):
 
 
 class _Gold(Protocol):
-    doc_id: str
-    gold: frozenset[int]
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def gold(self) -> frozenset[int]: ...
 
 
 def load_routing_labels(path: Path) -> dict[str, tuple[str, str]]:
@@ -47,19 +49,22 @@ def routing_summary(
     }
     # Against where the gold items are: of the questions whose gold is of one type, the share
     # routed to that type, to another, or not routed.
-    single = [
-        (row["routing"], row["gold_types"][0])  # type: ignore[index]
+    single: list[tuple[Mapping[str, object], str]] = [
+        (row["routing"], row["gold_types"][0])  # type: ignore[misc, index]
         for row in per_question
         if "routing" in row and len(row.get("gold_types") or ()) == 1  # type: ignore[arg-type]
     ]
     if single:
-        own = sum(1 for r, gold in single if r["single_type"] and r["type"] == gold)  # type: ignore[index]
-        wrong = sum(1 for r, gold in single if r["single_type"] and r["type"] != gold)  # type: ignore[index]
+        n_own = n_wrong = 0
+        for decision, gold in single:
+            if decision["single_type"]:
+                n_own += decision["type"] == gold
+                n_wrong += decision["type"] != gold
         out |= {
             "n_single": len(single),
-            "single_own": round(own / len(single), 4),
-            "single_wrong": round(wrong / len(single), 4),
-            "single_unrouted": round((len(single) - own - wrong) / len(single), 4),
+            "single_own": round(n_own / len(single), 4),
+            "single_wrong": round(n_wrong / len(single), 4),
+            "single_unrouted": round((len(single) - n_own - n_wrong) / len(single), 4),
         }
     labelled = [(qid, r) for qid, r in decisions if qid in (labels or {})]
     if labels and labelled:

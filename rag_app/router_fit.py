@@ -83,6 +83,8 @@ def collect(eval_dir: Path, out: Path) -> list[Row]:
 
     def add(source: str, library: Library, qid: str, text: str, kind: str, flt: SearchFilter):
         features, vector, types = routing_inputs(library, "eval", text, flt, options)
+        if vector is None:
+            raise RuntimeError(f"{source}: the library has no chunks to embed against")
         rows.append(
             Row(source, qid, text, _target(kind), tuple(scalar_vector(features)), vector, types)
         )
@@ -269,7 +271,7 @@ def heldout_retrieval(
         ("crud", [crud / "docs", crud / "distractors"], crud / "questions.jsonl", ("pooled",)),
         ("broker", [BROKER / "docs"], BROKER / "questions.jsonl", ("pooled", "doc")),
     ]
-    results = []
+    results: list[dict[str, object]] = []
     for name, folders, questions_path, scopes in sets:
         library = _library(base, out, name, folders, embedder)
         settings = library.settings
@@ -289,7 +291,7 @@ def heldout_retrieval(
                 {
                     "set": name,
                     "scope": scope,
-                    "hybrid": _summary(hybrid["per_question"]),
+                    "hybrid": _summary(hybrid["per_question"]),  # type: ignore[arg-type]
                     "smart": _summary(rows_smart),
                 }
             )
@@ -321,20 +323,17 @@ def evaluate_router(rows: Sequence[Row], c: float, embedding: bool, embedder: st
         train = [r for r in rows if r.source != held]
         test = [r for r in rows if r.source == held]
         report[f"cross {held}"] = score(fit(train, c, embedding, embedder), test, embedder)
-    predictions: dict[str, list[Row]] = {}
+    per_fold: dict[str, list[dict]] = {}
     for fold in folds(rows):
         held_out = set(fold)
         model = fit([r for i, r in enumerate(rows) if i not in held_out], c, embedding, embedder)
-        for i in fold:
-            predictions.setdefault(rows[i].source, []).append(rows[i])
-            predictions.setdefault("all", []).append(rows[i])
         # scored right away with the fold's own model
         for source in ("tatqa", "crud", "broker", "all"):
             part = [rows[i] for i in fold if source in ("all", rows[i].source)]
             if part:
-                report.setdefault(f"kfold {source}", []).append(score(model, part, embedder))  # type: ignore[union-attr]
-    for key in [k for k in report if k.startswith("kfold")]:
-        report[key] = _pool(report[key])  # type: ignore[arg-type]
+                per_fold.setdefault(source, []).append(score(model, part, embedder))
+    for source, scores in per_fold.items():
+        report[f"kfold {source}"] = _pool(scores)
     return report
 
 

@@ -112,8 +112,8 @@ def _read(
     rows = np.zeros((len(ids), dim), dtype=np.float32)
     present = np.zeros(len(ids), dtype=bool)
     for n, chunk_id in enumerate(ids):
-        row = known.get(chunk_id)
-        if row is not None and len(row) == dim:
-            rows[n] = row
+        found = known.get(chunk_id)
+        if found is not None and len(found) == dim:
+            rows[n] = found
             present[n] = True
     return _Held(generation, tuple(ids), rows, present, time.monotonic())

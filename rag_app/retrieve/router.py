@@ -54,7 +54,7 @@ class RouterModel:
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> RouterModel:
-        names = tuple(data["scalar_names"])  # type: ignore[arg-type]
+        names = tuple(str(n) for n in data["scalar_names"])  # type: ignore[attr-defined]
         if names != SCALAR_NAMES:
             raise ValueError(f"router features {names} are not {SCALAR_NAMES}: retrain it")
         return cls(
