@@ -1,0 +1,96 @@
+"""The Library page's labels (views/library.py, ui/ingestion.py, ui/sample_progress.py)."""
+
+# key -> (Chinese, English). Placeholders use str.format names.
+LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
+    # library page
+    "library_title": ("文档库", "Library"),
+    "library_caption": (
+        "管理知识库与文档：上传 MinerU 解析结果（content_list .json、.zip）、Markdown 或表格。",
+        "Manage knowledge bases and documents: upload MinerU outputs (content_list .json, "
+        ".zip), Markdown or sheets.",
+    ),
+    "kb_section": ("知识库", "Knowledge bases"),
+    "kb_current": ("当前知识库", "Current knowledge base"),
+    "kb_new": ("新建知识库", "New knowledge base"),
+    "kb_new_placeholder": ("名称，例如：半导体", "Name, e.g. semiconductors"),
+    "kb_create": ("创建", "Create"),
+    "kb_created": ("已创建知识库「{kb}」", "Created knowledge base “{kb}”"),
+    "kb_exists": ("知识库「{kb}」已存在", "Knowledge base “{kb}” already exists"),
+    "kb_delete": ("删除知识库", "Delete knowledge base"),
+    "kb_delete_confirm": (
+        "确定删除知识库「{kb}」及其全部 {n} 个文档？此操作不可撤销。",
+        "Delete knowledge base “{kb}” and all its {n} documents? This cannot be undone.",
+    ),
+    "kb_deleted": ("已删除知识库「{kb}」", "Deleted knowledge base “{kb}”"),
+    "confirm": ("确认删除", "Delete"),
+    "cancel": ("取消", "Cancel"),
+    "upload_section": ("上传文档", "Upload documents"),
+    "uploader": ("选择文件（可多选）", "Choose files (several at once)"),
+    "uploader_help": (
+        "支持 MinerU content_list .json、MinerU 下载的 .zip（含图片）、.md，以及 .xlsx/.csv/.json 问答表。",
+        "MinerU content_list .json, a MinerU .zip download (with images), .md, and "
+        ".xlsx/.csv/.json Q&A sheets.",
+    ),
+    "uploader_limits": (
+        "大小上限：.zip 每个 {zip}，其他文件每个 {file}。",
+        "Size limits: {zip} per .zip file, {file} per other file.",
+    ),
+    "ingest_button": ("导入 {n} 个文件到「{kb}」", "Import {n} files into “{kb}”"),
+    "ingest_button_one": ("导入 1 个文件到「{kb}」", "Import 1 file into “{kb}”"),
+    "ingest_stage_chunk": ("解析切分", "parsing"),
+    "ingest_stage_embed": ("向量化 {done}/{total}", "embedding {done}/{total}"),
+    "ingest_stage_index": ("写入索引", "indexing"),
+    "ingest_stage_done": ("完成", "done"),
+    "ingest_waiting": ("等待中", "waiting"),
+    "ingest_outcome_ingested": ("✅ 已导入", "✅ imported"),
+    "ingest_outcome_duplicate": ("ℹ️ 重复，未导入", "ℹ️ duplicate, skipped"),
+    "ingest_outcome_rejected": ("❌ 未导入", "❌ not imported"),
+    "ingest_outcome_conflict": ("⚠️ 需要选择", "⚠️ needs a choice"),
+    "conflict": (
+        "⚠️ {name}：库中已有同名文档「{doc}」，内容不同。未写入任何内容，请选择：",
+        "⚠️ {name}: the library already holds a different document “{doc}” under this name. "
+        "Nothing was written; choose:",
+    ),
+    "conflict_replace": ("替换「{doc}」", "Replace “{doc}”"),
+    "conflict_keep_both": ("两者都保留", "Keep both"),
+    "conflict_gone": ("请重新上传该文件后再选择。", "Upload the file again to choose."),
+    "kept_beside": ("另存为「{doc}」", "kept as “{doc}”"),
+    "changed": ("变化：{what}", "what changed: {what}"),
+    "duplicate_pair": (
+        "ℹ️ {name}：这是 MinerU 写在内容列表旁的 Markdown；保留内容列表（含页码），未替换",
+        "ℹ️ {name}: the markdown MinerU writes beside the content list; the content list (with "
+        "pages) is kept, nothing replaced",
+    ),
+    "ingest_results": ("导入结果", "Import results"),
+    "ingested": (
+        "✅ {name}：已导入，{n} 个片段（{counts}）",
+        "✅ {name}: imported, {n} chunks ({counts})",
+    ),
+    "replaced": ("替换了旧版本", "replaced the earlier version"),
+    "duplicate": (
+        "ℹ️ {name}：内容与已有文档「{doc}」相同，未重复导入",
+        "ℹ️ {name}: same content as document “{doc}” already in the library; skipped",
+    ),
+    "rejected": ("❌ {name}：未导入，{reason}", "❌ {name}: not imported: {reason}"),
+    "ingest_warning": ("⚠️ {name}：{warning}", "⚠️ {name}: {warning}"),
+    "ingest_error": ("导入出错：{error}", "Import failed: {error}"),
+    "docs_section": ("文档（{n}）", "Documents ({n})"),
+    "no_docs": ("这个知识库还没有文档。", "This knowledge base has no documents yet."),
+    "col_name": ("名称", "Name"),
+    "col_format": ("格式", "Format"),
+    "col_chunks": ("片段", "Chunks"),
+    "col_pages": ("页数", "Pages"),
+    "col_size": ("大小", "Size"),
+    "col_date": ("导入时间", "Imported"),
+    "preview_section": ("预览与删除", "Preview and delete"),
+    "preview_doc": ("选择文档", "Document"),
+    "preview_types": ("类型", "Types"),
+    "preview_page": ("页码（每页 {n} 条）", "Page ({n} per page)"),
+    "preview_count": ("共 {n} 个片段", "{n} chunks"),
+    "doc_delete": ("删除该文档", "Delete this document"),
+    "doc_delete_confirm": (
+        "确定删除文档「{name}」？其片段、向量与图片都会移除。",
+        "Delete document “{name}”? Its chunks, vectors and images are removed.",
+    ),
+    "doc_deleted": ("已删除文档「{name}」", "Deleted document “{name}”"),
+}
