@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import sample_progress, state
+from ui import resources, sample_progress, state
 from ui.i18n import LANGUAGES, t
 from ui.render import inject_css
 
@@ -39,7 +39,7 @@ with st.sidebar:
 
 # The first call starts the background work (ui/startup.py): the embedding model loads and the
 # sample report is imported into 示例 while this and every other page is already usable.
-state.library()
+resources.library()
 sample_progress.begin_run()
 page.run()
 
@@ -56,7 +56,7 @@ with st.sidebar:
         label_visibility="collapsed",
     )
 
-state.page_shown()  # the background work that waited for a first page may begin
+resources.page_shown()  # the background work that waited for a first page may begin
 # Last, once everything is drawn: a page showing the sample's import progress keeps it current
 # and runs again when the sample is in (a question asked meanwhile is answered then).
 sample_progress.follow()

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import ingestion, state
+from ui import ingestion, resources
 from ui.i18n import t
 from ui.startup import SampleStatus
 
@@ -41,7 +41,7 @@ def _register(slot: Any, draw: Draw, status: SampleStatus) -> None:
 
 def count_text(status: SampleStatus) -> str:
     done, total = status.counts
-    if not done and not state.model_ready():
+    if not done and not resources.model_ready():
         return t("sample_model")  # encoding waits for the model to load
     return t("sample_count", done=done, total=total) if total else t("sample_preparing")
 
@@ -51,7 +51,7 @@ def _fraction(status: SampleStatus) -> float:
 
 
 def _draw_bar(slot: Any, status: SampleStatus) -> None:
-    text = t("sample_importing", kb=state.SAMPLE_KB, n=count_text(status))
+    text = t("sample_importing", kb=resources.SAMPLE_KB, n=count_text(status))
     slot.progress(_fraction(status), text="📥 " + text)
 
 
@@ -81,7 +81,7 @@ def follow() -> None:
     _run.slots = []
     if not slots:
         return
-    startup = state.startup()
+    startup = resources.startup()
     status = startup.status()
     while status.importing:
         startup.sample_done.wait(REDRAW_S)

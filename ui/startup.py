@@ -1,7 +1,7 @@
 """Start-up work in the background, once per process, so the page is usable at once.
 
 ``Startup(...).load_model(embedder)`` and ``.start(library)`` (once per Library, from
-``ui.state``'s shared resources) begin two threads:
+``ui.resources``) begin two threads:
 
 - **model**: the embedding model loads (``warm_up``: an import and a load, seconds after a
   restart); ``model_ready`` is set when it has, or has failed to (the error then shows where

@@ -12,19 +12,13 @@ from rag_app.conversations import SavedTurn, saved_turn, source_chunk
 from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Chunk
 from rag_app.prompt import MODES
-from ui import sample_progress, state
+from ui import resources, sample_progress, state
 from ui.i18n import lang, t, type_label
-from ui.render import (
-    LATEST_TURN,
-    TYPE_ICONS,
-    anchor_id,
-    answer_doc_names,
-    answer_markdown,
-    render_answer,
-    render_chunk,
-    scroll_to_question,
-    stream_answer,
-)
+from ui.render import LATEST_TURN, answer_doc_names, render_answer, scroll_to_question
+from ui.render_citations import anchor_id, answer_markdown
+from ui.render_hits import TYPE_ICONS
+from ui.render_sources import render_chunk
+from ui.render_stream import stream_answer
 from ui.sanitize import escape_label, escape_markdown_text, escape_text
 
 
@@ -48,7 +42,7 @@ def new_conversation() -> None:
 
 
 def open_saved(conversation_id: str) -> None:
-    owner, store = state.conversation_owner(), state.conversation_store()
+    owner, store = state.conversation_owner(), resources.conversation_store()
     found = store.get(owner, conversation_id) if owner is not None and store else None
     if found is None:
         st.session_state["_conversation_note"] = "conv_not_found"
@@ -59,14 +53,14 @@ def open_saved(conversation_id: str) -> None:
 
 
 def rename_open(conversation_id: str) -> None:
-    owner, store = state.conversation_owner(), state.conversation_store()
+    owner, store = state.conversation_owner(), resources.conversation_store()
     title = st.session_state.get(f"conv_title_{conversation_id}", "")
     if owner is not None and store is not None:
         store.rename(owner, conversation_id, title)
 
 
 def delete_open(conversation_id: str) -> None:
-    owner, store = state.conversation_owner(), state.conversation_store()
+    owner, store = state.conversation_owner(), resources.conversation_store()
     if owner is not None and store is not None:
         store.delete(owner, conversation_id)
     new_conversation()
@@ -81,7 +75,7 @@ def conversations_sidebar() -> None:
     """The user's saved conversations, most recently active first; for the open one: rename,
     export (Markdown, sources cited) and delete (after a confirmation)."""
     st.button(t("conv_new"), icon="➕", on_click=new_conversation, width="stretch", key="conv_new")
-    owner, store = state.conversation_owner(), state.conversation_store()
+    owner, store = state.conversation_owner(), resources.conversation_store()
     if owner is None:
         st.caption(t("conv_sign_in"))
         st.button(t("conv_sign_in_button"), on_click=st.login, key="conv_sign_in")
@@ -253,7 +247,7 @@ def sidebar(lib, kb: str | None) -> None:  # type: ignore[no-untyped-def]
         conversations_sidebar()
 
 
-lib = state.library()
+lib = resources.library()
 kb = state.current_kb(lib)
 sidebar(lib, kb)
 kb = state.current_kb(lib)
@@ -272,8 +266,8 @@ if note:
 # While the sample is imported into 示例 in the background (ui/startup.py), the page works: a
 # question asked meanwhile is held, with the import's progress under it, and answered once the
 # sample is in (app.py's sample_progress.follow runs the page again then).
-sample = state.sample_status()
-importing = kb == state.SAMPLE_KB and sample.importing
+sample = resources.sample_status()
+importing = kb == resources.SAMPLE_KB and sample.importing
 has_docs = bool(kb and lib.documents(kb)) and not importing
 if not kb:
     st.info(t("no_kb"), icon="📚")
@@ -281,7 +275,7 @@ if not kb:
 elif importing:
     sample_progress.progress_bar(sample)
 elif not has_docs:
-    if kb == state.SAMPLE_KB and sample.state == "failed":
+    if kb == resources.SAMPLE_KB and sample.state == "failed":
         sample_progress.failure(sample)
     st.info(t("kb_empty", kb=kb), icon="📚")
     st.page_link("views/library.py", label=t("go_library"), icon="📚")
@@ -310,8 +304,8 @@ elif held and not importing:
 asking = bool(question and kb and has_docs)
 
 turns: list[state.ChatTurn] = st.session_state["turns"]
-if kb == state.SAMPLE_KB and has_docs:
-    examples = example_questions(str(state.SAMPLE_QUESTIONS))
+if kb == resources.SAMPLE_KB and has_docs:
+    examples = example_questions(str(resources.SAMPLE_QUESTIONS))
     if examples:
         # Closed already while the first question is answered: closing it afterwards would
         # move that question up, out of the place it was scrolled to.
@@ -365,7 +359,7 @@ if asking and question and kb:
             st.markdown(escape_markdown_text(question))
         scroll_to_question()
         with st.chat_message("assistant"):
-            state.wait_for_model()
+            resources.wait_for_model()
             answer, failure = stream_answer(state.pipeline(), question, options, history)
     names = answer_doc_names(answer, lib, kb, known)
     saved = saved_turn(question, options, answer, failure, names)

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_app.audit import AuditRecord
-from ui import state
+from ui import resources
 from ui.i18n import t
 
 MAX_ROWS = 2000
@@ -78,14 +78,14 @@ def opened(records: list[AuditRecord], chosen: list[int]) -> AuditRecord | None:
     return None
 
 
-log = state.audit_log()
+log = resources.audit_log()
 st.markdown(f"## 🧾 {t('audit_title')}")
 if log is None:
     st.error(t("audit_unavailable"))
     st.stop()
-st.caption(t("audit_caption", days=state.settings().audit_retention_days))
+st.caption(t("audit_caption", days=resources.settings().audit_retention_days))
 
-kbs = state.library().knowledge_bases()
+kbs = resources.library().knowledge_bases()
 a, b, c, d = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
 kb = a.selectbox(
     t("audit_kb"),

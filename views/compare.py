@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
+from ui import resources, state
 from ui.compare_diff import diff_hits
 from ui.i18n import t
-from ui.render import (
-    answer_doc_names,
-    render_answer_text,
-    render_citation_check,
-    render_sources,
-    render_timings,
-    stream_answer,
-)
+from ui.render import answer_doc_names
+from ui.render_citations import render_answer_text, render_citation_check
 from ui.render_compare import render_compare_hits, render_diff_summary
 from ui.render_hits import render_routing
+from ui.render_sources import render_sources
+from ui.render_stream import stream_answer
+from ui.render_timings import render_timings
 from ui.sanitize import escape_markdown_text
 
 MODES = ("smart", "hybrid")
@@ -49,7 +46,7 @@ def render_column(mode: str, result: dict, lib, kb: str, doc_names, places) -> N
     render_timings(answer, options)
 
 
-lib = state.library()
+lib = resources.library()
 kb = state.current_kb(lib)
 
 with st.sidebar:
@@ -88,7 +85,7 @@ with st.form("compare_form", border=False):
     )
 
 if run and question.strip() and kb and has_docs:
-    state.wait_for_model()
+    resources.wait_for_model()
     pipe = state.pipeline()
     known = {d.doc_id: d.name for d in lib.documents(kb)}  # kept with the answers (see ask.py)
     results = {}

@@ -11,9 +11,10 @@ import streamlit as st
 
 from rag_app.ingest.loader import SUPPORTED
 from rag_app.models import IngestReport, Progress
-from ui import ingestion, sample_progress, state
+from ui import ingestion, resources, sample_progress, state
 from ui.i18n import t, type_label
-from ui.render import TYPE_ICONS, page_label, render_chunk
+from ui.render_hits import TYPE_ICONS
+from ui.render_sources import page_label, render_chunk
 
 PREVIEW_PAGE_SIZE = 10
 MB = 1024 * 1024
@@ -97,7 +98,7 @@ def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
         st.session_state["flash"] = ("info", t("conflict_gone"))
         return
     (outcome,) = ingestion.ingest_files(
-        state.library(), kb, [(name, data)], on_conflict=on_conflict
+        resources.library(), kb, [(name, data)], on_conflict=on_conflict
     )
     st.session_state["ingest_results"] = [outcome if r[0] == name else r for r in results]
 
@@ -135,7 +136,7 @@ def create_kb() -> None:
     name = (st.session_state.get("new_kb_name") or "").strip()
     if not name:
         return
-    lib = state.library()
+    lib = resources.library()
     if name in lib.knowledge_bases():
         st.session_state["flash"] = ("info", t("kb_exists", kb=name))
     else:
@@ -150,7 +151,7 @@ def create_kb() -> None:
 
 
 def delete_kb(kb: str) -> None:
-    state.library().delete_kb(kb)
+    resources.library().delete_kb(kb)
     st.session_state.pop("confirm_delete", None)
     st.session_state["flash"] = ("success", t("kb_deleted", kb=kb))
     st.session_state["turns"] = [x for x in st.session_state["turns"] if x.options.kb != kb]
@@ -158,7 +159,7 @@ def delete_kb(kb: str) -> None:
 
 
 def delete_doc(kb: str, doc_id: str, name: str) -> None:
-    found = state.library().delete_document(kb, doc_id)
+    found = resources.library().delete_document(kb, doc_id)
     st.session_state.pop("confirm_delete", None)
     # Another session may have deleted it a moment before: say so rather than claim it.
     st.session_state["flash"] = (
@@ -182,7 +183,7 @@ def confirm_box(message: str, on_confirm, args: tuple) -> None:  # type: ignore[
         b.button(t("cancel"), key="confirm_no", on_click=cancel_confirm, width="stretch")
 
 
-lib = state.library()
+lib = resources.library()
 kb = state.current_kb(lib)
 
 st.markdown(f"## 📚 {t('library_title')}")
@@ -246,7 +247,7 @@ def upload_section(kb: str) -> None:
             type="primary",
             icon="📥",
         ):
-            state.wait_for_model()
+            resources.wait_for_model()
             rows = [st.progress(0.0, text=f"{u.name} · {t('ingest_waiting')}") for u in files]
 
             def on_progress(position: int, progress: Progress) -> None:
@@ -373,10 +374,10 @@ def documents_section(kb: str) -> None:
 
 if kb:
     # The sample's background import (ui/startup.py): its progress until it is in.
-    sample = state.sample_status()
-    if kb == state.SAMPLE_KB and sample.importing:
+    sample = resources.sample_status()
+    if kb == resources.SAMPLE_KB and sample.importing:
         sample_progress.progress_bar(sample)
-    elif kb == state.SAMPLE_KB and sample.state == "failed" and not lib.documents(kb):
+    elif kb == resources.SAMPLE_KB and sample.state == "failed" and not lib.documents(kb):
         sample_progress.failure(sample)
     upload_section(kb)
     documents_section(kb)

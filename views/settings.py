@@ -15,7 +15,7 @@ from rag_app.llm import (
     collect,
     mask_key,
 )
-from ui import state
+from ui import resources, state
 from ui.i18n import LANGUAGES, lang, t
 
 
@@ -86,7 +86,7 @@ def test_connection() -> None:
 
 
 def reset_retrieval() -> None:
-    current = state.settings()
+    current = resources.settings()
     st.session_state["retrieval"] = {
         "top_k": current.top_k,
         "context_budget": current.prompt.context_budget,
@@ -96,8 +96,8 @@ def reset_retrieval() -> None:
         del st.session_state[key]
 
 
-lib = state.library()
-settings = state.settings()
+lib = resources.library()
+settings = resources.settings()
 provider = st.session_state["provider"]
 
 st.markdown(f"## ⚙️ {t('settings_title')}")
@@ -223,7 +223,7 @@ with st.container(border=True):
     try:
         dimension = (
             str(lib.embedder.dimension)
-            if path and state.model_ready()
+            if path and resources.model_ready()
             else t("embedding_not_loaded")
         )
     except Exception:  # noqa: BLE001

@@ -417,10 +417,10 @@ def test_concurrent_searches_while_ingesting(library: Library) -> None:
 
 
 def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library: Library) -> None:
-    from ui import state
+    from ui import resources
 
     def seed() -> tuple[IngestReport, ...]:
-        return state.seed_sample(library)
+        return resources.seed_sample(library)
 
     (first,) = seed()
     assert first.status == "ingested"
@@ -429,8 +429,8 @@ def test_the_sample_is_seeded_once_and_re_indexed_when_chunking_changed(library:
     (again,) = seed()
     assert again.status == "ingested" and "replaced the earlier version" in again.message
     # a user who deleted the sample from a knowledge base holding other reports keeps it deleted
-    _ingest(library, TATQA_LIKE, kb=state.SAMPLE_KB)
-    assert library.delete_document(state.SAMPLE_KB, again.doc_id)
+    _ingest(library, TATQA_LIKE, kb=resources.SAMPLE_KB)
+    assert library.delete_document(resources.SAMPLE_KB, again.doc_id)
     assert seed() == ()
 
 

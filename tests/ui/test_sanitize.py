@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ui.render import answer_markdown, highlight_html, highlight_table
+from ui.render_citations import answer_markdown
+from ui.render_sources import highlight_html, highlight_table
 from ui.sanitize import escape_markdown_text, escape_text, sanitize_table_html
 
 SPANNED = (

@@ -24,7 +24,7 @@ from rag_app.index.library import Library
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_ZIP
 from tests.openai_stub_server import OpenAIStubServer, Reply
 from tests.ui.audit_support import TICK_QUESTIONS, TICKED, write_audit_records
-from ui import i18n, ingestion, state
+from ui import i18n, ingestion, resources, state
 
 # Tests that run the app load the real embedding model and ingest the sample report: about half
 # a minute on two busy cores, so they are marked slow (make test runs them; make test-fast not).
@@ -92,7 +92,7 @@ def ask(at: AppTest, question: str) -> AppTest:
 def test_first_start_ingests_the_sample(env: Path, tmp_path: Path) -> None:
     at = start()
     library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
-    docs = library.documents(state.SAMPLE_KB)
+    docs = library.documents(resources.SAMPLE_KB)
     assert [d.name for d in docs] == ["smic_report.zip"]
     # whole: the chunks a library with the default settings makes of the zip (the embedder
     # does not change chunking)
@@ -102,13 +102,13 @@ def test_first_start_ingests_the_sample(env: Path, tmp_path: Path) -> None:
     assert (docs[0].n_chunks, docs[0].type_counts) == (alone.n_chunks, alone.type_counts)
     assert dict(alone.type_counts)["table"] > 0
     # the Ask page offers the sample's example questions
-    questions = json.loads(state.SAMPLE_QUESTIONS.read_text(encoding="utf-8"))
+    questions = json.loads(resources.SAMPLE_QUESTIONS.read_text(encoding="utf-8"))
     labels = [b.label for b in at.button]
     assert questions[0]["question"] in labels
     # idempotent: a second session does not ingest again
     before = docs[0].ingested_at
     start()
-    assert library.documents(state.SAMPLE_KB)[0].ingested_at == before
+    assert library.documents(resources.SAMPLE_KB)[0].ingested_at == before
 
 
 @slow
@@ -365,7 +365,7 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     delete_kb.click().run()
     at.button(key="confirm_yes").click().run()
     assert "测试库" not in library.knowledge_bases()
-    assert at.session_state["kb"] == state.SAMPLE_KB
+    assert at.session_state["kb"] == resources.SAMPLE_KB
 
 
 @slow
@@ -526,7 +526,7 @@ def test_library_states_the_real_upload_limits(env: Path, lang: str, expected: s
     at.get_by_key("_w_lang__sidebar").set_value(lang).run()
     at.switch_page("views/library.py").run()
     assert not at.exception, at.exception
-    limits = state.settings()
+    limits = resources.settings()
     megabytes = 1024 * 1024
     assert (limits.max_zip_bytes, limits.max_file_bytes) == (200 * megabytes, 32 * megabytes)
     assert any(expected in c.value for c in at.caption), [c.value for c in at.caption]
@@ -540,7 +540,7 @@ def test_english_labels_use_ascii_punctuation() -> None:
 
 
 def test_quoted_document_text_keeps_its_markdown_characters() -> None:
-    from ui.render import CheckedLine, _quote, answer_markdown, markdown_plain
+    from ui.render_citations import CheckedLine, answer_markdown, markdown_plain, quote_html
 
     text = (
         "（离线）\n\n- 字段 __init__ 与 *星号* <b>x</b> [Source 1]\n- 第二句 [Source 2] [Source 7]"
@@ -558,8 +558,8 @@ def test_quoted_document_text_keeps_its_markdown_characters() -> None:
     assert markdown_plain("SMIC__2024__Q1 与 a_b_c 与 2*3") == "SMIC__2024__Q1 与 a_b_c 与 2*3"
     assert markdown_plain("\\_\\_init\\_\\_") == "__init__"
     line = CheckedLine("字段 __init__ 与 SMIC__2024__Q1", (1,), True, 1.0, (), ())
-    assert "字段 __init__ 与 SMIC__2024__Q1" in _quote(line, literal=True)  # document text
-    assert "字段 init 与 SMIC__2024__Q1" in _quote(line)  # a model's Markdown
+    assert "字段 __init__ 与 SMIC__2024__Q1" in quote_html(line, literal=True)  # document text
+    assert "字段 init 与 SMIC__2024__Q1" in quote_html(line)  # a model's Markdown
 
 
 def test_core_reasons_are_worded_in_the_users_language() -> None:
@@ -633,7 +633,7 @@ def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> N
     assert not at.exception, at.exception
     (table,) = [d for d in at.dataframe if "问题" in d.value.columns]
     frame = table.value
-    assert (frame["问题"] == QUESTION).any() and (frame["知识库"] == state.SAMPLE_KB).any()
+    assert (frame["问题"] == QUESTION).any() and (frame["知识库"] == resources.SAMPLE_KB).any()
     row = frame[frame["问题"] == QUESTION].iloc[0]
     assert row["片段数"] > 0 and row["提示词 tokens"] > 0 and row["来源"] == "app"
     assert row["错误"] == ""
@@ -781,8 +781,8 @@ def test_the_language_and_the_ask_pages_choices_are_remembered(env: Path) -> Non
     at.get_by_key("_w_mode__ask").set_value("hybrid").run()
     at.get_by_key("_w_prompt_mode__ask").set_value("precise").run()
     library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
-    (doc_id,) = [d.doc_id for d in library.documents(state.SAMPLE_KB)]
-    at.get_by_key(f"_w_doc_filter.{state.SAMPLE_KB}__ask").set_value([doc_id]).run()
+    (doc_id,) = [d.doc_id for d in library.documents(resources.SAMPLE_KB)]
+    at.get_by_key(f"_w_doc_filter.{resources.SAMPLE_KB}__ask").set_value([doc_id]).run()
     # (in a session of its own: AppTest loses widget changes made after a language switch)
     session().get_by_key("_w_lang__sidebar").set_value("en").run()
     again = session()
@@ -790,7 +790,7 @@ def test_the_language_and_the_ask_pages_choices_are_remembered(env: Path) -> Non
     assert again.session_state["mode"] == "hybrid"
     assert again.session_state["prompt_mode"] == "precise"
     assert again.get_by_key("_w_mode__ask").value == "hybrid"
-    assert again.session_state["doc_filter"] == {state.SAMPLE_KB: [doc_id]}
+    assert again.session_state["doc_filter"] == {resources.SAMPLE_KB: [doc_id]}
     # another signed-in user starts from the defaults
     other = session({"is_logged_in": True, "email": "bob@example.com"})
     assert other.session_state["lang"] == "zh" and other.session_state["mode"] == "smart"

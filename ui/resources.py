@@ -1,0 +1,141 @@
+"""The resources every session shares (one per process, via ``st.cache_resource``): the Settings,
+the Library, the audit log, the conversation store and the start-up work running in the
+background (``ui.startup``: the model's load, the sample's import and its progress).
+
+All are safe to use from every session at once (the Library serialises its writes and reads
+immutable snapshots); nothing here mutates them per user. Per-user state is ``ui.state``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from rag_app.audit import AuditLog, open_audit_log
+from rag_app.config import Settings, load_settings
+from rag_app.conversations import ConversationStore
+from rag_app.index.embedder import load_embedder
+from rag_app.index.library import Library
+from rag_app.models import IngestReport
+from rag_app.protocols import Embedder
+from ui.i18n import t
+from ui.startup import SampleStatus, Startup
+from ui.startup import seed_sample as _seed
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_KB = "示例"
+SAMPLE_ZIP = ROOT / "assets" / "sample_report" / "smic_report.zip"
+SAMPLE_QUESTIONS = ROOT / "assets" / "sample_report" / "questions.json"
+
+# The environment variables load_settings reads: a change (tests switch data dirs) means a
+# different Settings and so a different Library.
+_SETTINGS_ENV = (
+    "RAG_APP_DATA_DIR",
+    "RAG_APP_CACHE_DIR",
+    "RAG_APP_EMBEDDING_MODEL",
+    "RAG_APP_KB",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+)
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_settings(env_key: tuple[str, ...]) -> Settings:
+    return load_settings()
+
+
+def settings() -> Settings:
+    return _shared_settings(tuple(os.environ.get(name, "") for name in _SETTINGS_ENV))
+
+
+@dataclass(frozen=True)
+class _Shared:
+    library: Library
+    startup: Startup  # the model's load and the sample's import, in the background
+    audit: AuditLog | None = None  # None when the log cannot be opened (answers go on)
+
+
+# The longest the sample's import and the cache warm-up wait for the first page to be drawn
+# (a first run takes 2-4 s on two busy cores; they share its CPU and its GIL otherwise).
+FIRST_PAGE_WAIT_S = 8.0
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
+    # Once per process and settings (cache_resource lets one session make it while others
+    # wait): so the start-up threads start once, and no other thread makes a second embedder.
+    # The model starts loading first (seconds), while the Library opens (Chroma, the journal).
+    startup = Startup(SAMPLE_ZIP, SAMPLE_KB)
+    try:
+        embedder: Embedder | None = load_embedder(_settings)
+    except Exception:  # noqa: BLE001 - a missing model is reported by the pages that need it
+        embedder = None
+    startup.load_model(embedder)
+    lib = Library(_settings, embedder=embedder)
+    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days)
+    return _Shared(lib, startup.start(lib, after_page=FIRST_PAGE_WAIT_S), log)
+
+
+def audit_log() -> AuditLog | None:
+    return _shared().audit
+
+
+def _shared() -> _Shared:
+    current = settings()
+    return _shared_library(repr(current), current)
+
+
+def library() -> Library:
+    return _shared().library
+
+
+def model_ready() -> bool:
+    """Whether the embedding model has finished loading (or failed to: the error then shows
+    where the model is used)."""
+    return _shared().startup.model_ready.is_set()
+
+
+def wait_for_model() -> None:
+    """Block until the embedding model has loaded, under a spinner while it is still loading
+    (seconds after a restart); returns at once, drawing nothing, once it is."""
+    ready = _shared().startup.model_ready
+    if not ready.is_set():
+        with st.spinner(t("model_loading"), show_time=True):
+            ready.wait()
+
+
+def startup() -> Startup:
+    return _shared().startup
+
+
+def page_shown() -> None:
+    """Say a page has been drawn: the start-up work that waited for it begins."""
+    _shared().startup.page_shown.set()
+
+
+def sample_status() -> SampleStatus:
+    """Where the background import of the sample into 示例 stands (shared by every session)."""
+    return _shared().startup.status()
+
+
+def seed_sample(lib: Library) -> tuple[IngestReport, ...]:
+    """Ingest the sample report into the 示例 knowledge base now if it is missing or empty, and
+    re-index it when this version chunks it differently; the reports of what was (re)indexed
+    (the app does this in the background: ``ui.startup``)."""
+    return _seed(lib, SAMPLE_ZIP, SAMPLE_KB)
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore | None:
+    try:
+        return ConversationStore.in_dir(_settings.data_dir)
+    except Exception:  # noqa: BLE001 - a read-only data dir costs the saving, not the app
+        return None
+
+
+def conversation_store() -> ConversationStore | None:
+    current = settings()
+    return _shared_store(repr(current), current)
