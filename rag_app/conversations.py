@@ -3,12 +3,11 @@ a restart, and the user's remembered choices (language, modes, knowledge base, f
 
 One SQLite file, ``conversations.sqlite`` in the data dir (its own file, like the audit log, so
 a listing never waits on an ingestion). Every query names the user: one user never reads,
-renames or deletes another's conversation, even knowing its id. A turn is stored as what it
-takes to show it again without running retrieval again (``SavedTurn``: the question, its
-options, the answer text, the sources it cites with an excerpt, the citation check); the
-sources' chunks are looked up in the library again when shown, and the excerpt stands in when a
-document has been deleted since. Each write is one transaction: a crash loses at most the turn
-being written. ``rag_app.conversation_export`` writes a conversation as Markdown.
+renames or deletes another's conversation, even knowing its id. A turn is stored as what its
+answer showed, as JSON (``rag_app.saved_turns.SavedTurn``: the question, its options, the answer
+text, the understood question, the sources it cites with an excerpt, the citation check, the
+retrieval, the prompt, the timings), so it is drawn again without running retrieval again.
+Each write is one transaction: a crash loses at most the turn being written. ``rag_app.conversation_export`` writes a conversation as Markdown.
 """
 
 from __future__ import annotations
@@ -19,13 +18,35 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rag_app.models import Answer, AskOptions, Chunk, Reason
-from rag_app.prompt.tables import merge_table_chunks
+from rag_app.saved_turns import (
+    SavedCheck,
+    SavedSource,
+    SavedTurn,
+    restored_answer,
+    saved_turn,
+    source_chunk,
+    turn_from_json,
+    turn_to_json,
+)
+
+__all__ = [
+    "Conversation",
+    "ConversationInfo",
+    "ConversationStore",
+    "SavedCheck",
+    "SavedSource",
+    "SavedTurn",
+    "restored_answer",
+    "saved_turn",
+    "source_chunk",
+    "turn_from_json",
+    "turn_to_json",
+]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -39,73 +60,6 @@ CREATE TABLE IF NOT EXISTS preferences (
     user TEXT PRIMARY KEY, payload TEXT NOT NULL, updated_at TEXT NOT NULL);
 """
 TITLE_CHARS = 120  # a title longer than this is cut (the sidebar shows fewer still)
-EXCERPT_CHARS = 600  # of a source's text, kept for when its document is gone
-
-
-@dataclass(frozen=True)
-class SavedSource:
-    """``[Source number]`` of a saved answer: where it came from and an excerpt of its text.
-    ``pages`` are 0-based (``page_idx``), as in ``Chunk``."""
-
-    number: int
-    doc_id: str
-    doc_name: str
-    chunk_id: str
-    type: str
-    pages: tuple[int, ...] = ()
-    title: str = ""  # the table's or figure's caption, or the section heading
-    excerpt: str = ""
-    status: str = "kept"  # "cut" when only its start fitted in the prompt
-    part_ids: tuple[str, ...] = ()  # sub-tables the prompt merged into this one (chunk_id)
-
-
-@dataclass(frozen=True)
-class SavedCheck:
-    """One answer sentence's citation verdict, as ``rag_app.cite.SentenceCheck`` gave it."""
-
-    start: int
-    end: int
-    text: str
-    cited: tuple[int, ...]
-    supported: bool
-    factual: bool = True
-    reason: str = ""
-    reasons: tuple[Reason, ...] = ()
-    evidence: str = ""
-    # about the question (``cite.relevance``), and why not
-    relevant: bool = True
-    off_reasons: tuple[Reason, ...] = ()
-
-    @property
-    def flagged(self) -> bool:
-        return self.factual and (not self.supported or not self.cited)
-
-
-@dataclass(frozen=True)
-class SavedTurn:
-    """One exchange as stored. ``failure`` is set (and ``answer`` empty) when the pipeline
-    failed before answering; ``error`` is a provider error the answer still carries."""
-
-    question: str
-    options: AskOptions
-    answer: str = ""
-    answerer: str = ""
-    error: str = ""
-    error_kind: str = ""
-    fallback_from: str = ""
-    failure: str = ""
-    sources: tuple[SavedSource, ...] = ()
-    sentences: tuple[SavedCheck, ...] = ()
-    dangling: tuple[int, ...] = ()
-    timings: tuple[tuple[str, float], ...] = ()
-    asked_at: str = ""
-
-    @property
-    def answered(self) -> bool:
-        return not self.failure
-
-    def source(self, number: int) -> SavedSource | None:
-        return next((s for s in self.sources if s.number == number), None)
 
 
 @dataclass(frozen=True)
@@ -123,131 +77,6 @@ class ConversationInfo:
 class Conversation:
     info: ConversationInfo
     turns: tuple[SavedTurn, ...]
-
-
-def saved_turn(
-    question: str,
-    options: AskOptions,
-    answer: Answer | None,
-    failure: str = "",
-    doc_names: Mapping[str, str] | None = None,
-) -> SavedTurn:
-    """The stored form of one exchange: ``answer`` (None when the pipeline failed with
-    ``failure``) reduced to its text, cited sources and citation check. ``doc_names`` names
-    the documents as they were when it was asked."""
-    now = _now()
-    if answer is None:
-        return SavedTurn(question, options, failure=failure or "failed", asked_at=now)
-    names = dict(doc_names or {})
-    sources = []
-    for source in getattr(answer.prompt, "sources", ()) or ():
-        chunk = source.hit.chunk
-        title = chunk.caption or (chunk.heading_path[-1] if chunk.heading_path else "")
-        sources.append(
-            SavedSource(
-                number=int(source.number),
-                doc_id=chunk.doc_id,
-                doc_name=names.get(chunk.doc_id, chunk.doc_id),
-                chunk_id=chunk.chunk_id,
-                type=chunk.type,
-                pages=tuple(chunk.pages),
-                title=title,
-                excerpt=_excerpt(chunk.description if chunk.type == "image" else chunk.text),
-                status=str(source.status),
-                part_ids=tuple(p.chunk.chunk_id for p in source.parts)
-                if len(source.parts) > 1
-                else (),
-            )
-        )
-    report = answer.citations
-    checks = tuple(
-        SavedCheck(
-            start=s.start,
-            end=s.end,
-            text=s.text,
-            cited=tuple(s.cited),
-            supported=bool(s.supported),
-            factual=bool(s.factual),
-            reason=s.reason,
-            reasons=tuple(s.reasons),
-            evidence=s.evidence,
-            relevant=bool(getattr(s, "relevant", True)),
-            off_reasons=tuple(getattr(s, "off_reasons", ()) or ()),
-        )
-        for s in (getattr(report, "sentences", ()) or ())
-    )
-    return SavedTurn(
-        question=question,
-        options=options,
-        answer=answer.text,
-        answerer=answer.answerer,
-        error=answer.error,
-        error_kind=answer.error_kind,
-        fallback_from=answer.fallback_from,
-        sources=tuple(sources),
-        sentences=checks,
-        dangling=tuple(getattr(report, "dangling", ()) or ()),
-        timings=tuple(answer.timings),
-        asked_at=now,
-    )
-
-
-def source_chunk(source: SavedSource, chunks: Mapping[str, Chunk]) -> Chunk | None:
-    """A saved source's chunk as the library has it now (``chunks`` by id, its document's):
-    the chunk itself, or the sub-tables it was merged from joined again; None when gone."""
-    if source.chunk_id in chunks:
-        return chunks[source.chunk_id]
-    parts = [chunks.get(part) for part in source.part_ids]
-    if not parts or None in parts:
-        return None
-    return merge_table_chunks([p for p in parts if p is not None])
-
-
-def _excerpt(text: str) -> str:
-    text = (text or "").strip()
-    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
-
-
-# JSON ----------------------------------------------------------------------------------------
-def turn_to_json(turn: SavedTurn) -> str:
-    return json.dumps(asdict(turn), ensure_ascii=False)
-
-
-def _reasons(rows: object) -> tuple[Reason, ...]:
-    return tuple(
-        Reason(r["key"], tuple(tuple(v) for v in r.get("values") or ()))
-        for r in rows or ()  # type: ignore[attr-defined]
-    )
-
-
-def turn_from_json(payload: str) -> SavedTurn:
-    data = json.loads(payload)
-    options = dict(data.pop("options"))
-    options["doc_ids"] = tuple(options.get("doc_ids") or ())
-    sources = tuple(
-        SavedSource(
-            **{
-                **s,
-                "pages": tuple(s.get("pages") or ()),
-                "part_ids": tuple(s.get("part_ids") or ()),
-            }
-        )
-        for s in data.pop("sources")
-    )
-    checks = tuple(
-        SavedCheck(
-            **{
-                **c,
-                "cited": tuple(c.get("cited") or ()),
-                "reasons": _reasons(c.get("reasons")),
-                "off_reasons": _reasons(c.get("off_reasons")),
-            }
-        )
-        for c in data.pop("sentences")
-    )
-    data["dangling"] = tuple(data.get("dangling") or ())
-    data["timings"] = tuple((str(k), float(v)) for k, v in data.get("timings") or ())
-    return SavedTurn(**data, options=AskOptions(**options), sources=sources, sentences=checks)
 
 
 # the store -----------------------------------------------------------------------------------

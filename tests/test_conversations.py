@@ -246,3 +246,109 @@ def test_a_merged_table_source_is_joined_again_from_its_sub_tables() -> None:
     assert source_chunk(SavedSource(2, "d1", "x", "d1:t2", "table"), chunks) == part(2)
     gone = SavedSource(3, "d1", "x", "d1#table1", "table", part_ids=("d1:t1", "d1:t9"))
     assert source_chunk(gone, chunks) is None
+
+
+# -- what an answer showed, kept (issue 26) ------------------------------------------------------
+def test_a_turn_keeps_what_its_answer_showed_and_redraws_it(
+    sample: Library, store: ConversationStore
+) -> None:
+    from rag_app.conversations import restored_answer
+    from rag_app.prompt import Turn
+
+    history = [Turn("中芯国际2025年的毛利率预测是多少？", "2025E 毛利率 21.8% [Source 1]")]
+    options = AskOptions(kb="default", mode="smart")
+    answer = Pipeline(sample.settings, sample, None).ask("那2026年呢？", options, history)
+    assert answer.understood is not None and answer.understood.rewritten
+    assert answer.citations is not None and answer.citations.sentences
+    names = {d.doc_id: d.name for d in sample.documents("default")}
+    info = store.create("", "q", "default")
+    store.append("", info.id, saved_turn("那2026年呢？", options, answer, doc_names=names))
+    conversation = store.get("", info.id)
+    assert conversation is not None
+    (saved,) = conversation.turns
+    # stored: the understood question, the whole check, the hits, routing, prompt, timings
+    assert saved.understood == answer.understood and saved.checked and saved.has_details
+    assert saved.retrieval is not None and saved.prompt is not None
+    assert [(h.chunk_id, h.rank, h.score, h.strategy, h.signals) for h in saved.retrieval.hits] == [
+        (h.chunk.chunk_id, h.rank, h.score, h.strategy, h.signals) for h in answer.hits
+    ]
+    assert saved.retrieval.routing == answer.retrieval.routing
+    assert saved.retrieval.layers == answer.retrieval.layers
+    assert saved.prompt.report == answer.prompt.report
+    assert saved.timings == answer.timings and dict(saved.doc_names) == {
+        d: n for d, n in names.items() if d in {h.chunk.doc_id for h in answer.hits}
+    }
+    # rebuilt for the same render functions: everything they read is as it was
+    again = restored_answer(saved)
+    assert again.understood == answer.understood and again.text == answer.text
+    assert again.citations.sentences == answer.citations.sentences
+    assert again.citations.dangling == answer.citations.dangling
+    assert again.citations.relevance_checked == answer.citations.relevance_checked
+    assert again.citations.summary() == answer.citations.summary()
+    assert [h.chunk.chunk_id for h in again.hits] == [h.chunk.chunk_id for h in answer.hits]
+    assert again.prompt.report == answer.prompt.report
+    assert again.prompt.chat_messages() == answer.prompt.chat_messages()
+    assert [s.number for s in again.prompt.sources] == [s.number for s in answer.prompt.sources]
+    assert again.timings == answer.timings and again.answerer == answer.answerer
+
+
+def test_a_turn_saved_before_the_details_were_kept_still_loads() -> None:
+    from rag_app.conversations import restored_answer
+
+    old = {
+        "question": QUESTION,
+        "options": {"kb": "示例", "mode": "smart", "doc_ids": [], "prompt_mode": "advanced",
+                    "top_k": None, "context_budget": None, "system_prompt": None, "user": ""},
+        "answer": "106.2 [Source 1]", "answerer": "extractive", "error": "", "error_kind": "",
+        "fallback_from": "", "failure": "",
+        "sources": [{"number": 1, "doc_id": "d1", "doc_name": "smic", "chunk_id": "c1",
+                     "type": "table", "pages": [2], "title": "", "excerpt": "106.2",
+                     "status": "kept", "part_ids": []}],
+        "sentences": [{"start": 0, "end": 16, "text": "106.2", "cited": [1], "supported": False,
+                       "factual": True, "reason": "no overlap",
+                       "reasons": [{"key": "no_overlap", "values": []}], "evidence": "",
+                       "relevant": True, "off_reasons": []}],
+        "dangling": [], "timings": [["total_ms", 12.5]], "asked_at": "2026-01-01T00:00:00",
+    }  # fmt: skip
+    import json
+
+    saved = turn_from_json(json.dumps(old))
+    assert saved.understood is None and not saved.checked and not saved.has_details
+    assert saved.sentences[0].support == 0.0 and saved.sentences[0].flagged
+    assert saved.timings == (("total_ms", 12.5),) and saved.options.doc_ids == ()
+    answer = restored_answer(saved)
+    assert answer.citations.sentences[0].flagged and answer.prompt is None
+    assert answer.hits == () and answer.text == "106.2 [Source 1]"
+    assert turn_from_json(turn_to_json(saved)) == saved
+
+
+def test_markdown_export_has_the_understood_question_and_the_check() -> None:
+    from rag_app.conversations import ConversationInfo, SavedCheck
+    from rag_app.models import Understood
+
+    checks = (
+        SavedCheck(0, 14, "2026E 毛利率 23.5%", (1,), True, support=0.9),
+        SavedCheck(15, 30, "2025E 毛利率 21.8%", (1,), True, relevant=False, off_subject="2025E"),
+        SavedCheck(31, 40, "另有增长", (), False),
+    )
+    two = SavedTurn(
+        "那2026年呢？",
+        OPTIONS,
+        answer="2026E 毛利率 23.5% [Source 1] 2025E 毛利率 21.8% [Source 1] 另有增长",
+        sources=(SavedSource(1, "d1", "smic.zip", "c2", "table", (4,), "盈利预测", "23.5"),),
+        sentences=checks,
+        understood=Understood("中芯国际2026年的毛利率预测是多少？", "carried"),
+        checked=True,
+        relevance_checked=True,
+    )
+    info = ConversationInfo("x", "", "t", "示例", "2026-01-01T00:00:00", "", 1)
+    zh = to_markdown(Conversation(info, (two,)), "zh")
+    assert "## 1. 那2026年呢？\n\n*理解为：中芯国际2026年的毛利率预测是多少？*\n\n2026E" in zh
+    assert "**引用核查** ⚠️ 2/2 有来源支持 · 1/2 切题" in zh
+    assert "- ⚠️ 2025E 毛利率 21.8% — 不切题 (2025E)" in zh
+    assert "- ⚠️ 另有增长 — 未引用来源" in zh
+    en = to_markdown(Conversation(info, (two,)), "en")
+    assert "*Understood as: 中芯国际2026年的毛利率预测是多少？*" in en
+    assert "**Citation check** ⚠️ 2/2 supported · 1/2 about the question" in en
+    # a turn with no check (an old one, no sentences) exports as before: no check line
+    assert "引用核查" not in to_markdown(Conversation(info, (turn(),)), "zh")

@@ -42,6 +42,7 @@ APP_TEXTS: dict[str, tuple[str, str]] = {
         "已从对话记录恢复：检索详情与提示词未保存",
         "Restored from the saved conversation: retrieval details and the prompt are not kept",
     ),
+    "conv_restored_all": ("已从对话记录恢复", "Restored from the saved conversation"),
     "conv_source_gone": (
         "该来源已不在文档库中（文档已删除或重新导入），以下为保存时的摘录：",
         "This source is no longer in the library (deleted or re-imported); the excerpt as saved:",

@@ -8,18 +8,14 @@ import re
 import streamlit as st
 
 from rag_app.conversation_export import to_markdown
-from rag_app.conversations import SavedTurn, saved_turn, source_chunk
-from rag_app.llm import ExtractiveAnswerer
-from rag_app.models import Chunk
+from rag_app.conversations import saved_turn
 from rag_app.prompt import MODES
 from ui import resources, sample_progress, state
-from ui.i18n import lang, t, type_label
+from ui.i18n import lang, t
 from ui.render import LATEST_TURN, answer_doc_names, render_answer, scroll_to_question
-from ui.render_citations import anchor_id, answer_markdown
-from ui.render_hits import TYPE_ICONS
-from ui.render_sources import render_chunk
+from ui.render_saved import render_saved, short
 from ui.render_stream import stream_answer
-from ui.sanitize import escape_label, escape_markdown_text, escape_text
+from ui.sanitize import escape_label, escape_markdown_text
 
 
 @st.cache_data(show_spinner=False)
@@ -65,10 +61,6 @@ def delete_open(conversation_id: str) -> None:
         store.delete(owner, conversation_id)
     new_conversation()
     st.session_state["_conversation_note"] = "conv_deleted"
-
-
-def short(title: str, limit: int = 28) -> str:
-    return title if len(title) <= limit else title[: limit - 1] + "…"
 
 
 def conversations_sidebar() -> None:
@@ -126,72 +118,6 @@ def conversations_sidebar() -> None:
             on_click=delete_open,
             args=(opened.info.id,),
         )
-
-
-# a restored turn -----------------------------------------------------------------------------
-def render_saved(saved: SavedTurn, lib, prefix: str) -> None:  # type: ignore[no-untyped-def]
-    """A turn restored from a saved conversation: its answer with linked citations and its
-    source cards, the chunks read from the library again (or the saved excerpt when gone)."""
-    literal = saved.answerer == ExtractiveAnswerer.name
-    if saved.answer.strip():
-        with st.container(key=f"answer_{prefix or 'latest'}"):
-            # SavedTurn.sentences are the citation check's verdicts: the same ⚠️ marks.
-            number = max((s.number for s in saved.sources), default=0)
-            st.markdown(answer_markdown(saved.answer, saved, prefix, number, literal=literal))
-    elif not saved.error:
-        st.caption(t("empty_answer"))
-    if saved.error:
-        if saved.fallback_from:
-            st.warning(t("provider_fallback", error=saved.error), icon="⚠️")
-        elif saved.answer.strip():
-            st.error(t("provider_error", error=saved.error), icon="⚠️")
-        else:
-            st.error(t("provider_failed", error=saved.error), icon="⚠️")
-    st.markdown(
-        f"**{t('sources')}** · <span class='rag-meta'>"
-        f"{t('sources_caption', n=len(saved.sources))}</span>",
-        unsafe_allow_html=True,
-    )
-    if not saved.sources:
-        st.caption(t("no_sources"))
-    chunks: dict[tuple[str, str], dict[str, Chunk]] = {}
-    kb = saved.options.kb
-    for source in saved.sources:
-        key = (kb, source.doc_id)
-        if key not in chunks:
-            chunks[key] = {c.chunk_id: c for c in lib.chunks(kb, source.doc_id)}
-        chunk = source_chunk(source, chunks[key])
-        citing = [s for s in saved.sentences if source.number in s.cited]
-        parts = [
-            f"**[Source {source.number}]**",
-            f"{TYPE_ICONS.get(source.type, '')} {type_label(source.type)}",
-            escape_label(source.doc_name),
-        ]
-        if source.pages:
-            first, last = min(source.pages) + 1, max(source.pages) + 1
-            parts.append(t("page", page=first if first == last else f"{first}–{last}"))
-        if source.title:
-            parts.append(escape_label(short(source.title, 36)))
-        flagged = any(s.flagged for s in citing)
-        with st.expander(" · ".join(parts) + (" ⚠️" if flagged else ""), expanded=False):
-            st.markdown(
-                f'<span class="rag-anchor" id="{anchor_id(prefix, source.number)}"></span>',
-                unsafe_allow_html=True,
-            )
-            if chunk is not None:
-                render_chunk(chunk, lib, kb, [s.text for s in citing])
-            else:
-                st.caption(t("conv_source_gone"))
-                st.markdown(
-                    f'<div class="rag-src">{escape_text(source.excerpt)}</div>',
-                    unsafe_allow_html=True,
-                )
-    meta = [
-        saved.answerer,
-        t("mode_" + saved.options.mode),
-        t("pmode_" + saved.options.prompt_mode),
-    ]
-    st.caption("🗂️ " + t("conv_restored") + "  \n🤖 " + " · ".join(escape_label(m) for m in meta))
 
 
 def sidebar(lib, kb: str | None) -> None:  # type: ignore[no-untyped-def]

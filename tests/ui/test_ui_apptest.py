@@ -776,6 +776,37 @@ def test_a_conversation_is_saved_listed_reopened_renamed_and_deleted(env: Path) 
 
 
 @slow
+def test_a_reloaded_conversation_shows_what_each_answer_showed(env: Path) -> None:
+    at = start()
+    ask(at, "中芯国际2025年的毛利率预测是多少？")
+    ask(at, "那2026年呢？")
+    opened = at.session_state["conversation"]
+
+    def shown(page: AppTest) -> tuple[int, int, int, int]:
+        captions = [c.value for c in page.caption]
+        labels = [e.label for e in page.expander]
+        return (
+            sum("理解为" in c for c in captions),
+            sum("引用核查" in label for label in labels),
+            sum("检索详情" in label for label in labels),
+            sum("提示词检查" in label for label in labels),
+        )
+
+    live = shown(at)
+    assert live[0] == 1 and live[1:] == (2, 2, 2), live
+    reloaded = session(address=opened)  # a reload: a new session at the same address
+    assert [m.name for m in reloaded.chat_message] == ["user", "assistant"] * 2
+    assert shown(reloaded) == live
+    turns = reloaded.session_state["turns"]
+    assert all(turn.answer is None and turn.saved.has_details for turn in turns)
+    # the citation check reads as it did live; the old "details not kept" line is gone
+    checks = [e.label for e in reloaded.expander if "引用核查" in e.label]
+    assert checks == [e.label for e in at.expander if "引用核查" in e.label]
+    assert not any("检索详情与提示词未保存" in c.value for c in reloaded.caption)
+    assert any(c.value.startswith("🗂️ 已从对话记录恢复") for c in reloaded.caption)
+
+
+@slow
 def test_the_language_and_the_ask_pages_choices_are_remembered(env: Path) -> None:
     at = start()
     at.get_by_key("_w_mode__ask").set_value("hybrid").run()
