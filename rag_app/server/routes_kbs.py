@@ -72,15 +72,7 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             raise ApiError(
                 415, "upload files as multipart/form-data in the field 'files'", param="files"
             )
-        if not state.upload_slots.take():
-            state.metrics.refused.labels("uploads").inc()
-            raise ApiError(
-                429,
-                f"{state.upload_slots.size} uploads are being read, the most this server takes "
-                "at once; retry shortly",
-                kind="rate_limit_error",
-                headers={"Retry-After": "5"},
-            )
+        state.take_upload_slot()
         try:
             async with request.form(max_files=_MAX_FILES, max_fields=_MAX_FIELDS) as form:
                 choice = _on_conflict(form, on_conflict, replace, keep_both)

@@ -107,14 +107,25 @@ class ServerState:
             )
 
     def take_slot(self) -> None:
-        if not self.slots.take():
-            self.metrics.refused.labels("streams").inc()
+        """An answer slot, or a 429 naming the limit."""
+        self._take(
+            self.slots, "streams", "answers are being generated, the most this server runs", 2
+        )
+
+    def take_upload_slot(self) -> None:
+        """An upload slot, or a 429 naming the limit (taken before the body is read)."""
+        self._take(
+            self.upload_slots, "uploads", "uploads are being read, the most this server takes", 5
+        )
+
+    def _take(self, slots: Slots, limit: str, what: str, retry_s: int) -> None:
+        if not slots.take():
+            self.metrics.refused.labels(limit).inc()
             raise ApiError(
                 429,
-                f"{self.slots.size} answers are being generated, the most this server runs at "
-                "once; retry shortly",
+                f"{slots.size} {what} at once; retry shortly",
                 kind="rate_limit_error",
-                headers={"Retry-After": "2"},
+                headers={"Retry-After": str(retry_s)},
             )
 
     def doc_names(self, kb: str) -> dict[str, str]:
