@@ -181,6 +181,42 @@ def _quiet(_: Progress) -> None:
     pass
 
 
+def _write_per_question(out: Path, set_name: str, scope: str, run_name: str, rows: object) -> None:
+    """One JSON line per question of one run (its first hit's rank, the top chunks, the routing,
+    what the answerers quoted) under ``OUT/per_question/``, so two runs can be compared question
+    by question (``python -m rag_app.eval_suite --diff A B``)."""
+    folder = out / "per_question"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = "-".join([set_name, scope, *run_name.split()]).replace("/", "_")
+    lines = [json.dumps(row, ensure_ascii=False, sort_keys=True) for row in rows]  # type: ignore[attr-defined]
+    (folder / f"{name}.jsonl").write_text("".join(line + "\n" for line in lines))
+
+
+def diff_runs(before: Path, after: Path) -> list[str]:
+    """The questions whose rows differ between two ``OUT/per_question`` folders, a line each,
+    and the runs only one of them has; empty when every question came out the same."""
+    lines: list[str] = []
+    names_before = {p.name for p in before.glob("*.jsonl")}
+    names_after = {p.name for p in after.glob("*.jsonl")}
+    for name in sorted(names_before ^ names_after):
+        lines.append(f"{name}: only in {before if name in names_before else after}")
+    for name in sorted(names_before & names_after):
+        rows_before = [json.loads(x) for x in (before / name).read_text().splitlines() if x]
+        rows_after = [json.loads(x) for x in (after / name).read_text().splitlines() if x]
+        if len(rows_before) != len(rows_after):
+            lines.append(f"{name}: {len(rows_before)} questions before, {len(rows_after)} after")
+        for old, new in zip(rows_before, rows_after):
+            old.pop("seconds", None)
+            new.pop("seconds", None)
+            if old != new:
+                keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+                lines.append(
+                    f"{name} {old.get('id')}: "
+                    + ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in keys)
+                )
+    return lines
+
+
 def run(
     sets: Sequence[str],
     eval_dir: Path,
@@ -264,7 +300,7 @@ def run(
                     conversation=CONVERSATION_RUNS.get(name.partition(" ")[2], "history"),
                     routing_labels=labels,
                 )  # type: ignore[arg-type]
-                metrics.pop("per_question")
+                _write_per_question(out, spec.name, scope, name, metrics.pop("per_question"))
                 routing = metrics.pop("routing", None)
                 if isinstance(routing, dict):
                     metrics |= {f"routing {k}": v for k, v in routing.items()}
@@ -397,9 +433,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--retrievers", default="dense,bm25,rrf,hybrid,smart")
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument(
-        "--no-offline", action="store_true", help="skip the offline answerer's rows (retrieval only)"
+        "--no-offline",
+        action="store_true",
+        help="skip the offline answerer's rows (retrieval only)",
+    )
+    parser.add_argument(
+        "--diff",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two OUT folders' per-question rows and exit (1 when any differ)",
     )
     args = parser.parse_args(argv)
+    if args.diff:
+        before, after = (Path(d) / "per_question" for d in args.diff)
+        differences = diff_runs(before, after)
+        print(
+            "\n".join(differences)
+            or f"every question the same in {len(list(before.glob('*.jsonl')))} runs"
+        )
+        return 1 if differences else 0
     results = run(
         [s.strip() for s in args.sets.split(",") if s.strip()],
         Path(args.eval_dir),
