@@ -47,16 +47,16 @@ browser-deps:
 # mostly embedding; the indexes are cached under $(EVALOUT)/index). The results table goes to
 # $(EVALOUT)/results.md and, headed by the command and the date, to docs/eval-results.md.
 eval: setup
-	$(BIN)/python -m rag_app.eval_suite --eval-dir $(EVAL) --out $(EVALOUT) --docs docs/eval-results.md
+	$(BIN)/python -m rag_app.evaluation.suite --eval-dir $(EVAL) --out $(EVALOUT) --docs docs/eval-results.md
 
 eval-broker: setup
-	$(BIN)/python -m rag_app.eval_suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT) --docs ""
+	$(BIN)/python -m rag_app.evaluation.suite --sets broker --eval-dir $(EVAL) --out $(EVALOUT) --docs ""
 
 # Smart mode's router, retrained on the labelled questions (tatqa_dev, crud, our broker labels)
 # and reported on questions it was not fitted on (about 10 minutes; indexes shared with eval).
 # Writes rag_app/retrieve/data/router.json and $(EVALOUT)/router.json (docs/ROUTING.md).
 router: setup
-	$(BIN)/python -m rag_app.router_fit --eval-dir $(EVAL) --out $(EVALOUT) --report $(EVALOUT)/router.json
+	$(BIN)/python -m rag_app.evaluation.router_fit --eval-dir $(EVAL) --out $(EVALOUT) --report $(EVALOUT)/router.json
 
 # Speed in one run (slow; idle machine): ingestion and query latency of the configured encoder
 # runtime beside the bare torch fp32 encoder (RUNTIMES=onnx-int8,onnx,torch for each), the scale
@@ -65,9 +65,9 @@ router: setup
 RUNTIMES    ?=
 SCALE_SIZES ?= 5000,20000,100000
 bench: setup
-	$(BIN)/python -m rag_app.bench --eval-dir $(EVAL) $(if $(RUNTIMES),--runtimes $(RUNTIMES))
-	$(BIN)/python -m rag_app.bench_scale --eval-dir $(EVAL) --sizes $(SCALE_SIZES)
-	$(BIN)/python -m rag_app.bench_serve
+	$(BIN)/python -m rag_app.evaluation.bench --eval-dir $(EVAL) $(if $(RUNTIMES),--runtimes $(RUNTIMES))
+	$(BIN)/python -m rag_app.evaluation.bench_scale --eval-dir $(EVAL) --sizes $(SCALE_SIZES)
+	$(BIN)/python -m rag_app.evaluation.bench_serve
 
 lint: setup
 	$(BIN)/ruff check rag_app tests views ui app.py

@@ -1,6 +1,6 @@
 """rag_app: question answering over parsed research reports (研报问答).
 
-The package is UI-free; the Streamlit pages in ``views/`` and the CLI in ``rag_app.cli`` are its
+The package is UI-free; the Streamlit pages in ``views/`` and the CLI in ``rag_app.cli.main`` are its
 clients.
 """
 

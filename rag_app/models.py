@@ -253,7 +253,9 @@ class RetrievalTrace:
     notes: tuple[str, ...] = ()
     expanded_terms: tuple[str, ...] = ()
     ms: float = 0.0
-    expansions: tuple[Expansion, ...] = ()  # what model rewrites added (rag_app.expansions)
+    expansions: tuple[
+        Expansion, ...
+    ] = ()  # what model rewrites added (rag_app.pipeline.expansions)
 
     def by_type(self, chunk_type: str) -> tuple[Hit, ...]:
         return tuple(h for h in self.hits if h.chunk.type == chunk_type)
@@ -296,7 +298,7 @@ class Understood:
 
 @dataclass(frozen=True)
 class RevisionRound:
-    """One Self-RAG round (``rag_app.self_rag``): the claims of the answer before it (``draft``)
+    """One Self-RAG round (``rag_app.trust.self_rag``): the claims of the answer before it (``draft``)
     found unsupported or off the question (``flagged``, "claim: why"), the ``queries`` retrieved
     for what they miss and the chunks that brought (``added``), and whether the revised answer
     was ``kept`` in the draft's place (``note`` says why not, or why the round stopped)."""
@@ -351,11 +353,11 @@ class Answer:
     fallback_from: str = ""
     # The standalone question built from the conversation (None: asked without one).
     understood: Understood | None = None
-    # What the library check found missing (rag_app.answerability), in words ("" when nothing),
+    # What the library check found missing (rag_app.trust.answerability), in words ("" when nothing),
     # and whether that left nothing to answer (then the answer says so and quotes nothing).
     finding: str = ""
     declined: bool = False
-    # The Self-RAG rounds after the first answer (rag_app.self_rag; empty when off or not needed).
+    # The Self-RAG rounds after the first answer (rag_app.trust.self_rag; empty when off or not needed).
     revisions: tuple[RevisionRound, ...] = ()
 
     @property

@@ -1,6 +1,6 @@
 """Contracts between stages. Each has one or more implementations and one shared contract test
 (``tests/index/test_contracts.py``; the ``LLM`` contract, with its request and events, lives in
-``rag_app/llm/base.py`` and is tested in ``tests/llm/test_contract.py``)."""
+``rag_app/answer/base.py`` and is tested in ``tests/answer/test_contract.py``)."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ class StrategyOptions:
     # Routing constants: weights of (explicit cue, implicit cue, caption match, first-look share,
     # first-look top hit) and per-type bias, fitted by ``fit_routing`` (L2 0.01) on
     # assets/broker_eval/routing_labels.jsonl, pooled and per-document first looks
-    # (`python -m rag_app.eval_suite --fit-routing`; docs/ROUTING.md; refit when cues change).
+    # (`python -m rag_app.evaluation.suite --fit-routing`; docs/ROUTING.md; refit when cues change).
     routing_weights: tuple[float, ...] = (1.582, 1.557, 0.994, 0.361, 1.862)
     routing_bias: tuple[tuple[str, float], ...] = (
         ("text", 0.474),
@@ -183,7 +183,7 @@ class StrategyOptions:
     # The learned router (rag_app/retrieve/data/router.json) decides when the question's
     # embedding comes from the model it was trained with; else the constants above.
     learned_router: bool = True
-    # Another router file than the one shipped (held-out evaluation: rag_app/router_fit.py).
+    # Another router file than the one shipped (held-out evaluation: rag_app/evaluation/router_fit.py).
     router_path: str = ""
     cues: RoutingCues = field(default_factory=RoutingCues)
 
@@ -424,7 +424,7 @@ class FollowUpSettings:
     (issue 13; seed 001's query rewriter)."""
 
     # Without a model: what the earlier turns named (subject, period, metric, topic) is carried
-    # into a follow-up that leans on them (rag_app.text.followup). Off: each question alone.
+    # into a follow-up that leans on them (rag_app.understand.followup). Off: each question alone.
     carry_over: bool = True
     # With a provider: the model rewrites the follow-up with the history, within the time limit;
     # any failure falls back to carrying over, and the trace says so.

@@ -41,7 +41,7 @@ def _no_default_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 @pytest.fixture(scope="session")
 def counter():  # type: ignore[no-untyped-def]
-    from rag_app.tokens import get_token_counter
+    from rag_app.text.tokens import get_token_counter
 
     return get_token_counter()
 

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from rag_app.answerability import assess
+from rag_app.answer.scripted import ScriptedLLM
 from rag_app.index.library import Library
-from rag_app.llm.scripted import ScriptedLLM
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from rag_app.text.names import leading_name
-from rag_app.text.query import analyse_query
+from rag_app.trust.answerability import assess
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 OPTIONS = AskOptions(kb="default", mode="hybrid")

@@ -11,30 +11,36 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "rag_app"
 
-# Part -> the parts it must never import (its own part and those below it are fine).
+# The layers of rag_app, lowest first (docs/ARCHITECTURE.md draws them): a module imports its
+# own part and the parts of lower layers, never a part of its own layer or one above it.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"models"}),
+    frozenset({"protocols"}),
+    frozenset({"text"}),  # the words room, tokens included
+    frozenset({"stage_settings"}),
+    frozenset({"config"}),
+    frozenset({"understand"}),  # the question's analysis and its follow-up resolution
+    frozenset({"ingest", "encoder"}),
+    frozenset({"index"}),
+    frozenset({"retrieve", "prompt"}),
+    frozenset({"answer"}),
+    frozenset({"cite"}),
+    frozenset({"trust", "chat"}),
+    frozenset({"pipeline"}),
+    frozenset({"server", "evaluation"}),
+    frozenset({"cli"}),
+)
+LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
+# Stages that are handed what they read and never reach for the library themselves.
 NEVER: dict[str, frozenset[str]] = {
-    "text": frozenset(
-        {"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline", "config"}
-    ),
-    "ingest": frozenset({"index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
-    "index": frozenset({"retrieve", "prompt", "llm", "cite", "pipeline"}),
-    "retrieve": frozenset({"prompt", "llm", "cite", "pipeline"}),
-    "prompt": frozenset({"index", "retrieve", "llm", "cite", "pipeline"}),
-    "llm": frozenset({"index", "retrieve", "prompt", "cite", "pipeline", "ingest"}),
-    "cite": frozenset({"index", "retrieve", "llm", "pipeline", "ingest"}),
-    "models": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
-    # The foundations every stage imports import no stage: building a Settings loads none.
-    "config": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
-    "stage_settings": frozenset(
-        {"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline", "config"}
-    ),
-    "protocols": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
-    "tokens": frozenset({"ingest", "index", "retrieve", "prompt", "llm", "cite", "pipeline"}),
-    # A stage is handed what it needs and never imports its caller.
-    "self_rag": frozenset({"pipeline"}),
+    part: frozenset({"ingest", "encoder", "index", "retrieve"})
+    for part in ("prompt", "answer", "cite")
 }
 UI = frozenset({"streamlit", "ui", "views", "pages", "app"})
 MAX_LINES = 450
+ROOT = PACKAGE.parent
+# The UI, above the whole core: ui/ (parts) under views/ (pages) under app.py (the entry).
+UI_LAYERS = {"ui": 0, "views": 1, "app": 2}
 
 
 def _modules() -> list[Path]:
@@ -63,18 +69,46 @@ def _target(module: str) -> str | None:
     return parts[1] if parts[0] == "rag_app" and len(parts) > 1 else None
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_module_imports_respect_the_layers(path: Path) -> None:
-    part = _part(path)
-    never = NEVER.get(part, frozenset())
+def _wrong_imports(part: str, modules: list[str]) -> list[str]:
+    """The imports of a module of ``part`` that break the layers."""
     wrong = []
-    for module in _imports(path):
+    for module in modules:
         if module.split(".")[0] in UI:
             wrong.append(module)
         target = _target(module)
-        if target is not None and target != part and target in never:
+        if target is None or target == part or target not in LAYER:
+            continue
+        if LAYER[target] >= LAYER[part] or target in NEVER.get(part, frozenset()):
             wrong.append(module)
-    assert not wrong, f"{path.relative_to(PACKAGE)} ({part}) must not import {wrong}"
+    return wrong
+
+
+def test_every_part_has_a_layer() -> None:
+    parts = {_part(path) for path in _modules()} - {"__init__"}
+    assert parts <= set(LAYER), f"parts without a layer: {sorted(parts - set(LAYER))}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_imports_respect_the_layers(path: Path) -> None:
+    wrong = _wrong_imports(_part(path), _imports(path))
+    assert not wrong, f"{path.relative_to(PACKAGE)} ({_part(path)}) must not import {wrong}"
+
+
+def _ui_modules() -> list[Path]:
+    return [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py")), *(ROOT / "views").glob("*.py")]
+
+
+@pytest.mark.parametrize("path", _ui_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_ui_imports_only_downwards(path: Path) -> None:
+    """ui/ never imports a page or the entry; a page never imports the entry."""
+    rel = path.relative_to(ROOT)
+    here = UI_LAYERS[rel.parts[0].removesuffix(".py")]
+    wrong = [
+        m
+        for m in _imports(path)
+        if m.split(".")[0] in UI_LAYERS and UI_LAYERS[m.split(".")[0]] > here
+    ]
+    assert not wrong, f"{rel} must not import {wrong}"
 
 
 def _module_name(path: Path, package: Path) -> str:
@@ -130,7 +164,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles() -> None:
-    circles = _circles(_import_graph(PACKAGE))
+    circles = _circles(_import_graph(PACKAGE)) + _circles(_import_graph(ROOT / "ui"))
     assert not circles, "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
 
 
@@ -187,16 +221,26 @@ def test_only_the_sentence_module_splits_sentences() -> None:
 
 def test_no_module_is_too_long_to_hold() -> None:
     long = {
-        str(path.relative_to(PACKAGE)): n
-        for path in _modules()
+        str(path.relative_to(ROOT)): n
+        for path in [*_modules(), *_ui_modules()]
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
 def test_the_rules_catch_a_wrong_import(tmp_path: Path) -> None:
-    """The checker itself: a prompt module importing the index is reported."""
+    """The checker itself: a lazy import of a higher layer, of the same layer and of the library
+    from a stage that is handed what it reads are each reported; a lower layer is not."""
     bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from rag_app.index.library import Library\n", encoding="utf-8")
-    targets = {_target(m) for m in _imports(bad)}
-    assert targets & NEVER["prompt"] == {"index"}
+    bad.write_text(
+        "from rag_app.text.analyzer import index_tokens\n"
+        "def f():\n    from rag_app.pipeline.ask import Pipeline\n"
+        "def g():\n    from rag_app.retrieve.fusion import rrf\n"
+        "def h():\n    from rag_app.index.library import Library\n",
+        encoding="utf-8",
+    )
+    assert _wrong_imports("prompt", _imports(bad)) == [
+        "rag_app.pipeline.ask",
+        "rag_app.retrieve.fusion",
+        "rag_app.index.library",
+    ]

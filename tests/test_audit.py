@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from rag_app.audit import AuditLog, record_of, scrub
-from rag_app.cli import main
+from rag_app.answer.base import LLMError
+from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
+from rag_app.chat.audit import AuditLog, record_of, scrub
+from rag_app.cli.main import main
 from rag_app.index.library import Library
-from rag_app.llm.base import LLMError
-from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"

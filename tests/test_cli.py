@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import rag_app.index.embedder as embedder_module
-from rag_app.cli import main
+from rag_app.cli.main import main
 from rag_app.config import Settings
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library

@@ -1,4 +1,4 @@
-"""Saved conversations (rag_app/conversations.py): the store, one user's view, a turn's stored
+"""Saved conversations (rag_app/chat/conversations.py): the store, one user's view, a turn's stored
 form from a real pipeline answer, the Markdown export."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_app.conversation_export import to_markdown
-from rag_app.conversations import (
+from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
+from rag_app.chat.conversations import (
     Conversation,
     ConversationStore,
     SavedSource,
@@ -19,10 +19,10 @@ from rag_app.conversations import (
     turn_from_json,
     turn_to_json,
 )
+from rag_app.chat.export import to_markdown
 from rag_app.index.library import Library
-from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 OPTIONS = AskOptions(kb="示例", mode="hybrid", doc_ids=("d1",), prompt_mode="precise", top_k=5)
@@ -227,7 +227,7 @@ def test_markdown_export_lists_the_cited_sources_under_each_answer(
 
 
 def test_a_merged_table_source_is_joined_again_from_its_sub_tables() -> None:
-    from rag_app.conversations import source_chunk
+    from rag_app.chat.conversations import source_chunk
     from rag_app.models import Chunk
 
     def part(i: int) -> Chunk:
@@ -252,7 +252,7 @@ def test_a_merged_table_source_is_joined_again_from_its_sub_tables() -> None:
 def test_a_turn_keeps_what_its_answer_showed_and_redraws_it(
     sample: Library, store: ConversationStore
 ) -> None:
-    from rag_app.conversations import restored_answer
+    from rag_app.chat.conversations import restored_answer
     from rag_app.prompt import Turn
 
     history = [Turn("中芯国际2025年的毛利率预测是多少？", "2025E 毛利率 21.8% [Source 1]")]
@@ -293,7 +293,7 @@ def test_a_turn_keeps_what_its_answer_showed_and_redraws_it(
 
 
 def test_a_turn_saved_before_the_details_were_kept_still_loads() -> None:
-    from rag_app.conversations import restored_answer
+    from rag_app.chat.conversations import restored_answer
 
     old = {
         "question": QUESTION,
@@ -323,7 +323,7 @@ def test_a_turn_saved_before_the_details_were_kept_still_loads() -> None:
 
 
 def test_markdown_export_has_the_understood_question_and_the_check() -> None:
-    from rag_app.conversations import ConversationInfo, SavedCheck
+    from rag_app.chat.conversations import ConversationInfo, SavedCheck
     from rag_app.models import Understood
 
     checks = (

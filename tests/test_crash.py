@@ -52,7 +52,7 @@ print("done", flush=True)
 _CHECK = (
     _PRELUDE
     + """
-from rag_app.cli import main
+from rag_app.cli.main import main
 from rag_app.index.consistency import check_library
 
 def inspect(lib):

@@ -9,14 +9,14 @@ from dataclasses import replace
 
 import pytest
 
+from rag_app.answer import OpenAIChatLLM, ProviderSettings
+from rag_app.answer.base import LLMError
+from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.config import load_settings
-from rag_app.expansions import expand
 from rag_app.index.library import Library
-from rag_app.llm import OpenAIChatLLM, ProviderSettings
-from rag_app.llm.base import LLMError
-from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
+from rag_app.pipeline.expansions import expand
 from rag_app.stage_settings import RewriteSettings
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 from tests.openai_stub_server import OpenAIStubServer, Reply

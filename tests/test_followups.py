@@ -10,14 +10,14 @@ from dataclasses import replace
 
 import pytest
 
-from rag_app.followups import understand
+from rag_app.answer import OpenAIChatLLM, ProviderSettings
+from rag_app.answer.base import LLMError
+from rag_app.answer.rewrite import RewriteFailed, checked
+from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.index.library import Library
-from rag_app.llm import OpenAIChatLLM, ProviderSettings
-from rag_app.llm.base import LLMError
-from rag_app.llm.rewrite import RewriteFailed, checked
-from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
+from rag_app.pipeline.followups import understand
 from rag_app.prompt import Turn
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 from tests.openai_stub_server import OpenAIStubServer, Reply

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
+from rag_app.answer.base import ChatMessage, LLMError, Usage
+from rag_app.answer.offline import FALLBACK_NOTICE, NOTICE, ExtractiveAnswerer
+from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.config import Settings
 from rag_app.index.library import Library
-from rag_app.llm.base import ChatMessage, LLMError, Usage
-from rag_app.llm.offline import FALLBACK_NOTICE, NOTICE, ExtractiveAnswerer
-from rag_app.llm.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import Answer, AskOptions, PipelineEvent
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"

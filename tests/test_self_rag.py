@@ -8,15 +8,15 @@ from dataclasses import replace
 
 import pytest
 
+from rag_app.answer.base import ProviderSettings
+from rag_app.answer.openai_client import OpenAIChatLLM
+from rag_app.answer.scripted import ScriptedLLM
 from rag_app.config import SelfRagSettings, Settings, load_settings
 from rag_app.index.library import Library
-from rag_app.llm.base import ProviderSettings
-from rag_app.llm.openai_client import OpenAIChatLLM
-from rag_app.llm.scripted import ScriptedLLM
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
-from rag_app.self_rag import missing_queries, revise
-from rag_app.text.query import analyse_query
+from rag_app.pipeline.ask import Pipeline
+from rag_app.trust.self_rag import missing_queries, revise
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 from tests.openai_stub_server import OpenAIStubServer, Reply
 

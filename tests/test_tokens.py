@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_app import tokens
 from rag_app.protocols import TokenCounter
-from rag_app.tokens import (
+from rag_app.text import tokens
+from rag_app.text.tokens import (
     CL100K_SHA256,
     CharCounter,
     TiktokenCounter,
@@ -151,7 +151,7 @@ _NO_NETWORK_PROBE = textwrap.dedent(
     socket.socket.connect_ex = refuse
     socket.create_connection = refuse
     socket.getaddrinfo = refuse
-    from rag_app.tokens import load_cl100k
+    from rag_app.text.tokens import load_cl100k
 
     counter = load_cl100k((sys.argv[1],))
     print(counter.source, counter.count("研报问答"))

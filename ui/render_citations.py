@@ -16,8 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from rag_app.answer import ExtractiveAnswerer
 from rag_app.cite import normalize_markers
-from rag_app.llm import ExtractiveAnswerer
 from rag_app.models import Answer
 from ui.i18n import reason_text, relevance_text, t
 from ui.sanitize import escape_label, escape_markdown_text, escape_text

@@ -2,7 +2,7 @@
 question (理解为), the answer with its linked citations and ⚠️ marks, the citation check, the
 source cards (their chunks read from the library again, or the saved excerpt when gone), the
 retrieval details, the prompt inspector and the timings. The answer is rebuilt from the saved
-turn (``rag_app.saved_turns.restored_answer``) and handed to the same render functions; a turn
+turn (``rag_app.chat.saved_turns.restored_answer``) and handed to the same render functions; a turn
 saved before the details were kept shows what it has and says the rest was not kept.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_app.conversations import SavedTurn, restored_answer, source_chunk
+from rag_app.chat.conversations import SavedTurn, restored_answer, source_chunk
 from rag_app.index.library import Library
 from rag_app.models import Chunk
 from ui.i18n import t, type_label

@@ -7,9 +7,9 @@ from typing import Any
 
 import streamlit as st
 
-from rag_app.llm import ExtractiveAnswerer
+from rag_app.answer import ExtractiveAnswerer
 from rag_app.models import Answer, AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
 from ui.i18n import ms, relevance_text, t
 from ui.sanitize import escape_label

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag_app.audit import AuditLog, open_audit_log
+from rag_app.chat.audit import AuditLog, open_audit_log
+from rag_app.chat.conversations import ConversationStore
 from rag_app.config import Settings, load_settings
-from rag_app.conversations import ConversationStore
 from rag_app.index.embedder import load_embedder
 from rag_app.index.library import Library
 from rag_app.models import IngestReport

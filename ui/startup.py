@@ -44,9 +44,9 @@ WARM_QUESTION = "中芯国际2026年预测市盈率是多少？"
 # Lazily imported on a first question (pipeline.py's and the stages' in-function imports).
 _LAZY_MODULES = (
     "rag_app.retrieve.strategies",
-    "rag_app.answerability",
-    "rag_app.followups",
-    "rag_app.expansions",
+    "rag_app.trust.answerability",
+    "rag_app.pipeline.followups",
+    "rag_app.pipeline.expansions",
     "rag_app.cite",
     "bm25s",
     "chromadb",
@@ -234,7 +234,7 @@ class Startup:
             self.library.snapshot(kb)  # chunks and the keyword index
 
     def _warm_retrieval(self) -> None:
-        from rag_app.pipeline import Pipeline
+        from rag_app.pipeline.ask import Pipeline
 
         pipeline = Pipeline(self.library.settings, self.library, audit=None, client="startup")
         for kb in self._bases():

@@ -17,11 +17,11 @@ from typing import Any
 
 import streamlit as st
 
-from rag_app.conversations import SavedTurn
+from rag_app.answer import OpenAIChatLLM, ProviderSettings
+from rag_app.chat.conversations import SavedTurn
 from rag_app.index.library import Library
-from rag_app.llm import OpenAIChatLLM, ProviderSettings
 from rag_app.models import Answer, AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import MODES, Turn
 from ui.i18n import LANGUAGES
 from ui.resources import SAMPLE_KB, audit_log, conversation_store, library, settings
@@ -220,7 +220,7 @@ def current_user() -> str:
         return ""
 
 
-# saved conversations and choices (rag_app/conversations.py) --------------------------------
+# saved conversations and choices (rag_app/chat/conversations.py) --------------------------------
 # The choices remembered per user: the language and the Ask page's.
 PREFERENCES = ("lang", "mode", "prompt_mode", "kb", "doc_filter")
 

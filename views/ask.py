@@ -7,8 +7,8 @@ import re
 
 import streamlit as st
 
-from rag_app.conversation_export import to_markdown
-from rag_app.conversations import saved_turn
+from rag_app.chat.conversations import saved_turn
+from rag_app.chat.export import to_markdown
 from rag_app.prompt import MODES
 from ui import resources, sample_progress, state
 from ui.i18n import lang, t

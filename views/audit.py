@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rag_app.audit import AuditRecord
+from rag_app.chat.audit import AuditRecord
 from ui import resources
 from ui.i18n import t
 

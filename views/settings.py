@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from rag_app.llm import (
+from rag_app.answer import (
     ChatMessage,
     GenerationRequest,
     LLMError,

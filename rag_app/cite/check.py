@@ -59,7 +59,7 @@ from rag_app.text.aspects import SourceSubject, source_subject
 
 if TYPE_CHECKING:
     from rag_app.prompt.builder import Source
-    from rag_app.text.query import QueryAnalysis
+    from rag_app.understand.analysis import QueryAnalysis
 
 # The names this module defined before the checker was split; kept importable from here.
 __all__ = [

@@ -85,5 +85,3 @@ def _context(answer: str, check: SentenceCheck) -> str:
     stops = [m.end() for m in _FULL_STOP.finditer(line) if m.end() <= start]
     after = [m.end() for m in _FULL_STOP.finditer(line) if m.end() >= end]
     return line[max(stops, default=0) : min(after, default=len(line))]
-
-

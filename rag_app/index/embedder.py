@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import DEFAULT_EMBEDDING_MODEL, Settings
-from rag_app.index.onnx_encoder import OnnxEmbedder
+from rag_app.encoder.onnx_encoder import OnnxEmbedder
 
 _log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def resolve_model(settings: Settings) -> str:
     name = settings.embedding_model
     if name == DEFAULT_EMBEDDING_MODEL:
         path = settings.cache_dir / "models" / DEFAULT_EMBEDDING_MODEL
-        from rag_app.index.e5_build import is_built
+        from rag_app.encoder.e5_build import is_built
 
         if not is_built(path):
             raise ModelMissingError(
@@ -185,7 +185,7 @@ def load_embedder(settings: Settings) -> SentenceTransformerEmbedder | OnnxEmbed
         )
     model = resolve_model(settings)
     if runtime != "torch" and settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
-        from rag_app.index.onnx_build import onnx_is_built, onnx_path
+        from rag_app.encoder.onnx_build import onnx_is_built, onnx_path
 
         if onnx_is_built(Path(model)):
             return OnnxEmbedder(

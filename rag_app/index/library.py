@@ -118,7 +118,7 @@ class Library:
     def counter(self) -> TokenCounter:
         with self._resource_lock:
             if self._counter is None:
-                from rag_app.tokens import get_token_counter
+                from rag_app.text.tokens import get_token_counter
 
                 self._counter = get_token_counter()
             return self._counter

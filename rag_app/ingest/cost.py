@@ -15,7 +15,7 @@ from rag_app.models import Document
 # (`make bench`, docs/EVALUATION.md). Used only to say how long a refused file would take.
 EMBED_CHUNKS_PER_SECOND = 10.8
 # cl100k tokens per UTF-8 byte, estimated without tokenizing: Chinese prose is about 1.06 tokens
-# a character (3 bytes), English 0.29 a character (rag_app/tokens.py), so 0.3 a byte for both
+# a character (3 bytes), English 0.29 a character (rag_app/text/tokens.py), so 0.3 a byte for both
 # (it under-counts Chinese, which the count after chunking catches); a table's HTML is mostly
 # markup, of which its linearised rows keep about half.
 _TOKENS_PER_BYTE = 0.3

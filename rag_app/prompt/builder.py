@@ -13,7 +13,7 @@ from rag_app.prompt.templates import get_template
 from rag_app.protocols import TokenCounter
 from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, Language, Mode, PromptSettings
 from rag_app.text.language import detect_language
-from rag_app.text.query import QueryAnalysis
+from rag_app.understand.analysis import QueryAnalysis
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def build_prompt(
 
     ``history`` holds earlier turns, oldest first (``turns_from_messages`` converts chat
     messages). ``settings`` gives the mode, system prompt and budgets; ``counter`` defaults to
-    the process's cl100k counter (``rag_app.tokens.get_token_counter``); ``doc_names`` maps a
+    the process's cl100k counter (``rag_app.text.tokens.get_token_counter``); ``doc_names`` maps a
     chunk's ``doc_id`` to the file name shown in its label. The prompt's language follows the
     question unless ``settings.language`` fixes it. ``analysis`` is the question's analysis when
     the caller has made it (the pipeline does, once per question). ``note`` is an instruction
@@ -145,7 +145,7 @@ def build_prompt(
     if not question:
         raise ValueError("the question is empty")
     if counter is None:
-        from rag_app.tokens import get_token_counter
+        from rag_app.text.tokens import get_token_counter
 
         counter = get_token_counter()
     language: Language = (

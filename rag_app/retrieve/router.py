@@ -1,7 +1,7 @@
 """Smart mode's learned router: which content type (text, table, image) holds a question's
 answer, with a calibrated probability.
 
-A multinomial logistic regression over two kinds of features (``rag_app/router_fit.py`` trains
+A multinomial logistic regression over two kinds of features (``rag_app/evaluation/router_fit.py`` trains
 it; docs/ROUTING.md reports it on sets it was not fitted on):
 - the question's e5 embedding, the vector retrieval computes anyway, so reading it costs one dot
   product; used only when the library's embedder is the one the model was trained with;

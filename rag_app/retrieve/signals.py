@@ -22,7 +22,7 @@ import numpy as np
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk, SearchFilter
 from rag_app.stage_settings import StrategyOptions
-from rag_app.text.query import QueryAnalysis
+from rag_app.understand.analysis import QueryAnalysis
 
 # ------------------------------------------------------------------------------------------------
 # Features of the knowledge base, computed once per generation.

@@ -48,8 +48,8 @@ from rag_app.retrieve.signals import (
     structure_tokens,
 )
 from rag_app.retrieve.subjects import per_subject_trace, subjects_by_document
-from rag_app.text.query import QueryAnalysis, analyse_query
 from rag_app.text.subjects import named_subjects
+from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
 # The per-type store queries of every question run here (threads made once, not per question).
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dense")
@@ -183,7 +183,7 @@ def routing_inputs(
 ) -> tuple[dict[str, tuple[float, ...]], np.ndarray | None, tuple[str, ...]]:
     """What smart mode's router reads for ``query``: the evidence per type (``FEATURES``
     order), the query's embedding and the types the library holds (the router's training
-    rows, ``rag_app.router_fit``)."""
+    rows, ``rag_app.evaluation.router_fit``)."""
     options = options or StrategyOptions()
     types = _types_present(library, kb)
     run = _Run(library, kb, analyse_query(query), search_filter, options, types)

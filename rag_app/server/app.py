@@ -11,9 +11,9 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from rag_app import __version__
+from rag_app.answer import LLM
 from rag_app.config import Settings
 from rag_app.index.library import Library
-from rag_app.llm import LLM
 from rag_app.server.auth import TokenCheck, load_tokens
 from rag_app.server.contract import Health, errors, ok
 from rag_app.server.errors import install_error_handlers

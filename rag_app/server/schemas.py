@@ -10,13 +10,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from rag_app.conversations import saved_turn
+from rag_app.chat.conversations import saved_turn
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
 
 AskMode = Literal["smart", "hybrid"]
 PromptMode = Literal["simple", "advanced", "precise"]
 OnConflict = Literal["ask", "replace", "keep_both"]
-# The pipeline's own limit (rag_app.pipeline._check_question), checked here first for a 4xx.
+# The pipeline's own limit (rag_app.pipeline.ask._check_question), checked here first for a 4xx.
 MAX_QUESTION_CHARS = 4000
 # Questions one batch may hold (ServerSettings.max_batch's default; the schema states it).
 MAX_BATCH = 64

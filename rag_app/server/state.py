@@ -16,13 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from rag_app.audit import open_audit_log
+from rag_app.answer import LLM, OpenAIChatLLM, provider_from_env
+from rag_app.chat.audit import open_audit_log
 from rag_app.config import Settings
 from rag_app.index.embedder import ModelMissingError
 from rag_app.index.library import Library
-from rag_app.llm import LLM, OpenAIChatLLM, provider_from_env
 from rag_app.models import Answer, AskOptions, PipelineEvent
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
 from rag_app.server.errors import ApiError
 from rag_app.server.metrics import ServerMetrics
@@ -83,7 +83,7 @@ class ServerState:
             if hasattr(embedder, "warm_up"):
                 embedder.warm_up()
             _ = self.library.counter
-            from rag_app.text.query import analyse_query
+            from rag_app.understand.analysis import analyse_query
 
             analyse_query("中芯国际2026年预测市盈率 warm-up")
         except Exception as exc:  # noqa: BLE001 - reported by /health; asks then say why

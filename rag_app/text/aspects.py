@@ -17,8 +17,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Reason
-from rag_app.text.followup import PERIOD, spans, strip_modifiers
 from rag_app.text.names import leading_name
+from rag_app.text.spans import PERIOD, spans, strip_modifiers
 from rag_app.text.subjects import subject_words
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
 

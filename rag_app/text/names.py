@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
-from rag_app.text.followup import METRICS, PERIOD, strip_modifiers
+from rag_app.text.spans import METRICS, PERIOD, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
 _QUESTION_WORDS = (

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from rag_app.answer.offline import NOT_FOUND, NOTICE, ExtractiveAnswerer
 from rag_app.cite import (
     CANONICAL,
     CiteSettings,
@@ -24,7 +25,6 @@ from rag_app.cite import (
 )
 from rag_app.cite.markers import MAX_RANGE
 from rag_app.index.embedder import HashEmbedder
-from rag_app.llm.offline import NOT_FOUND, NOTICE, ExtractiveAnswerer
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.builder import build_prompt
 

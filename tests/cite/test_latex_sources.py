@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from rag_app.conversation_export import to_markdown
-from rag_app.conversations import Conversation, ConversationInfo, saved_turn
+from rag_app.chat.conversations import Conversation, ConversationInfo, saved_turn
+from rag_app.chat.export import to_markdown
 from rag_app.index.library import Library
 from rag_app.models import AskOptions
-from rag_app.pipeline import Pipeline
+from rag_app.pipeline.ask import Pipeline
 
 OPTIONS = AskOptions(kb="default", mode="hybrid")
 # Written after the battery datasheet's shapes in ../shared/eval/mineru_fixtures.
@@ -46,7 +46,7 @@ def test_quoted_math_is_text_and_its_numbers_are_found(library: Library, ingest_
 
 
 def test_an_export_reads_a_models_latex_as_text() -> None:
-    from rag_app.conversations import SavedTurn
+    from rag_app.chat.conversations import SavedTurn
 
     info = ConversationInfo("c1", "", "t", "default", "2026-01-01T00:00:00", "", 1)
     turn = SavedTurn("q", OPTIONS, answer=r"充电温度为 $25 \pm 3 ^{\circ} \mathrm{C}$ [Source 1]")

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rag_app.cite import CiteSettings, check_answer
 from rag_app.models import Chunk
-from rag_app.text.query import analyse_query
+from rag_app.understand.analysis import analyse_query
 
 TITLE = "中芯国际（688981.SH）深度报告：产能扩张稳步推进"
 FORECAST_HTML = (

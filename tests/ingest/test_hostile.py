@@ -195,7 +195,7 @@ def test_dense_search_finds_every_canary_beside_the_catalogue(ingested, counter)
 
 
 def _model_built() -> bool:
-    from rag_app.index.e5_build import is_built
+    from rag_app.encoder.e5_build import is_built
 
     return is_built(REAL_CACHE_DIR / "models" / "multilingual-e5-small")
 

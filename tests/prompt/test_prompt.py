@@ -26,7 +26,7 @@ from rag_app.prompt import (
 )
 from rag_app.prompt.format import SEPARATOR
 from rag_app.text.table_rows import split_rows, table_shape
-from rag_app.tokens import TiktokenCounter, get_token_counter
+from rag_app.text.tokens import TiktokenCounter, get_token_counter
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "prompt"
 DOC_NAMES = {"smic": "中芯国际深度报告.pdf", "industry": "半导体行业周报.pdf"}

@@ -14,7 +14,11 @@ from rag_app.index.library import Library
 from rag_app.retrieve.strategies import StrategyOptions, retrieve
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
-QUESTIONS = ("中芯国际2026年预测市盈率是多少？", "中芯南方采用什么工艺节点？", "图3显示的季度营收趋势如何？")
+QUESTIONS = (
+    "中芯国际2026年预测市盈率是多少？",
+    "中芯南方采用什么工艺节点？",
+    "图3显示的季度营收趋势如何？",
+)
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rag_app.config import Settings
-from rag_app.eval_routing import load_routing_labels, routing_summary
-from rag_app.evaluation import Question, evaluate
+from rag_app.evaluation.evaluate import Question, evaluate
+from rag_app.evaluation.routing import load_routing_labels, routing_summary
 from rag_app.index.library import Library
 from rag_app.retrieve.routing import detect_query_type, look_shares
 from rag_app.retrieve.strategies import StrategyRetriever, retrieve

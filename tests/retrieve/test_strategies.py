@@ -16,7 +16,7 @@ from rag_app.retrieve.scoring import _apply_quotas, _dedupe
 from rag_app.retrieve.strategies import StrategyOptions, _Run, options_from, retrieve
 from rag_app.retrieve.subjects import _interleave
 from rag_app.text.phrasing import asks_for_list
-from rag_app.text.query import analyse_query
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"

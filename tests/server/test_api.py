@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import time
 
-from rag_app.audit import open_audit_log
-from rag_app.llm import ScriptedLLM
+from rag_app.answer import ScriptedLLM
+from rag_app.chat.audit import open_audit_log
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA
 from tests.server.conftest import QUESTION, sse_payloads
 

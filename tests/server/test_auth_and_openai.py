@@ -8,9 +8,9 @@ import logging
 import pytest
 from openai import NotFoundError, OpenAI
 
-from rag_app.audit import open_audit_log
-from rag_app.cli import main
-from rag_app.cli_serve import is_loopback
+from rag_app.chat.audit import open_audit_log
+from rag_app.cli.main import main
+from rag_app.cli.serve import is_loopback
 from rag_app.server.auth import TokenConfigError, load_tokens
 from tests.server.conftest import QUESTION
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from openai import OpenAI
 
-from rag_app.bench_serve import run_load
+from rag_app.evaluation.bench_serve import run_load
 from tests.conftest import SAMPLE_CONTENT_LIST
 from tests.server.conftest import QUESTION
 

@@ -14,7 +14,7 @@ from rag_app.text.analyzer import (
     stem,
 )
 from rag_app.text.periods import period_tokens
-from rag_app.text.query import analyse_query
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import REPO_ROOT
 
 

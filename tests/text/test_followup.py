@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.text.followup import resolve, spans, standalone
+from rag_app.understand.followup import resolve, spans, standalone
 
 SUBJECTS = {"中芯国际", "华虹半导体", "北方华创", "宁德时代", "比亚迪", "隆基绿能"}
 MARGIN = "中芯国际2025年的毛利率预测是多少？"

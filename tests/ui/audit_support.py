@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from rag_app.audit import AuditLog, AuditRecord
+from rag_app.chat.audit import AuditLog, AuditRecord
 
 # Shown newest first: 甲 乙 丙 丁. "营业收入" leaves 甲 丙 丁 (乙 filtered away, 丙 in its row),
 # "丁" leaves one row (乙's row is past the list's end).

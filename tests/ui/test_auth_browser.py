@@ -241,7 +241,7 @@ def test_a_second_user_does_not_see_the_first_users_conversations(
             page.context.close()
 
     # behind the browser: each conversation is filed under its user's e-mail
-    from rag_app.conversations import ConversationStore
+    from rag_app.chat.conversations import ConversationStore
 
     store = ConversationStore.in_dir(Path(server.data_dir))
     try:

@@ -153,7 +153,7 @@ def page(
     """A fresh session on the Ask page; any dialog or uncaught page error fails the test."""
     # Saved conversations and remembered choices (language, modes) belong to the one local
     # user, whom every test's session is: each test starts without the last one's.
-    from rag_app.conversations import ConversationStore
+    from rag_app.chat.conversations import ConversationStore
 
     saved = ConversationStore.in_dir(app_server.data_dir)
     saved.forget_user("")
@@ -844,7 +844,11 @@ def test_a_page_opened_by_its_address_is_the_app_around_it(
     sidebar, its labels (a pages/ folder would have Streamlit serve the file on its own)."""
     fresh = new_page(browser)
     try:
-        for path, title in (("library", "文档库"), ("audit", "审计日志"), ("compare", "智能 vs 混合")):
+        for path, title in (
+            ("library", "文档库"),
+            ("audit", "审计日志"),
+            ("compare", "智能 vs 混合"),
+        ):
             open_app(fresh, f"{app_server.url}/{path}")
             heading(fresh, title).wait_for()
             # drawn after the heading can be: waited for, not read at once (was ('library', []))

@@ -592,7 +592,7 @@ def test_every_prompt_budget_reason_has_a_chinese_wording() -> None:
 
     from rag_app.models import Chunk, Hit
     from rag_app.prompt import PromptSettings, Turn, build_prompt
-    from rag_app.tokens import get_token_counter
+    from rag_app.text.tokens import get_token_counter
 
     rows = "".join(f"<tr><td>产线{i}</td><td>{i}</td></tr>" for i in range(200))
     big = Chunk(
@@ -689,14 +689,14 @@ def test_a_knowledge_base_created_on_the_library_page_is_remembered(env: Path) -
         Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR)).delete_kb("记住测试")
 
 
-# -- saved conversations (rag_app/conversations.py, views/ask.py) --------------------------------
+# -- saved conversations (rag_app/chat/conversations.py, views/ask.py) --------------------------------
 @pytest.fixture(autouse=True)
 def _forget_the_local_users_conversations(request: pytest.FixtureRequest) -> None:
     """The tests share one data folder: each starts as a user with no saved conversation and
     no remembered choice (a language or mode one test chose would greet the next one)."""
     if "env" not in request.fixturenames:
         return
-    from rag_app.conversations import ConversationStore
+    from rag_app.chat.conversations import ConversationStore
 
     store = ConversationStore.in_dir(request.getfixturevalue("data_dir"))
     store.forget_user("")
@@ -850,7 +850,7 @@ def test_one_user_never_sees_another_users_conversations(env: Path) -> None:
         back = session(alice_user, address=hers)
         assert QUESTION in markdown(back) and hers in conversation_buttons(back)
     finally:
-        from rag_app.conversations import ConversationStore
+        from rag_app.chat.conversations import ConversationStore
 
         store = ConversationStore.in_dir(env)
         store.forget_user("alice@example.com")

@@ -1,0 +1,342 @@
+"""The offline answerer: quotes the best-matching sentences of the sources, honestly labelled.
+
+An ``LLM`` like the others, used when no language model is configured. It never writes anything
+of its own beyond a notice: the answer is 2-4 sentences (or table rows, or figure descriptions)
+copied from the top sources, each followed by its ``[Source N]``, chosen by weighted term overlap
+with the question. A question asking for a list ("中芯国际的产线有哪些？") first gets the names the
+table listing them gives (its naming column's cells, in one line). If no sentence shares a term
+with the question it says the sources do not contain the answer.
+
+Scoring, per candidate sentence ``s`` and question terms ``T``:
+``sum(idf(t) * w(t) for t in T if t in s)`` with ``idf`` computed over all candidate sentences
+(terms found everywhere, like a table's header, count little), ``w`` 1 for words and 0.3 for
+Chinese character bigrams (a fallback when jieba cuts the question and the text differently),
+plus bonuses for numbers, for table rows whose first cell is named in the question, for
+terms in the chunk's caption or heading path, and, for a question about a figure, for the
+description's sentence stating the trend (not the axes).
+
+A question naming a year and a table row ("中芯国际2026年的市盈率") is answered value first, with
+its unit, period and subject ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), then the rows it
+asks about as the evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+
+from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
+from rag_app.answer.lists import list_of_table
+from rag_app.answer.quotes import (
+    Candidate,
+    ScoredSentence,
+    chunk_candidates,
+    figure_scores,
+    with_caption,
+)
+from rag_app.answer.values import label_named, value_lines
+from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
+from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms, question_terms
+from rag_app.text.aspects import off_question, question_aspects, source_subject
+from rag_app.text.phrasing import asks_for_list
+from rag_app.text.subjects import document_subjects, named_subjects
+from rag_app.understand.analysis import QueryAnalysis
+
+NOTICE = {
+    "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
+    "en": (
+        "(Offline extractive answer: no language model is configured; the sentences below are "
+        "quoted from the sources.)"
+    ),
+}
+# In a model's place, when the configured model failed before writing anything.
+FALLBACK_NOTICE = {
+    "zh": "（离线抽取式回答：大模型调用失败，以下句子直接摘自参考资料）",
+    "en": (
+        "(Offline extractive answer: the language model failed; the sentences below are quoted "
+        "from the sources.)"
+    ),
+}
+NOT_FOUND = {
+    "zh": "参考资料中未找到相关信息。",
+    "en": "The sources do not contain the answer.",
+}
+
+
+_DIGIT = re.compile(r"\d")
+
+
+# The head of an answer the library check declined: nothing is quoted under it.
+DECLINED_NOTICE = {
+    "zh": "（离线回答：未配置大模型；以下是对文档库的核对结果）",
+    "en": "(Offline answer: no language model is configured; this is what the library holds.)",
+}
+
+
+class ExtractiveAnswerer:
+    """Answers by quoting the sources; needs no model and no network.
+
+    ``settings`` holds its knobs (``OfflineSettings``: how many sentences, the bonuses, the named
+    features); ``max_sentences`` / ``min_sentences`` override the settings' when given.
+    ``notice`` (per language) opens every answer and says what it is.
+    ``piece_chars`` sets the size of streamed pieces.
+    """
+
+    name = "offline-extractive"
+
+    def __init__(
+        self,
+        max_sentences: int | None = None,
+        min_sentences: int | None = None,
+        piece_chars: int = 4,
+        settings: OfflineSettings | None = None,
+        notice: Mapping[str, str] = NOTICE,
+    ) -> None:
+        settings = settings or OfflineSettings()
+        if max_sentences is not None or min_sentences is not None:
+            settings = replace(
+                settings,
+                max_sentences=settings.max_sentences if max_sentences is None else max_sentences,
+                min_sentences=settings.min_sentences if min_sentences is None else min_sentences,
+            )
+        self.settings = settings
+        self.notice = notice
+        self.piece_chars = piece_chars
+
+    def select(
+        self,
+        question: str,
+        sources: Sequence[tuple[int, Chunk]],
+        analysis: QueryAnalysis | None = None,
+    ) -> list[ScoredSentence]:
+        """The sentences the answer quotes, best first (empty when none overlaps the question)."""
+        # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
+        # labelled 营业收入.
+        analysis = analysis if analysis is not None and analysis.text == question else None
+        terms = analysis.terms if analysis is not None else question_terms(question)
+        q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
+        if not q_words and not q_bigrams:
+            return []
+        settings = self.settings
+        subjects = document_subjects(chunk for _, chunk in sources)
+        named_docs = _named_documents(question, subjects) if settings.named_reports else {}
+        # Once quotes are kept to the named reports, the company's name says nothing about which
+        # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
+        names = " ".join(w for words in named_docs.values() for w in words)
+        if names:
+            n_words, n_bigrams = match_terms(names)
+            if q_words - n_words or q_bigrams - n_bigrams:
+                q_words -= n_words
+                q_bigrams -= n_bigrams
+        named = _sources_of(named_docs, subjects, sources)
+        candidates = [
+            cand
+            for rank, (number, chunk) in enumerate(sources)
+            if named is None or number in named
+            for cand in chunk_candidates(
+                number, rank, chunk, settings.row_notes, settings.join_continuations
+            )
+        ]
+        if not candidates:
+            return []
+        idf = _idf(candidates, q_words | q_bigrams)
+        top_idf = max(idf.values(), default=1.0)
+        question_lower = f"{question} {synonyms}".lower()
+        figures = figure_scores(question, sources) if settings.figure_sentences else None
+
+        scored: list[ScoredSentence] = []
+        for cand in candidates:
+            matched_words = sorted(q_words & cand.words)
+            matched_bigrams = sorted(q_bigrams & cand.bigrams)
+            # Enough overlap to quote: a shared word, or two shared bigrams (a name jieba cut
+            # differently in the question and in the text).
+            if not matched_words and len(matched_bigrams) < 2:
+                continue
+            score = sum(idf[t] for t in matched_words)
+            score += BIGRAM_WEIGHT * sum(idf[t] for t in matched_bigrams)
+            score += settings.context_weight * sum(idf.get(t, 0.0) for t in q_words & cand.context)
+            if cand.row_label and label_named(cand.row_label, question_lower, q_words):
+                score += settings.first_cell_bonus * top_idf
+            if _DIGIT.search(cand.text):
+                score += settings.number_bonus * top_idf
+            if figures is not None:
+                if not figures.quotable(cand):
+                    continue
+                score += settings.figure_bonus * top_idf * figures.score(cand)
+            scored.append(ScoredSentence(cand, score, tuple(matched_words + matched_bigrams)))
+        if not scored:
+            return []
+        scored.sort(key=lambda s: (-s.score, s.candidate.order))
+        listing = (
+            list_of_table(
+                question,
+                q_words,
+                q_bigrams,
+                sources,
+                named,
+                scored[0].score,
+                settings.list_min_rows,
+            )
+            if settings.list_answers
+            and (analysis.asks_for_list if analysis is not None else asks_for_list(question))
+            else None
+        )
+        if listing is not None:
+            # "中芯国际的产线有哪些？": the list table's names first, then what else matches; its
+            # rows one by one would only repeat the list.
+            table = listing.candidate.source
+            scored = [listing, *(s for s in scored if s.candidate.source != table)]
+
+        best = scored[0].score
+        chosen: list[ScoredSentence] = []
+        limit = settings.max_sentences
+        if len(named_docs) >= 2:
+            # "中芯国际和华虹半导体的毛利率": the best quote of each named report first, so one
+            # report's three good rows cannot leave the other out.
+            doc_of = {number: chunk.doc_id for number, chunk in sources}
+            for doc_id in named_docs:
+                own = next((i for i in scored if doc_of[i.candidate.source] == doc_id), None)
+                if own is not None:
+                    chosen.append(own)
+            chosen.sort(key=lambda s: (-s.score, s.candidate.order))
+            limit = max(limit, len(chosen))
+        off = off_question_test(question, sources) if settings.on_question_only else None
+        skipped: list[ScoredSentence] = []
+        for item in scored:
+            if len(chosen) >= limit:
+                break
+            if item in chosen:
+                continue
+            if (
+                len(chosen) >= settings.min_sentences
+                and item.score < settings.relative_cutoff * best
+            ):
+                break
+            if any(_same_text(item.candidate.text, c.candidate.text) for c in chosen):
+                continue
+            if off is not None and off(item.candidate.text, item.candidate.source):
+                skipped.append(item)  # another company's, year's or metric's: answers nothing
+                continue
+            chosen.append(item)
+        # Nothing on the question: the best quotes still, and the citation check says whose.
+        return chosen or skipped[: settings.min_sentences]
+
+    def answer_text(
+        self,
+        question: str,
+        sources: Sequence[tuple[int, Chunk]],
+        lang: str = "zh",
+        analysis: QueryAnalysis | None = None,
+    ) -> str:
+        """The whole answer ``stream`` would send, as one string."""
+        lang = "en" if lang == "en" else "zh"
+        chosen = self.select(question, sources, analysis)
+        values: list[str] = []
+        if chosen and self.settings.value_lines:
+            values, chosen = value_lines(question, chosen, sources, analysis, lang)
+        if not chosen and not values:
+            body = NOT_FOUND[lang]
+        else:
+            body = "\n".join(_quoted_lines(chosen, sources))
+        if values:
+            # each its own paragraph: Markdown would run lines one "\n" apart together
+            body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")
+        return f"{self.notice[lang]}\n\n{body}"
+
+    def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
+        """Stream an extractive answer to ``request.question`` from ``request.sources`` ((N,
+        chunk) pairs, N being the number cited as ``[Source N]``): ``token`` events, then
+        ``done``. The rendered messages are not read.
+
+        ``request.language`` picks the language of the notice and of the not-found message;
+        quoted sentences stay in the language of the sources. Deterministic.
+        """
+        text = self.answer_text(
+            request.question, request.sources, request.language, request.analysis
+        )
+        if request.finding:
+            # The library check (rag_app.trust.answerability): what the library does not hold is said
+            # first; when that leaves nothing to answer, nothing is quoted in its place.
+            lang = "en" if request.language == "en" else "zh"
+            if request.declined:
+                text = f"{DECLINED_NOTICE[lang]}\n\n{request.finding}"
+            else:
+                notice, _, body = text.partition("\n\n")
+                text = f"{notice}\n\n{request.finding}\n\n{body}"
+        for piece in split_stream_pieces(text, self.piece_chars):
+            yield LLMEvent.token(piece)
+        yield LLMEvent.done("stop")
+
+
+def _named_documents(
+    question: str, subjects: Mapping[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """The documents whose subject the question names, with that subject's words."""
+    named = named_subjects(question, subjects)
+    return {doc: subjects[doc] for docs in named.values() for doc in docs}
+
+
+def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
+    """The sources from the documents the question names, when it names some of the sources'
+    documents but not all (look-alike tables: every report has a 盈利预测, and a question about
+    比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
+    subjects = document_subjects(chunk for _, chunk in sources)
+    return _sources_of(_named_documents(question, subjects), subjects, sources)
+
+
+def _sources_of(
+    named: Mapping[str, frozenset[str]],
+    subjects: Mapping[str, frozenset[str]],
+    sources: Sequence[tuple[int, Chunk]],
+) -> set[int] | None:
+    if not named or len(named) == len(subjects):
+        return None
+    return {number for number, chunk in sources if chunk.doc_id in named}
+
+
+def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:
+    n = len(candidates)
+    idf = {}
+    for term in terms:
+        df = sum(1 for c in candidates if term in c.words or term in c.bigrams)
+        # BM25's idf, kept positive: a term in every sentence still counts a little.
+        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    return idf
+
+
+def off_question_test(
+    question: str, sources: Sequence[tuple[int, Chunk]]
+) -> Callable[[str, int], bool] | None:
+    """A test of whether a sentence of source N is about another company, period or metric
+    than ``question`` asks (the citation check's judges, ``text.aspects``); None when the
+    question names none of the three."""
+    subject_of = {number: source_subject(chunk) for number, chunk in sources}
+    subjects = sorted({s.subject for s in subject_of.values() if s.subject}, key=len, reverse=True)
+    asked = question_aspects(question, subjects)
+    if not (asked.names or asked.years or asked.metrics):
+        return None
+    cited = {n: [s] for n, s in subject_of.items()}
+    return lambda text, number: bool(off_question(asked, text, cited.get(number, []), subjects))
+
+
+def _quoted_lines(
+    chosen: Sequence[ScoredSentence], sources: Sequence[tuple[int, Chunk]]
+) -> list[str]:
+    """One line per quoted sentence; a figure's first quoted sentence names the figure."""
+    chunks = dict(sources)
+    named: set[int] = set()
+    lines = []
+    for s in chosen:
+        text, number = s.candidate.text, s.candidate.source
+        if number not in named and number in chunks:
+            text = with_caption(text, chunks[number])
+            named.add(number)
+        lines.append(f"- {text} [Source {number}]")
+    return lines
+
+
+def _same_text(a: str, b: str) -> bool:
+    return a == b or a in b or b in a

@@ -1,0 +1,137 @@
+"""Value lines of the offline answer: for a question naming one year and a row ("2026年的市盈率"),
+the value first with its unit, period and subject ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"),
+read from the table rows the answerer chose (issue 14)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
+from rag_app.models import Chunk
+from rag_app.text.analyzer import match_terms, question_terms
+from rag_app.text.names import leading_name
+from rag_app.text.periods import period_tokens
+from rag_app.text.phrasing import content_references
+from rag_app.text.subjects import document_subjects
+from rag_app.understand.analysis import QueryAnalysis
+
+_DIGIT = re.compile(r"\d")
+
+
+# A row label's unit: "营业收入（百万元）" is named by "营业收入", "Revenue ($m)" by "revenue".
+_UNIT = re.compile(r"[（(][^（()）]*[)）]")
+
+
+def label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
+    label = _UNIT.sub(" ", label).strip()
+    label_lower = label.lower()
+    if len(label_lower) >= 2 and label_lower in question_lower:
+        return True
+    label_words = match_terms(label)[0]
+    return bool(label_words) and label_words <= q_words
+
+
+def _same_name(asked: str, subject: str) -> bool:
+    """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
+    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart."""
+    return not subject or subject in asked or asked in subject
+
+
+def value_lines(
+    question: str,
+    chosen: list[ScoredSentence],
+    sources: Sequence[tuple[int, Chunk]],
+    analysis: QueryAnalysis | None,
+    lang: str = "zh",
+) -> tuple[list[str], list[ScoredSentence]]:
+    """For a question naming one year and a row ("2026年的市盈率"): a line per chosen table row
+    the question names, the value first ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), and the
+    quotes to keep after them: not the rows beside them in their tables that the question does
+    not name, nor a row whose one value the line already gives. No lines, and ``chosen`` as it
+    is, otherwise."""
+    years = set(_QUESTION_YEAR.findall(question))
+    if "image" in content_references(question):  # asked about a figure, not a table's row
+        return [], chosen
+    if len(years) != 1 or period_tokens(question) or _PART_OF_YEAR.search(question):
+        # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
+        return [], chosen  # would not be the answer
+    year = years.pop()
+    terms = analysis.terms if analysis is not None and analysis.text == question else None
+    terms = terms or question_terms(question)
+    question_lower = f"{question} {terms.synonyms}".lower()
+    q_words = set(terms.words)
+    subjects = document_subjects(chunk for _, chunk in sources)
+    doc_of = {number: chunk.doc_id for number, chunk in sources}
+    asked_name = leading_name(question)
+    found_lines: list[tuple[int, str, str]] = []  # (index in chosen, metric, line)
+    answered: set[int] = set()  # indices in chosen of rows a line gives
+    named_rows: set[int] = set()  # ... and of rows whose label the question names
+    for i, item in enumerate(chosen):
+        cand = item.candidate
+        if not cand.row_label or not label_named(
+            cand.metric or cand.row_label, question_lower, q_words
+        ):
+            continue
+        named_rows.add(i)
+        found = row_value(cand, year, lambda h: label_named(h, question_lower, q_words))
+        if found is None:
+            continue
+        period, value, column = found
+        unit_match = ROW_UNIT.search(column) or ROW_UNIT.search(cand.row_label)
+        unit = unit_match.group(1).strip() if unit_match else ""
+        unit = unit if re.search(r"[^\d\s]", unit) else cand.unit  # "(1)" marks a note
+        if unit and (unit in value or unit == "%" and "％" in value):
+            unit = ""
+        metric = " ".join(ROW_UNIT.sub("", p).strip() for p in (cand.metric, column) if p)
+        subject = "".join(sorted(subjects.get(doc_of.get(cand.source, ""), frozenset())))
+        if asked_name and not _same_name(asked_name, subject):
+            # "蓝鲸存储科技2024年净利润" is not answered by 中芯国际's 归母净利润 row's value
+            continue
+        amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()
+        head = " ".join(p for p in (subject, period, metric) if p)
+        colon = ": " if lang == "en" else "："  # the answer's language, not the row's
+        found_lines.append(
+            (i, f"{subject} {metric}", f"{head}{colon}{amount} [Source {cand.source}]")
+        )
+    # A line more specific than another (硅片及硅棒 毛利率 over 毛利率, 营业收入增长率 over
+    # 营业收入) is the answer; the other, and its row, answer nothing asked.
+    lines: list[str] = []
+    for i, metric, line in found_lines:
+        subject, _, bare = metric.partition(" ")
+        if any(
+            _more_specific(m.partition(" ")[2], bare, question_lower)
+            for _, m, _ in found_lines
+            if m.partition(" ")[0] == subject
+        ):
+            continue
+        if line not in lines:
+            lines.append(line)
+        answered.add(i)
+    if not lines:
+        return [], chosen
+    # Rows beside the answered ones in their tables answer nothing asked (市净率 beside 市盈率);
+    # another table's row may be the answer under other words, and stays.
+    answering_tables = {chosen[i].candidate.source for i in answered}
+    kept = [
+        item
+        for i, item in enumerate(chosen)
+        if not item.candidate.row_label
+        or item.candidate.source not in answering_tables
+        or (i not in answered and i in named_rows and i not in {f[0] for f in found_lines})
+        or (i in answered and sum(bool(_DIGIT.search(v)) for _, v in item.candidate.cells[1:]) > 1)
+    ]
+    return lines, kept
+
+
+def _more_specific(metric: str, than: str, question_lower: str) -> bool:
+    """Whether ``metric`` says ``than`` and more the question asks for: 硅片及硅棒 毛利率 than
+    毛利率 for "硅片及硅棒业务毛利率", not 营业收入占比 than 营业收入 for "营业收入预测"."""
+    if metric == than or than not in metric:
+        return False
+    extra = metric.replace(than, " ", 1).split()
+    return bool(extra) and all(part.lower() in question_lower for part in extra)
+
+
+_QUESTION_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_PART_OF_YEAR = re.compile(r"(?:19|20)\d\d\s*[QH][1-4]", re.I)

@@ -1,0 +1,1 @@
+"""Conversations: saved turns, their export, and the audit log of every answer."""

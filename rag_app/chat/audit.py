@@ -1,0 +1,242 @@
+"""The audit log: every answered question, what was retrieved and what answered it (seed 002).
+
+One SQLite file beside the catalogue (``audit.sqlite``; its own file, so a long listing never
+waits on an ingestion's write lock). The pipeline writes one record per answer, from the app, the
+CLI or the API alike; a record never holds a key (error texts are scrubbed of anything shaped like
+one). Records older than the retention setting are pruned when the log is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import threading
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from rag_app.models import Answer, AskOptions
+
+_log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, user TEXT NOT NULL,
+    kb TEXT NOT NULL, client TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_by_time ON records (time);
+"""
+# Provider keys in error texts ("Incorrect API key provided: sk-abc…"), bearer tokens, and
+# key=value pairs in URLs: replaced before anything is stored.
+_SECRET = re.compile(
+    r"(?i)\b(sk-[A-Za-z0-9_\-]{6,}|bearer\s+[A-Za-z0-9._\-]{6,}|"
+    r"(?:api[_-]?key|token|secret|password)\s*[=:]\s*[^\s&,;]+)"
+)
+
+
+@dataclass(frozen=True)
+class AuditHit:
+    chunk_id: str
+    doc_id: str
+    type: str
+    score: float
+    strategy: str
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One answered question: the keys of ``rag-app audit --json``."""
+
+    time: str
+    user: str
+    kb: str
+    client: str  # app / cli / api / eval
+    mode: str
+    question: str
+    standalone_question: str
+    detected_type: str
+    hits: tuple[AuditHit, ...]
+    prompt_tokens: int
+    answerer: str
+    model: str
+    timings: dict[str, float]
+    error: str = ""
+    error_kind: str = ""
+    fallback_from: str = ""
+    flagged: tuple[str, ...] = ()  # answer sentences the citation check flagged
+    answer_chars: int = 0
+    finding: str = ""  # what the library check found missing (rag_app.trust.answerability)
+    declined: bool = False
+    # cited sentences about another company, period or metric than asked ("claim: why")
+    off_question: tuple[str, ...] = ()
+    # Self-RAG rounds: per round, its queries and whether its revision replaced the answer
+    revisions: tuple[dict[str, Any], ...] = ()
+    id: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def scrub(text: str) -> str:
+    """``text`` with anything shaped like a key or token replaced by ``[redacted]``."""
+    return _SECRET.sub("[redacted]", text or "")
+
+
+def record_of(
+    answer: Answer, options: AskOptions, *, user: str = "", client: str = "app", model: str = ""
+) -> AuditRecord:
+    """The audit record of one answer."""
+    routing = answer.retrieval.routing
+    report = getattr(answer.prompt, "report", None)
+    flagged = getattr(answer.citations, "flagged", ()) if answer.citations is not None else ()
+    return AuditRecord(
+        time=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        user=user or "local",
+        kb=options.kb,
+        client=client,
+        mode=answer.retrieval.mode or options.mode,
+        question=answer.question,
+        standalone_question=answer.standalone_question,
+        detected_type=routing.detected_type if routing is not None else "",
+        hits=tuple(
+            AuditHit(h.chunk.chunk_id, h.chunk.doc_id, h.chunk.type, round(h.score, 4), h.strategy)
+            for h in answer.hits
+        ),
+        prompt_tokens=int(getattr(report, "prompt_tokens", 0) or 0),
+        answerer=answer.answerer,
+        model=model or answer.fallback_from or answer.answerer,
+        timings={name: round(ms, 1) for name, ms in answer.timings},
+        error=scrub(answer.error),
+        error_kind=answer.error_kind,
+        fallback_from=answer.fallback_from,
+        flagged=tuple(scrub(s.text) for s in flagged),
+        answer_chars=len(answer.text),
+        finding=answer.finding,
+        declined=answer.declined,
+        off_question=tuple(
+            scrub(f"{s.text}: {s.off_subject}")
+            for s in getattr(answer.citations, "off_question", ())
+        ),
+        revisions=tuple(
+            {"round": r.number, "queries": list(r.queries), "kept": r.kept, "ms": round(r.ms, 1)}
+            for r in getattr(answer, "revisions", ())
+        ),
+    )
+
+
+@dataclass
+class AuditLog:
+    """The audit records of a data dir; thread-safe, one connection."""
+
+    path: Path
+    retention_days: int = 90
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.executescript(_SCHEMA)
+        if self.retention_days > 0:
+            self.prune(datetime.now(UTC) - timedelta(days=self.retention_days))
+
+    @classmethod
+    def in_dir(cls, data_dir: Path, retention_days: int = 90) -> AuditLog:
+        return cls(data_dir / "audit.sqlite", retention_days)
+
+    def add(self, record: AuditRecord) -> None:
+        payload = record.to_json()
+        payload.pop("id", None)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO records (time, user, kb, client, payload) VALUES (?, ?, ?, ?, ?)",
+                (
+                    record.time,
+                    record.user,
+                    record.kb,
+                    record.client,
+                    json.dumps(payload, ensure_ascii=False),
+                ),
+            )
+
+    def records(
+        self,
+        *,
+        kb: str | None = None,
+        since: str | None = None,
+        user: str | None = None,
+        contains: str = "",
+        limit: int | None = None,
+    ) -> list[AuditRecord]:
+        """Records newest first, filtered by knowledge base, time (ISO, inclusive), user and a
+        piece of the question; raises ValueError for a ``since`` that is not an ISO time."""
+        query, args = "SELECT id, payload FROM records WHERE 1=1", list[str]()
+        if kb:
+            query, args = query + " AND kb = ?", [*args, kb]
+        if since:
+            query, args = query + " AND time >= ?", [*args, _iso(since)]
+        if user:
+            query, args = query + " AND user = ?", [*args, user]
+        query += " ORDER BY time DESC, id DESC"
+        with self._lock:
+            rows = self._db.execute(query, args).fetchall()
+        out = []
+        for row_id, payload in rows:
+            record = _from_json(row_id, payload)
+            if (
+                contains
+                and contains.lower()
+                not in (record.question + " " + record.standalone_question).lower()
+            ):
+                continue
+            out.append(record)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def prune(self, before: datetime) -> int:
+        with self._lock:
+            cur = self._db.execute(
+                "DELETE FROM records WHERE time < ?", (before.isoformat(timespec="milliseconds"),)
+            )
+        return cur.rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _iso(since: str) -> str:
+    """An ISO time as stored (UTC); a date alone means its midnight UTC."""
+    try:
+        when = datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"not an ISO time: {since!r} (e.g. 2026-11-26 or 2026-11-26T08:00)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _from_json(row_id: int, payload: str) -> AuditRecord:
+    data = json.loads(payload)
+    data["hits"] = tuple(AuditHit(**h) for h in data.get("hits") or ())
+    data["flagged"] = tuple(data.get("flagged") or ())
+    data["off_question"] = tuple(data.get("off_question") or ())
+    data["revisions"] = tuple(data.get("revisions") or ())
+    known = AuditRecord.__dataclass_fields__
+    return AuditRecord(**{k: v for k, v in data.items() if k in known}, id=row_id)
+
+
+def open_audit_log(data_dir: Path, retention_days: int = 90) -> AuditLog | None:
+    """The data dir's audit log; None (logged) when it cannot be opened, so that answering never
+    fails for want of its log (a read-only data dir)."""
+    try:
+        return AuditLog.in_dir(data_dir, retention_days)
+    except Exception as exc:  # noqa: BLE001 - reported; the answer goes on
+        _log.warning("the audit log cannot be opened: %s", exc)
+        return None

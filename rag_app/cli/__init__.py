@@ -1,0 +1,1 @@
+"""`rag-app`, the command line: a client of the pipeline."""

@@ -1,0 +1,1 @@
+"""Quality and speed measured: question sets, retrieval metrics, the router's fit, benchmarks."""

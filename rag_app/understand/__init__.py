@@ -1,0 +1,1 @@
+"""How a question is read: its analysis, built once, and a follow-up made standalone."""
