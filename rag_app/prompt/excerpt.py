@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, PromptSettings
-from rag_app.text.analyzer import BIGRAM_WEIGHT, QuestionTerms
+from rag_app.text.analyzer import QuestionTerms
 from rag_app.text.phrasing import continues
 from rag_app.text.sentences import split_sentences
 from rag_app.text.table_rows import row_cells, split_rows
@@ -57,6 +57,7 @@ def score_unit(
     terms: QuestionTerms,
     numbers_suffice: bool = False,
     number_weight: float = DEFAULT_PROMPT_SETTINGS.excerpt_number_weight,
+    bigram_weight: float = DEFAULT_PROMPT_SETTINGS.bigram_weight,
 ) -> float:
     """How much of the question ``text`` holds; 0 when it shares no informative word (with
     ``numbers_suffice``, a shared number or year such as 2024, also in 2024Q1, is enough).
@@ -75,7 +76,7 @@ def score_unit(
     bigrams = sum(1 for b in terms.bigrams if b in lowered)
     if not informative and bigrams < 2 and not (numbers_suffice and numbers):
         return 0.0
-    return informative + number_weight * numbers + BIGRAM_WEIGHT * bigrams
+    return informative + number_weight * numbers + bigram_weight * bigrams
 
 
 def _occurs(lowered: str, word: str) -> bool:
@@ -119,7 +120,13 @@ def table_units(
         units = []
         for index, text in texts:
             score = (
-                score_unit(text, terms, numbers_suffice, settings.excerpt_number_weight)
+                score_unit(
+                    text,
+                    terms,
+                    numbers_suffice,
+                    settings.excerpt_number_weight,
+                    settings.bigram_weight,
+                )
                 if text
                 else 0.0
             )
@@ -174,7 +181,12 @@ def text_units(
         if part in seen:
             continue  # a repeated sentence adds nothing
         seen.add(part)
-        score = score_unit(part, terms, number_weight=settings.excerpt_number_weight)
+        score = score_unit(
+            part,
+            terms,
+            number_weight=settings.excerpt_number_weight,
+            bigram_weight=settings.bigram_weight,
+        )
         if score > 0:
             span = [index]
             while (
