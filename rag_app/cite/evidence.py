@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from rag_app.cite.sentences import answer_segments
 from rag_app.models import Chunk
-from rag_app.text.analyzer import BIGRAM_WEIGHT, cjk_bigrams, index_words, stem
+from rag_app.text.analyzer import cjk_bigrams, index_words, stem
 from rag_app.text.latex import latex_to_text
 from rag_app.text.lexicon import word_set
 from rag_app.text.tables import column_labels, linearise_row, parse_table, pipe_table_rows
@@ -36,7 +36,6 @@ _PATH_LINE = re.compile(r"^\s*(?:图片路径|Image path)\s*[:：].*$", re.M)
 # Words an answer uses to talk about its sources rather than about the subject; they are not
 # expected in the source, so they do not count against a sentence.
 FRAMING_WORDS = word_set("framing_words.txt")
-MAX_UNIT_CHARS = 300  # units are cut to this for embedding (e5 reads ~512 tokens; rows are short)
 
 
 @dataclass(frozen=True)
@@ -202,14 +201,17 @@ def coverage(claim: Features, sources: Iterable[SourceEvidence]) -> float | None
     return max(shares) if shares else None
 
 
-def best_units(claim: Features, source: SourceEvidence, k: int) -> list[Features]:
-    """The ``k`` units of ``source`` sharing most with the claim (numbers count double)."""
+def best_units(
+    claim: Features, source: SourceEvidence, k: int, bigram_weight: float
+) -> list[Features]:
+    """The ``k`` units of ``source`` sharing most with the claim (numbers count double, each
+    shared Chinese character bigram ``bigram_weight``)."""
     values = claim.values
 
     def overlap(unit: Features) -> float:
         return (
             len(claim.words & unit.words)
-            + BIGRAM_WEIGHT * len(claim.bigrams & unit.bigrams)
+            + bigram_weight * len(claim.bigrams & unit.bigrams)
             + 2.0 * len(values & unit.values)
         )
 
@@ -217,5 +219,6 @@ def best_units(claim: Features, source: SourceEvidence, k: int) -> list[Features
     return [unit for _, unit in ranked[:k]]
 
 
-def clip(text: str, limit: int = MAX_UNIT_CHARS) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (``CiteSettings.max_unit_chars``) for embedding."""
     return text if len(text) <= limit else text[:limit]

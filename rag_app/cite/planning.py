@@ -95,7 +95,8 @@ def _embed(requests: list[EmbedRequest], scorer: SupportScorer) -> None:
                 continue
         elif not _needs_semantic(claim, group, scorer):
             continue
-        wanted = [claim.text] + [clip(u.text) for u in scorer.units(claim, group)]
+        units = scorer.units(claim, group)
+        wanted = [claim.text] + [clip(u.text, scorer.settings.max_unit_chars) for u in units]
         new = [t for t in dict.fromkeys(wanted) if not matcher.has(t) and t not in texts]
         if len(texts) + len(new) > limit:
             break

@@ -4,7 +4,6 @@ Chinese sentences above 0.8; ``rag_app.cite.settings`` has the measurements)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,9 +17,7 @@ from rag_app.stage_settings import (
     E5_ENGLISH_BAND,
     CiteSettings,
 )
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
+from rag_app.text.language import cjk_share, detect_language
 
 
 def semantic_bands(
@@ -35,12 +32,6 @@ def semantic_bands(
     return DEFAULT_BAND, DEFAULT_BAND, DEFAULT_BAND
 
 
-def is_chinese(text: str) -> bool:
-    # Each CJK character and each Latin word counts one (as the prompt's language detection).
-    cjk = len(_CJK.findall(text))
-    return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
-
-
 class SemanticMatcher:
     """The vectors embedded so far for one answer, and the rescaled similarity between a
     sentence and source units. Without an embedder nothing is embedded and nothing matches."""
@@ -48,6 +39,7 @@ class SemanticMatcher:
     def __init__(self, embedder: Embedder | None, settings: CiteSettings) -> None:
         self.embedder = embedder
         self.bands = semantic_bands(embedder, settings)
+        self.max_unit_chars = settings.max_unit_chars
         self.chinese: dict[str, bool] = {}
         self.vectors: dict[str, np.ndarray] = {}
         self.embedded_texts = 0
@@ -58,7 +50,8 @@ class SemanticMatcher:
 
     def _language(self, text: str) -> bool:
         if text not in self.chinese:
-            self.chinese[text] = is_chinese(text)
+            # Chinese as the one language detector reads it; a text with no words is not.
+            self.chinese[text] = cjk_share(text) is not None and detect_language(text) == "zh"
         return self.chinese[text]
 
     def best_match(self, claim: Features, units: Sequence[Features]) -> tuple[float, bool] | None:
@@ -69,7 +62,7 @@ class SemanticMatcher:
             return None
         best: tuple[float, bool] | None = None
         for unit in units:
-            vector = self.vectors.get(clip(unit.text))
+            vector = self.vectors.get(clip(unit.text, self.max_unit_chars))
             if vector is None:
                 continue
             chinese = self._language(claim.text)

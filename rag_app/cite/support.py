@@ -29,7 +29,8 @@ class SupportScorer:
 
     def units(self, claim: Features, sources: Sequence[SourceEvidence]) -> list[Features]:
         """The best units of each source for the claim: what semantic evidence compares."""
-        return [u for s in sources for u in best_units(claim, s, self.settings.units_per_source)]
+        k, weight = self.settings.units_per_source, self.settings.bigram_weight
+        return [u for s in sources for u in best_units(claim, s, k, weight)]
 
     def _semantic(
         self, claim: Features, sources: Sequence[SourceEvidence]

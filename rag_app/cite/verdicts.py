@@ -12,6 +12,7 @@ from rag_app.cite.planning import Plan
 from rag_app.cite.report import SentenceCheck
 from rag_app.cite.support import SupportScorer
 from rag_app.models import Reason
+from rag_app.text.language import is_plural
 
 
 def not_factual_check(sentence: AnswerSentence) -> SentenceCheck:
@@ -41,7 +42,8 @@ def verdict(
     assert claim is not None
 
     def check(support: float, supported: bool, best: int | None, *reasons: Reason) -> SentenceCheck:
-        return _check(item, claim, evidence, support, supported, best, reasons)
+        weight = scorer.settings.bigram_weight
+        return _check(item, claim, evidence, support, supported, best, reasons, weight)
 
     ranked = sorted(((scorer.support(claim, [e])[0], e.number) for e in others), key=_best_first)
     other_score, other = ranked[0] if ranked else (0.0, None)
@@ -98,13 +100,14 @@ def _check(
     supported: bool,
     best: int | None,
     reasons: tuple[Reason, ...],
+    bigram_weight: float,
 ) -> SentenceCheck:
     seg = item.segment
     # The unit of the best source that shares most with the claim: what the UI highlights.
     text = ""
     source = evidence.get(best) if best is not None else None
     if source is not None:
-        units = best_units(claim, source, 1)
+        units = best_units(claim, source, 1, bigram_weight)
         text = units[0].text if units else ""
     return SentenceCheck(
         seg.start,
@@ -139,7 +142,7 @@ def _raws(numbers: Sequence[Any]) -> str:
 def english(reason: Reason) -> str:
     """The English wording of one reason of a sentence check."""
     v = reason.value
-    many = v("count") not in ("", "1")
+    many = is_plural(v("count"))
     names = f"Source{'s' if many else ''} {v('sources')}"
     if reason.key == "not_factual":
         return f"not a factual claim ({v('kind')})"
@@ -156,7 +159,7 @@ def english(reason: Reason) -> str:
     if reason.key == "cited_unsupported_other_does":
         return f"cited source does not support; Source {v('other')} does"
     if reason.key == "numbers_not_found":
-        plural = "s" if v("n_numbers") not in ("", "1") else ""
+        plural = "s" if is_plural(v("n_numbers")) else ""
         return f"number{plural} {v('numbers')} not found in {names}"
     if reason.key == "not_supported":
         return f"{names} {'do' if many else 'does'} not support this sentence"

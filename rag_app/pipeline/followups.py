@@ -43,7 +43,8 @@ def understand(
         else:
             return Understood(text, "model" if text != question else "")
     if options.carry_over:
-        resolution = standalone(question, earlier, _subjects(library, kb))
+        subjects = _subjects(library, kb)
+        resolution = standalone(question, earlier, subjects, options.max_ellipsis_chars)
         if resolution.changed:
             return Understood(resolution.text, "carried", resolution.carried, note)
     return Understood(question, "", (), note)

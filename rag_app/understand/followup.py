@@ -21,7 +21,9 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from rag_app.stage_settings import FollowUpSettings
 from rag_app.text import lexicon
+from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.spans import Span, spans
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
@@ -30,15 +32,13 @@ _PRONOUNS = sorted((*_WORDS["pronoun_zh"], *_WORDS["pronoun_en"]), key=len, reve
 _SAME_PERIOD = sorted((*_WORDS["same_period_zh"], *_WORDS["same_period_en"]), key=len, reverse=True)
 _PARTICLES = sorted((*_WORDS["particle_zh"], *_WORDS["particle_en"]), key=len, reverse=True)
 _INTERROGATIVES = _WORDS["interrogative"]
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK = re.compile(f"[{CJK_UNIFIED}]")
 # Characters a metric phrase does not reach over: function words, punctuation, digits.
 _METRIC_BOUNDARY = set("的年是为在和与及、，,。？?！!（）()：: 呢吗多少了于从到对月季") | set(
     "0123456789"
 )
 _PUNCT = re.compile(r"[\s,，。.？?！!：:；;、'\"“”‘’]+")
 _LATIN_NAME = re.compile(r"(?<=\s)([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)(?:'s|’s)?")
-# A follow-up is a short turn: longer questions that name none of the earlier kinds stand alone.
-_MAX_ELLIPSIS_CHARS = 24
 
 
 @dataclass(frozen=True)
@@ -54,22 +54,35 @@ class Resolution:
         return bool(self.carried)
 
 
-def standalone(question: str, earlier: Sequence[str], subjects: Collection[str] = ()) -> Resolution:
+def standalone(
+    question: str,
+    earlier: Sequence[str],
+    subjects: Collection[str] = (),
+    max_ellipsis_chars: int = FollowUpSettings.max_ellipsis_chars,
+) -> Resolution:
     """``question`` made standalone from the earlier user questions (oldest first), each of which
-    is first made standalone from those before it; ``subjects`` are the library's report subjects."""
+    is first made standalone from those before it; ``subjects`` are the library's report subjects.
+    A question longer than ``max_ellipsis_chars`` naming none of the earlier kinds stands alone."""
     previous = ""
     for turn in earlier:
-        previous = resolve(turn, previous, subjects).text if previous else turn
-    return resolve(question, previous, subjects) if previous else Resolution(question)
+        previous = resolve(turn, previous, subjects, max_ellipsis_chars).text if previous else turn
+    if not previous:
+        return Resolution(question)
+    return resolve(question, previous, subjects, max_ellipsis_chars)
 
 
-def resolve(question: str, previous: str, subjects: Collection[str] = ()) -> Resolution:
+def resolve(
+    question: str,
+    previous: str,
+    subjects: Collection[str] = (),
+    max_ellipsis_chars: int = FollowUpSettings.max_ellipsis_chars,
+) -> Resolution:
     """``question`` as it stands alone after ``previous`` (itself standalone)."""
     q_spans, p_spans = spans(question, subjects), spans(previous, subjects)
     p_topic = topic(previous, p_spans)
     cue = _leading(question, _CUES)
     pronoun, same = _find(question, _PRONOUNS), _find(question, _SAME_PERIOD)
-    short = len(question.strip()) <= _MAX_ELLIPSIS_CHARS
+    short = len(question.strip()) <= max_ellipsis_chars
     names_subject = any(s.kind == "subject" for s in q_spans)
     q_topic = None if names_subject or pronoun else topic(question, q_spans)
     pieces = q_spans + ([q_topic] if q_topic is not None else [])
