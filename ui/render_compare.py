@@ -1,20 +1,28 @@
-"""The Compare page's account of where smart and hybrid differ and why: a summary line with the
-routing's reason, and each mode's top hits with how their places changed (ui/compare_diff.py
-computes the diff; this module only words and draws it)."""
+"""The Compare page's result: where smart and hybrid differ and why (a summary line with the
+routing's reason, each mode's top hits with how their places changed), and each mode's column
+with its answer, citation check, sources and timings (ui/compare_diff.py computes the diff; the
+run: ui/compare_run.py; this module only words and draws them)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from rag_app.index.library import Library
 from rag_app.models import Hit, Routing
-from ui.compare_diff import HitsDiff, Place
+from ui.compare_diff import HitsDiff, Place, diff_hits
 from ui.i18n import labelled, reason_text, t, type_label
-from ui.render_hits import TYPE_ICONS, chunk_title, preferred_type
-from ui.sanitize import escape_label
+from ui.render_citations import render_answer_text, render_citation_check
+from ui.render_hits import TYPE_ICONS, chunk_title, preferred_type, render_routing
+from ui.render_sources import render_sources
+from ui.render_timings import render_timings
+from ui.sanitize import escape_label, escape_markdown_text
 
+MODES = ("smart", "hybrid")
+TOP_HITS = 8
 _ARROWS = {"up": "↑", "down": "↓"}
 
 
@@ -109,3 +117,57 @@ def render_compare_hits(
         else frame
     )
     st.dataframe(styled, hide_index=True, width="stretch")
+
+
+def render_comparison(comparison: Mapping[str, Any], lib: Library) -> None:
+    """The question compared, where the modes' hits differ, and a column per mode."""
+    kb_of = comparison["kb"]
+    doc_names = {d.doc_id: d.name for d in lib.documents(kb_of)}
+    label = t("compare_question") + t("colon").strip()
+    st.markdown(f"**{label}** {escape_markdown_text(comparison['question'])}")
+    smart, hybrid = (comparison[m].get("answer") for m in MODES)
+    places: dict[str, tuple[Place, ...]] = {m: () for m in MODES}
+    if smart is not None and hybrid is not None:
+        diff = diff_hits(smart.hits, hybrid.hits, TOP_HITS)
+        places = {"smart": diff.smart, "hybrid": diff.hybrid}
+        render_diff_summary(diff, smart.retrieval.routing)
+        shared = {h.chunk.chunk_id for h in smart.hits} & {h.chunk.chunk_id for h in hybrid.hits}
+        st.caption("🔗 " + t("shared_hits", n=len(shared)))
+    columns = st.columns(2, gap="large", border=True)
+    for column, mode in zip(columns, MODES, strict=True):
+        with column:
+            st.markdown(f"#### {'🧭' if mode == 'smart' else '🔀'} {t('mode_' + mode)}")
+            render_column(mode, comparison[mode], lib, kb_of, doc_names, places[mode])
+
+
+def render_column(
+    mode: str,
+    result: Mapping[str, Any],
+    lib: Library,
+    kb: str,
+    doc_names: Mapping[str, str],
+    places: Sequence[Place],
+) -> None:
+    """One mode's routing, top hits, prompt size, answer, citation check, sources, timings."""
+    answer, options = result.get("answer"), result["options"]
+    doc_names = {**doc_names, **result.get("doc_names", {})}
+    if answer is None:
+        st.error(t("ask_failed", error=result.get("failure", "")), icon="⚠️")
+        return
+    render_routing(answer.retrieval)
+    st.markdown(f"**{t('hits_title', n=min(TOP_HITS, len(answer.hits)))}**")
+    render_compare_hits(answer.hits[:TOP_HITS], doc_names, places)
+    if answer.prompt is not None:
+        report = answer.prompt.report
+        a, b, c = st.columns(3)
+        a.metric(t("prompt_tokens"), f"{report.prompt_tokens:,}")
+        b.metric(
+            t("context_limit", limit=f"{report.context_limit:,}"), f"{report.context_tokens:,}"
+        )
+        c.metric(t("window_total", window=f"{report.context_window:,}"), f"{report.total_tokens:,}")
+    st.markdown(f"**{t('answer')}**")
+    render_answer_text(answer, prefix=mode)
+    render_citation_check(answer, prefix=mode)
+    st.markdown(f"**{t('sources')}**")
+    render_sources(answer, lib, kb, doc_names, prefix=mode)
+    render_timings(answer, options)

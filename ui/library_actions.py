@@ -1,0 +1,69 @@
+"""The Library page's actions, run as its buttons' callbacks: a knowledge base created or
+deleted, a document deleted, a deletion's confirmation asked for or cancelled, and a file held
+back by a conflict ingested again as the user chose. What happened is left in ``flash`` for the
+page's next run to show."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import ingestion, resources, state
+from ui.i18n import t
+
+
+def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
+    """Ingest a file held back by a conflict again, replacing or keeping both as chosen."""
+    held = st.session_state.get("ingest_held") or {}
+    data = held.pop(name, None)
+    results = st.session_state.get("ingest_results") or []
+    if data is None:
+        st.session_state["flash"] = ("info", t("conflict_gone"))
+        return
+    (outcome,) = ingestion.ingest_files(
+        resources.library(), kb, [(name, data)], on_conflict=on_conflict
+    )
+    st.session_state["ingest_results"] = [outcome if r[0] == name else r for r in results]
+
+
+def ask_confirm(kind: str, target: str) -> None:
+    st.session_state["confirm_delete"] = (kind, target)
+
+
+def cancel_confirm() -> None:
+    st.session_state.pop("confirm_delete", None)
+
+
+def create_kb() -> None:
+    name = (st.session_state.get("new_kb_name") or "").strip()
+    if not name:
+        return
+    lib = resources.library()
+    if name in lib.knowledge_bases():
+        st.session_state["flash"] = ("info", t("kb_exists", kb=name))
+    else:
+        try:
+            lib.create_kb(name)
+        except ValueError as exc:
+            st.session_state["flash"] = ("error", str(exc))
+            return
+        st.session_state["flash"] = ("success", t("kb_created", kb=name))
+    state.set_kb(name)
+    st.session_state["new_kb_name"] = ""
+
+
+def delete_kb(kb: str) -> None:
+    resources.library().delete_kb(kb)
+    st.session_state.pop("confirm_delete", None)
+    st.session_state["flash"] = ("success", t("kb_deleted", kb=kb))
+    st.session_state["turns"] = [x for x in st.session_state["turns"] if x.options.kb != kb]
+    state.set_kb(None)
+
+
+def delete_doc(kb: str, doc_id: str, name: str) -> None:
+    found = resources.library().delete_document(kb, doc_id)
+    st.session_state.pop("confirm_delete", None)
+    # Another session may have deleted it a moment before: say so rather than claim it.
+    st.session_state["flash"] = (
+        ("success", t("doc_deleted", name=name)) if found else ("info", t("doc_gone", name=name))
+    )
+    st.session_state.pop("preview_doc", None)

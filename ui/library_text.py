@@ -1,0 +1,90 @@
+"""The Library page's words: a file's size and date, a document's chunk counts, an upload's
+stage on its progress bar, and each uploaded file's result as the lines shown under it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from rag_app.models import IngestReport, Progress
+from ui.i18n import t, type_label
+
+MB = 1024 * 1024
+
+
+def size_text(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def megabytes(n: int) -> str:
+    return f"{n / MB:g} MB"
+
+
+def date_text(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def counts_text(type_counts: Iterable[tuple[str, int]]) -> str:
+    return " · ".join(f"{type_label(k)} {v}" for k, v in type_counts)
+
+
+def stage_text(progress: Progress) -> str:
+    if progress.stage == "embed":
+        return t("ingest_stage_embed", done=progress.done, total=progress.total)
+    if progress.stage == "index" and progress.total and progress.done >= progress.total:
+        return t("ingest_stage_done")
+    return t(f"ingest_stage_{progress.stage}") if progress.stage in ("chunk", "index") else ""
+
+
+def outcome_text(name: str, reports: list[IngestReport]) -> str:
+    """A finished file's progress bar: its name and the best of its reports' outcomes."""
+    statuses = {r.status for r in reports}
+    outcome = "ingest_outcome_" + next(
+        (k for k in ("ingested", "conflict", "duplicate") if k in statuses),
+        "rejected",
+    )
+    return f"{name} · {t(outcome)}"
+
+
+def result_lines(name: str, reports: list[IngestReport]) -> list[tuple[str, str]]:
+    """(level, message) per report of one uploaded file; level is success/info/error/warning."""
+    lines = []
+    for report in reports:
+        label = name if "kept beside" in report.message else (report.name or name)
+        if report.status == "ingested":
+            message = t(
+                "ingested", name=label, n=report.n_chunks, counts=counts_text(report.type_counts)
+            )
+            message += "".join(f" · {note}" for note in _notes(report))
+            lines.append(("success", message))
+        elif report.status == "duplicate":
+            key = "duplicate_pair" if "content list is kept" in report.message else "duplicate"
+            lines.append(("info", t(key, name=label, doc=report.doc_id)))
+        elif report.status == "conflict":
+            lines.append(("warning", t("conflict", name=label, doc=report.doc_id)))
+        else:
+            lines.append(("error", t("rejected", name=label, reason=report.message)))
+        for warning in report.warnings:
+            lines.append(("warning", t("ingest_warning", name=label, warning=warning)))
+    return lines
+
+
+def _notes(report: IngestReport) -> list[str]:
+    """What the library said beyond the count: what was replaced and what changed, or the id a
+    file was kept under beside a document of the same name."""
+    notes = []
+    if "replaced" in report.message:
+        notes.append(t("replaced"))
+    for part in report.message.split("; ")[1:]:
+        if part.startswith("kept beside"):
+            notes.append(t("kept_beside", doc=report.doc_id))
+        elif ": " in part:
+            notes.append(t("changed", what=part.split(": ", 1)[1]))
+    return notes
