@@ -7,23 +7,31 @@ company's report writes (扣非净利润, 经营性现金流, 研发费用, 资�
 the library does hold (a held company, a covered year, a metric its 表1 gives), with its gold item
 and answer read off the report's own table. Rows carry ``answerable``; ``make eval`` reports the
 share declined of the unanswerable and the share still answered of the answerable.
-Run: ``python assets/broker_eval/build_unanswerable.py`` (writes next to this file).
+Written by ``python -m rag_app.evaluation.sets`` after the reports (it reads them back).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from build_followups import ROWS, YEARS, _tables  # noqa: E402
+from rag_app.evaluation.sets.broker.followups import ROWS, YEARS, read_tables
 
 ABSENT_COMPANIES = (
-    "长江存储", "贵州茅台", "招商银行", "腾讯控股", "小米集团", "美的集团", "格力电器",
-    "海康威视", "京东方", "立讯精密", "阳光电源", "通威股份", "韦尔股份", "兆易创新",
+    "长江存储",
+    "贵州茅台",
+    "招商银行",
+    "腾讯控股",
+    "小米集团",
+    "美的集团",
+    "格力电器",
+    "海康威视",
+    "京东方",
+    "立讯精密",
+    "阳光电源",
+    "通威股份",
+    "韦尔股份",
+    "兆易创新",
 )
 TEMPLATES = (  # (question with {c}, metric, year)
     ("{c}2025年的营业收入预测是多少？", "营业收入", "2025"),
@@ -64,25 +72,43 @@ ENGLISH_TWINS = (
 )
 
 
-def questions() -> list[dict]:
-    manifest = [json.loads(line) for line in (HERE / "manifest.jsonl").read_text().splitlines()]
+def questions(folder: Path) -> list[dict]:
+    """The question pairs, read off the set's reports and manifest in ``folder``."""
+    manifest = [
+        json.loads(line)
+        for line in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     docs = {}
     for doc in manifest:
-        items = json.loads((HERE / doc["file"]).read_text(encoding="utf-8"))
-        forecast, values, *_ = _tables(items)
+        items = json.loads((folder / doc["file"]).read_text(encoding="utf-8"))
+        forecast, values, *_ = read_tables(items)
         docs[doc["company"]] = (doc, forecast, values)
     companies = list(docs)
     out: list[dict] = []
 
-    def add(question: str, kind: str, answerable: bool, company: str = "", metric: str = "",
-            year: str = "", lang: str = "zh") -> None:
-        row = {"id": f"unans_q{len(out) + 1:03d}", "question": question, "answerable": answerable,
-               "kind": kind, "lang": lang, "source": "rag_app broker_eval answerability (authored)"}
+    def add(
+        question: str,
+        kind: str,
+        answerable: bool,
+        company: str = "",
+        metric: str = "",
+        year: str = "",
+        lang: str = "zh",
+    ) -> None:
+        row = {
+            "id": f"unans_q{len(out) + 1:03d}",
+            "question": question,
+            "answerable": answerable,
+            "kind": kind,
+            "lang": lang,
+            "source": "rag_app broker_eval answerability (authored)",
+        }
         if answerable:
             doc, forecast, values = docs[company]
             value = values[ROWS[metric]][YEARS.index(year)]
-            row.update(doc_id=doc["doc_id"], gold_item_indices=[forecast], answer=value,
-                       answer_type="span")
+            row.update(
+                doc_id=doc["doc_id"], gold_item_indices=[forecast], answer=value, answer_type="span"
+            )
         else:
             row.update(doc_id="", gold_item_indices=[], answer=None)
         out.append(row)
@@ -109,13 +135,12 @@ def questions() -> list[dict]:
     return out
 
 
-def main() -> None:
-    rows = questions()
-    target = HERE / "questions_unanswerable.jsonl"
-    target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+def write_unanswerable(folder: Path) -> None:
+    """Write ``questions_unanswerable.jsonl`` into ``folder``, beside the reports it reads."""
+    rows = questions(folder)
+    target = folder / "questions_unanswerable.jsonl"
+    target.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     n = sum(not r["answerable"] for r in rows)
     print(f"{n} unanswerable and {len(rows) - n} answerable questions -> {target}")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,20 +5,16 @@ for all of them, for those in one place, for those under construction, or for on
 the gold answers are read off the table itself (every name the question asks for, as written in
 the 厂区 column). They measure how an answer lists things (``make eval``: answer_in_offline and
 its "-list answers" row); retrieval is measured as for the other sets (the table is the gold
-item). Run: ``python assets/broker_eval/build_lists.py`` (writes next to this file).
+item). Written by ``python -m rag_app.evaluation.sets`` after the reports (it reads them back).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
-
-from rag_app.text.tables import column_labels, parse_table  # noqa: E402
+from rag_app.text.tables import column_labels, parse_table
 
 
 def _list_table(items: list[dict]) -> tuple[int, list[str], list[tuple[str, ...]]]:
@@ -29,11 +25,15 @@ def _list_table(items: list[dict]) -> tuple[int, list[str], list[tuple[str, ...]
     raise ValueError("no 一览 table")
 
 
-def questions() -> list[dict]:
-    manifest = [json.loads(line) for line in (HERE / "manifest.jsonl").read_text().splitlines()]
+def questions(folder: Path) -> list[dict]:
+    """The list questions, read off the set's reports and manifest in ``folder``."""
+    manifest = [
+        json.loads(line)
+        for line in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     out: list[dict] = []
     for doc in manifest:
-        items = json.loads((HERE / doc["file"]).read_text(encoding="utf-8"))
+        items = json.loads((folder / doc["file"]).read_text(encoding="utf-8"))
         index, labels, rows = _list_table(items)
         kind_column = "类别" if "类别" in labels else "晶圆尺寸"
         name, place, status, kind = (labels.index(c) for c in ("厂区", "地点", "状态", kind_column))
@@ -72,14 +72,11 @@ def questions() -> list[dict]:
     return out
 
 
-def main() -> None:
-    rows = questions()
-    path = HERE / "questions_list.jsonl"
+def write_lists(folder: Path) -> None:
+    """Write ``questions_list.jsonl`` into ``folder``, beside the reports it reads."""
+    rows = questions(folder)
+    path = folder / "questions_list.jsonl"
     path.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     print(f"{len(rows)} list questions -> {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Tiny builder for MinerU-style ``content_list`` documents (new schema).
 
-Used by ``assets/sample_report/build_sample.py`` and ``assets/broker_eval/build.py``. A ``Doc``
+Used by the sample report (``sample/``) and the broker set (``broker/``). A ``Doc``
 collects items page by page in reading order, lays out plausible ``bbox`` values on MinerU's
 0-1000 page grid, remembers a *key* for any item so that gold evidence can be looked up by name,
 and renders the MinerU-style Markdown of the same content. Standard library only.
@@ -12,6 +12,7 @@ import hashlib
 import html
 import math
 import re
+from typing import Any
 
 PAGE_TOP = 62
 PAGE_BOTTOM = 925
@@ -230,7 +231,7 @@ class Doc:
         foots = list(footnotes or [])
         bbox = self._place(height, col)
         self.skip(22 * len(caps) + 18 * len(foots), col)
-        item = {
+        item: dict[str, Any] = {
             "type": "image",
             "img_path": img_path
             if img_path is not None
