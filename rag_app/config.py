@@ -14,6 +14,8 @@ from pathlib import Path
 from rag_app.stage_settings import (
     CiteSettings,
     FollowUpSettings,
+    IndexSettings,
+    InputLimits,
     OfflineSettings,
     PromptSettings,
     RewriteSettings,
@@ -60,6 +62,10 @@ class ServerSettings:
     # Uploads read and ingested at once; past it a 429 with Retry-After. Each holds at most
     # max_upload_mb on disk and one file's bytes in memory; ingestion is CPU-bound (2 cores).
     max_uploads: int = 2
+    # Files one upload request may carry (Starlette's own default is 1000), and its other
+    # form fields.
+    max_upload_files: int = 100
+    max_upload_fields: int = 10
 
     @property
     def has_tokens(self) -> bool:
@@ -68,7 +74,7 @@ class ServerSettings:
 
 @dataclass(frozen=True)
 class ChromaSettings:
-    """A Chroma server as the one shared store of every process (docs/SCALING.md); with no
+    """A Chroma server as the one shared store of every process (docs/SHARED_STORE.md); with no
     ``url`` the library keeps its embedded Chroma under the data dir, as always."""
 
     # RAG_APP_CHROMA_URL, e.g. http://127.0.0.1:8000 (a `chroma run` server); "" = embedded.
@@ -88,6 +94,9 @@ class ChromaSettings:
     # size; larger image sets stay in the data dir that ingested them (16 MB went through a
     # `chroma run` here; RAG_APP_CHROMA_ASSET_MAX_BYTES).
     asset_max_bytes: int = 8 * 1024 * 1024
+    # Documents a replica pulls from the server per request: 1000 one-by-one pulls took 11.9 s
+    # here, mostly round trips.
+    pull_batch: int = 100
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,9 @@ class SelfRagSettings:
     # many new chunks each brings into the revised prompt.
     max_queries: int = 3
     hits_per_query: int = 3
+    # A flagged claim's own query is cut to this many characters (a long sentence as a whole
+    # query only dilutes its keywords).
+    max_query_chars: int = 200
 
     def __post_init__(self) -> None:
         if self.max_rounds < 0 or self.max_queries < 1 or self.hits_per_query < 1:
@@ -145,10 +157,15 @@ class Settings:
     table_chunk_tokens: int = 600
     # The paragraph before a table or figure is kept as its context, cut to this many characters.
     context_chars: int = 300
+    # The notes a table's marks point to ("(1) Includes ...") that follow it on its page join its
+    # chunks, up to this many tokens with its footnote.
+    table_note_tokens: int = 400
     # Input limits, checked before parsing (nothing is half-ingested). A 32 MB content list is
     # already about ten thousand pages of text; zips carry images too, so they may be larger.
     max_file_bytes: int = 32 * 1024 * 1024
     max_zip_bytes: int = 200 * 1024 * 1024
+    # What a file meets while it is read: zip bombs, oversized images and workbooks.
+    input_limits: InputLimits = field(default_factory=InputLimits)
     # Chunks one document may make, refused before embedding past it (env
     # RAG_APP_MAX_CHUNKS_PER_DOCUMENT; 0: none). Ingestion runs at 10.8 chunks/s here (`make bench`),
     # so 6000 is about 9 minutes, said up front; a 300-page broker report makes 1800-2100 (5.9-6.9
@@ -169,6 +186,11 @@ class Settings:
     exact_search_max_chunks: int = 50000
     # Reciprocal rank fusion constant: 60 from Cormack et al. 2009, the value most systems keep.
     rrf_k: int = 60
+    # A question longer than this is refused (the CLI, the app and the API alike): a question
+    # and a long conversation still fit the prompt's budget.
+    max_question_chars: int = 4000
+    # The library's own knobs: BM25's k1 and b, ingestion's encoder batches, memory kept.
+    index: IndexSettings = field(default_factory=IndexSettings)
 
     # The audit log keeps each answered question this many days (seed 002 asks for a retention
     # setting; 90 days covers a quarter's reporting cycle); 0 keeps every record.

@@ -10,8 +10,6 @@ from pathlib import Path
 
 from rag_app.ingest import LoadedDocument
 
-# An image larger than this beside a content list is left out (a figure, not a data dump).
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
 # Folder names are at most 255 bytes on common file systems; 60 CJK characters are 180 bytes.
 _MAX_NAME = 60
 
@@ -53,8 +51,9 @@ def write_assets(root: Path, doc_id: str, assets: dict[str, bytes]) -> Path:
     return folder
 
 
-def with_disk_assets(doc: LoadedDocument, folder: Path) -> LoadedDocument:
-    """Images a content list refers to, read from beside it on disk (when not in a zip)."""
+def with_disk_assets(doc: LoadedDocument, folder: Path, max_image_bytes: int) -> LoadedDocument:
+    """Images a content list refers to, read from beside it on disk (when not in a zip); one of
+    ``max_image_bytes`` or more is left out (a figure, not a data dump)."""
     if doc.assets:
         return doc
     assets = {}
@@ -63,7 +62,7 @@ def with_disk_assets(doc: LoadedDocument, folder: Path) -> LoadedDocument:
         if not item.image_path:
             continue
         path = (folder / item.image_path).resolve()
-        if root in path.parents and path.is_file() and path.stat().st_size < MAX_IMAGE_BYTES:
+        if root in path.parents and path.is_file() and path.stat().st_size < max_image_bytes:
             assets[item.image_path] = path.read_bytes()
     if not assets:
         return doc

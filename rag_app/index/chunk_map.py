@@ -16,8 +16,6 @@ import numpy as np
 
 from rag_app.models import CHUNK_TYPES, Chunk
 
-# Chunks kept parsed: the candidates of recent questions (a question reads a few hundred).
-CACHE_CHUNKS = 20000
 _TYPE_CODES: dict[str, int] = {t: n for n, t in enumerate(CHUNK_TYPES)}
 
 
@@ -38,9 +36,10 @@ def block_of(ids: Sequence[str], types: Sequence[str]) -> DocBlock:
 
 
 class ChunkCache:
-    """A bounded, thread-safe cache of parsed chunks, least recently used out first."""
+    """A bounded, thread-safe cache of ``size`` parsed chunks (``IndexSettings.cached_chunks``),
+    least recently used out first."""
 
-    def __init__(self, size: int = CACHE_CHUNKS) -> None:
+    def __init__(self, size: int) -> None:
         self.size = size
         self._items: OrderedDict[str, Chunk] = OrderedDict()
         self._lock = threading.Lock()

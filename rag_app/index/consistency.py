@@ -23,10 +23,6 @@ from rag_app.index.store import collection_name
 if TYPE_CHECKING:
     from rag_app.index.library import Library
 
-# Chunks per encoder call when re-embedding missing vectors (the library's ingestion group).
-_EMBED_GROUP = 64
-_REPAIR_ROUNDS = 3
-
 
 @dataclass(frozen=True)
 class KbFindings:
@@ -137,7 +133,7 @@ def check_library(
         repairs: list[str] = []
         # A repair can uncover more (chunk rows of an unlisted document removed, their vectors
         # are then unowned): scan again until nothing is left to do, a few rounds at most.
-        for _ in range(_REPAIR_ROUNDS):
+        for _ in range(library.settings.index.repair_rounds):
             if not repair or not (report.problems() or _rebuildable(report)):
                 break
             done = _repair(library, report)
@@ -249,8 +245,9 @@ def _repair(library: Library, report: ConsistencyReport) -> list[str]:
         missing = [i for i, doc in catalogue.chunk_owners(kb).items() if doc in short]
         have = set(store.all_ids(kb)) if missing else set()
         chunks = catalogue.chunks_by_id(kb, [i for i in missing if i not in have])
-        for start in range(0, len(chunks), _EMBED_GROUP):
-            part = chunks[start : start + _EMBED_GROUP]
+        group = library.settings.index.embed_group  # the library's ingestion group
+        for start in range(0, len(chunks), group):
+            part = chunks[start : start + group]
             store.upsert(kb, part, library.embedder.embed_passages([c.search_text for c in part]))
         if chunks:
             done.append(f"{kb}: re-embedded {len(chunks)} missing vectors")

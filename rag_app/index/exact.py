@@ -24,9 +24,6 @@ from rag_app.protocols import VectorStore
 
 # Ids per store read (Chroma's get by ids; the store's own add batch).
 _READ_BATCH = 1000
-# Chunks whose vector the store lacked are asked for again after this many seconds (a repair in
-# another process may have re-embedded them without a new generation).
-_RETRY_ABSENT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -41,10 +38,12 @@ class _Held:
 
 
 class ExactVectors:
-    """Per knowledge base, every vector of the current generation, for exact cosine search."""
+    """Per knowledge base, every vector of the current generation, for exact cosine search;
+    vectors the store lacked are asked for again after ``absent_retry_s`` seconds."""
 
-    def __init__(self, max_chunks: int) -> None:
+    def __init__(self, max_chunks: int, absent_retry_s: float) -> None:
         self.max_chunks = max_chunks
+        self.absent_retry_s = absent_retry_s
         self._held: dict[str, _Held] = {}
         self._lock = threading.Lock()
 
@@ -87,7 +86,7 @@ class ExactVectors:
             retry = (
                 held is not None
                 and not held.present.all()
-                and time.monotonic() - held.read_at > _RETRY_ABSENT_S
+                and time.monotonic() - held.read_at > self.absent_retry_s
             )
             if stale or retry:
                 held = _read(store, kb, generation, chunks.ids, held)

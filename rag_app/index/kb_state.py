@@ -29,6 +29,7 @@ from rag_app.index.doc_features import (
 )
 from rag_app.index.keywords import BM25Index
 from rag_app.models import Chunk
+from rag_app.stage_settings import IndexSettings
 from rag_app.text.analyzer import TOKENIZER_VERSION
 
 _log = logging.getLogger(__name__)
@@ -128,10 +129,11 @@ class Snapshots(dict[str, S], Generic[S]):
     """A Library's snapshots by knowledge base, with the states they are made from and a cache
     of parsed chunks per knowledge base; callers hold the Library's snapshot lock. Popping a
     snapshot (the journal and the consistency repair do, to have it rebuilt) forgets its state
-    too."""
+    too. ``settings`` say how many chunks each cache keeps and how BM25 scores."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: IndexSettings) -> None:
         super().__init__()
+        self.settings = settings
         self.states: dict[str, KbState] = {}
         self.caches: dict[str, ChunkCache] = {}
 
@@ -154,16 +156,17 @@ class Snapshots(dict[str, S], Generic[S]):
         state = self.state(kb, keyword_dir)
         if state.generation != catalogue.generation(kb):
             catch_up(state, catalogue, kb)
-        cache = self.caches.setdefault(kb, ChunkCache())
+        cache = self.caches.setdefault(kb, ChunkCache(self.settings.cached_chunks))
+        k1, b = self.settings.bm25_k1, self.settings.bm25_b
         chunks = ChunkMap(state.blocks, lambda ids: catalogue.chunks_by_id(kb, ids), cache)
         try:
-            keywords = state.keywords.ordered(chunks.ids)
+            keywords = state.keywords.ordered(chunks.ids, k1, b)
         except ValueError as exc:  # never expected: start again from the catalogue
             _log.warning("keyword index of %s out of step (%s); rebuilding", kb, exc)
             self.states[kb] = state = KbState()
             catch_up(state, catalogue, kb)
             chunks = ChunkMap(state.blocks, lambda ids: catalogue.chunks_by_id(kb, ids), cache)
-            keywords = state.keywords.ordered(chunks.ids)
+            keywords = state.keywords.ordered(chunks.ids, k1, b)
         save_keywords(state, keywords, keyword_dir)
         return state, chunks, keywords
 

@@ -33,29 +33,41 @@ from rag_app.index.keyword_segments import (
     save_segment,
     segment_files,
 )
+from rag_app.stage_settings import IndexSettings
 
 _log = logging.getLogger(__name__)
 
-# BM25 parameters: k1 1.2 / b 0.75 are the classic defaults (Robertson); measured on
-# crud_zh_dev with these tokens, they beat bm25s's 1.5 (r@1 0.725 vs 0.705).
-BM25_K1 = 1.2
-BM25_B = 0.75
+# BM25's k1 and b: ``IndexSettings.bm25_k1`` / ``bm25_b``, where their values come from.
+_SCORING = IndexSettings()
 # Version of the saved form; folders of another (the bm25s files before it) are rebuilt.
 FORMAT = 2
 MANIFEST = "ids.json"
 
 
 class BM25Index:
-    """A BM25 index over chunk ids; immutable: ``updated`` returns a new index sharing the
-    unchanged segments, so readers of the old one are never disturbed."""
+    """A BM25 index over chunk ids, scoring with ``k1`` and ``b``; immutable: ``updated``
+    returns a new index sharing the unchanged segments, so readers of the old one are never
+    disturbed."""
 
-    def __init__(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
+    def __init__(
+        self,
+        ids: Sequence[str],
+        tokens: Sequence[Sequence[str]],
+        k1: float = _SCORING.bm25_k1,
+        b: float = _SCORING.bm25_b,
+    ) -> None:
         segments = [build_segment(ids, tokens)] if len(ids) else []
-        self._setup(segments, [np.ones(s.size, dtype=bool) for s in segments], None)
+        self._setup(segments, [np.ones(s.size, dtype=bool) for s in segments], None, k1, b)
 
     def _setup(
-        self, segments: list[Segment], live: list[np.ndarray], order: list[str] | None
+        self,
+        segments: list[Segment],
+        live: list[np.ndarray],
+        order: list[str] | None,
+        k1: float,
+        b: float,
     ) -> None:
+        self.k1, self.b = k1, b
         self._segments = segments
         self._live_parts = live
         sizes = [s.size for s in segments]
@@ -96,10 +108,15 @@ class BM25Index:
 
     @classmethod
     def _made(
-        cls, segments: list[Segment], live: list[np.ndarray], order: list[str] | None = None
+        cls,
+        segments: list[Segment],
+        live: list[np.ndarray],
+        order: list[str] | None = None,
+        k1: float = _SCORING.bm25_k1,
+        b: float = _SCORING.bm25_b,
     ) -> BM25Index:
         index = cls.__new__(cls)
-        index._setup(segments, live, order)
+        index._setup(segments, live, order, k1, b)
         return index
 
     @classmethod
@@ -144,12 +161,15 @@ class BM25Index:
             live[-2:] = [np.ones(merged.size, dtype=bool)]
         kept = [(s, m) for s, m in zip(segments, live) if s.size]
         segments, live = [s for s, _ in kept], [m for _, m in kept]
-        return BM25Index._made(segments, live, order)
+        return BM25Index._made(segments, live, order, self.k1, self.b)
 
-    def ordered(self, order: list[str]) -> BM25Index:
-        """This index with its ids (and scores) in ``order``; raises ValueError unless ``order``
-        names exactly the live chunks."""
-        return BM25Index._made(self._segments, self._live_parts, order)
+    def ordered(
+        self, order: list[str], k1: float | None = None, b: float | None = None
+    ) -> BM25Index:
+        """This index with its ids (and scores) in ``order``, scoring with ``k1`` and ``b`` when
+        given; raises ValueError unless ``order`` names exactly the live chunks."""
+        k1, b = self.k1 if k1 is None else k1, self.b if b is None else b
+        return BM25Index._made(self._segments, self._live_parts, order, k1, b)
 
     @property
     def segments(self) -> int:
@@ -195,7 +215,8 @@ class BM25Index:
         idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
         lengths = self._lengths[slots].astype(np.float64)
         tf64 = tfs.astype(np.float64)
-        tfc = tf64 / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths / avg_len) + tf64)
+        k1, b = self.k1, self.b
+        tfc = tf64 / (k1 * ((1 - b) + b * lengths / avg_len) + tf64)
         return slots, (np.float64(idf) * tfc).astype(np.float32)
 
     def search(

@@ -28,7 +28,7 @@ from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.exact import ExactVectors
 from rag_app.index.journal import journalled, recover_on_open, staged_assets
 from rag_app.index.kb_state import Snapshots
-from rag_app.index.replica import open_replica  # shared Chroma server: docs/SCALING.md
+from rag_app.index.replica import open_replica  # shared Chroma server: docs/SHARED_STORE.md
 from rag_app.index.store import collection_name, open_store
 from rag_app.index.write_lock import WriteLock
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
@@ -46,9 +46,6 @@ from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
-# Texts per encoder call during ingestion: large enough to keep batches full, small enough that
-# progress moves every few seconds on 2 cores.
-_EMBED_GROUP = 64
 
 
 def _no_progress(_: Progress) -> None:
@@ -91,11 +88,11 @@ class Library:
         self._counter = counter
         # Writers in every process on this data dir take it (rag_app/index/journal.py).
         self.write_lock = WriteLock.for_dir(settings.data_dir)
-        self._snapshots: Snapshots[Snapshot] = Snapshots()
+        self._snapshots: Snapshots[Snapshot] = Snapshots(settings.index)
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
         # Small knowledge bases are searched exactly, not through the HNSW graph (exact.py).
-        self._exact = ExactVectors(settings.exact_search_max_chunks)
+        self._exact = ExactVectors(settings.exact_search_max_chunks, settings.index.absent_retry_s)
         # Changes a killed process left half-done (cheap: one query; skipped while another
         # process is writing, whose journal it or the next writer settles).
         self.recovered_at_open = recover_on_open(self)
@@ -182,12 +179,13 @@ class Library:
         """Ingest files from disk; images next to a content list or markdown file come along.
         ``on_conflict`` says what a different file under a taken document id does (admission)."""
         loaded: list[LoadedDocument | IngestReport] = []
+        settings, limits = self.settings, self.settings.input_limits
         for path in paths:
             try:
                 for doc in load_path(
-                    Path(path), self.settings.max_file_bytes, self.settings.max_zip_bytes
+                    Path(path), settings.max_file_bytes, settings.max_zip_bytes, limits
                 ):
-                    loaded.append(with_disk_assets(doc, Path(path).parent))
+                    loaded.append(with_disk_assets(doc, Path(path).parent, limits.max_image_bytes))
             except IngestError as exc:
                 loaded.append(
                     IngestReport(name=Path(path).name, status="rejected", message=str(exc))
@@ -207,7 +205,11 @@ class Library:
             try:
                 loaded.extend(
                     load_bytes(
-                        data, name, self.settings.max_file_bytes, self.settings.max_zip_bytes
+                        data,
+                        name,
+                        self.settings.max_file_bytes,
+                        self.settings.max_zip_bytes,
+                        self.settings.input_limits,
                     )
                 )
             except IngestError as exc:
@@ -226,13 +228,7 @@ class Library:
         self.replica.sync(kb, force=True)  # shared server: admit against what it holds now
         reports: list[IngestReport | None] = []
         todo: list[tuple[int, Admitted]] = []
-        options = ChunkingOptions(
-            text_chunk_tokens=self.settings.text_chunk_tokens,
-            latin_text_chunk_tokens=self.settings.latin_text_chunk_tokens,
-            table_chunk_tokens=self.settings.table_chunk_tokens,
-            context_chars=self.settings.context_chars,
-            max_chunks_per_document=self.settings.max_chunks_per_document,
-        )
+        options = ChunkingOptions.from_settings(self.settings)
         decisions = admit(
             loaded,
             self.catalogue,
@@ -272,13 +268,14 @@ class Library:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: np.ndarray | None = None
         progress(Progress("embed", 0, len(texts)))
-        for start in range(0, len(order), _EMBED_GROUP):
-            group = order[start : start + _EMBED_GROUP]
+        size = self.settings.index.embed_group
+        for start in range(0, len(order), size):
+            group = order[start : start + size]
             vectors = self.embedder.embed_passages([texts[i] for i in group])
             if out is None:
                 out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
             out[group] = vectors
-            progress(Progress("embed", min(start + _EMBED_GROUP, len(texts)), len(texts)))
+            progress(Progress("embed", min(start + size, len(texts)), len(texts)))
         assert out is not None
         return out
 

@@ -1,4 +1,4 @@
-"""A process's local catalogue as a replica of the shared Chroma server (docs/SCALING.md).
+"""A process's local catalogue as a replica of the shared Chroma server (docs/SHARED_STORE.md).
 
 With ``RAG_APP_CHROMA_URL`` set, the server holds everything a library is: chunk vectors with
 their payloads and keyword tokens (``ChromaStore``), document rows, images and a version per
@@ -42,8 +42,6 @@ from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
 _ALL = "\0all"  # the rate-limit key of the knowledge-base list
-# Documents pulled per request: 1000 one-by-one pulls took 11.9 s here, mostly round trips.
-_PULL_BATCH = 100
 
 
 class LocalOnly:
@@ -78,10 +76,11 @@ class Replica(LocalOnly):
         self.store = store
         self._interval = max(0, chroma.sync_ms) / 1000.0
         self._asset_limit = chroma.asset_max_bytes
+        self._pull_batch = max(1, chroma.pull_batch)
         self._checked: dict[str, float] = {}
         self._seen: dict[str, str | None] = {}
         self._state_lock = threading.Lock()
-        # seconds the last full sync (at open) took, and documents it pulled (for SCALING.md)
+        # seconds the last full sync (at open) took, and documents it pulled (for SHARED_STORE.md)
         self.last_sync_seconds = 0.0
         self.pulled = 0
 
@@ -177,8 +176,8 @@ class Replica(LocalOnly):
                 catalogue.delete_document(kb, doc_id)
                 self._drop_assets(kb, local[doc_id])
             changed = [d for d, s in remote.items() if d not in local or stamp(local[d]) != s]
-            for start in range(0, len(changed), _PULL_BATCH):
-                rows = self.registry.documents(kb, changed[start : start + _PULL_BATCH])
+            for start in range(0, len(changed), self._pull_batch):
+                rows = self.registry.documents(kb, changed[start : start + self._pull_batch])
                 records = self.store.chunk_records(kb, list(rows))
                 for doc_id, info in rows.items():
                     self._pull(kb, info, records[doc_id])

@@ -34,9 +34,10 @@ in the text (an over-long paragraph is cut in windows, never re-counted whole).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from rag_app.config import Settings
 from rag_app.ingest.cost import estimate_chunks, too_many
 from rag_app.ingest.errors import IngestError
 from rag_app.models import Chunk, Document, Item
@@ -59,14 +60,20 @@ _TEXTUAL = frozenset({"text", "list", "equation", "code"})
 
 @dataclass(frozen=True)
 class ChunkingOptions:
-    text_chunk_tokens: int = 700
-    latin_text_chunk_tokens: int = 400
-    table_chunk_tokens: int = 600
-    context_chars: int = 300
-    table_note_tokens: int = 400  # notes a table takes in, at most
-    # Chunks one document may make; past it the document is refused before it is embedded
-    # (``Settings.max_chunks_per_document``, where the value comes from). 0: no limit.
-    max_chunks_per_document: int = 6000
+    """The chunker's knobs: the fields of ``Settings`` of the same names, whose defaults (and
+    notes on where they come from) these are; ``from_settings`` takes a Settings' values."""
+
+    text_chunk_tokens: int = Settings.text_chunk_tokens
+    latin_text_chunk_tokens: int = Settings.latin_text_chunk_tokens
+    table_chunk_tokens: int = Settings.table_chunk_tokens
+    context_chars: int = Settings.context_chars
+    table_note_tokens: int = Settings.table_note_tokens
+    # Past it a document is refused before it is embedded; 0: no limit.
+    max_chunks_per_document: int = Settings.max_chunks_per_document
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ChunkingOptions:
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
 
 
 def chunk_document(

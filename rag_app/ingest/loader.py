@@ -20,20 +20,10 @@ from rag_app.ingest.guards import clean_items, decode_text, read_json
 from rag_app.ingest.markdown import parse_markdown
 from rag_app.ingest.sheets import is_sheet_json, parse_sheet_json, parse_sheet_table
 from rag_app.models import Document, Item
+from rag_app.stage_settings import DEFAULT_INPUT_LIMITS, InputLimits
 
 SUPPORTED = (".json", ".md", ".markdown", ".zip", ".xlsx", ".xls", ".csv")
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
-# Zip bombs: refuse archives that expand past this many bytes or entries.
-MAX_ZIP_EXPANDED_BYTES = 500 * 1024 * 1024
-MAX_ZIP_ENTRIES = 20_000
-# One image in a zip larger than this is left out with a warning: a figure, not a data dump (the
-# library keeps no image over 20 MB read from disk either, ``index/assets.py``).
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-# A workbook's XML expands about 5-10x; past this it is a zip bomb, not a sheet of examples.
-MAX_SHEET_EXPANDED_BYTES = 200 * 1024 * 1024
-# Rows a workbook may hold, checked before it is read: each row is a chunk, so this is already
-# 8x the default max_chunks_per_document; reading 100k rows alone takes the sheet reader 7 s.
-MAX_SHEET_ROWS = 20_000
 # A document id names folders and appears in every chunk id; past this it is cut.
 MAX_DOC_ID_CHARS = 200
 
@@ -60,7 +50,12 @@ def doc_id_from_name(name: str) -> str:
     return stem if stem.strip(".") else "document"
 
 
-def load_path(path: Path, max_bytes: int, max_zip_bytes: int | None = None) -> list[LoadedDocument]:
+def load_path(
+    path: Path,
+    max_bytes: int,
+    max_zip_bytes: int | None = None,
+    limits: InputLimits = DEFAULT_INPUT_LIMITS,
+) -> list[LoadedDocument]:
     """Load a file from disk, refusing it before reading when it is over its size limit."""
     if not path.exists():
         raise IngestError(f"{path}: no such file")
@@ -68,7 +63,7 @@ def load_path(path: Path, max_bytes: int, max_zip_bytes: int | None = None) -> l
         raise IngestError(f"{path}: is a folder; give the files in it")
     size = path.stat().st_size
     _check_size(path.name, size, _limit(path.name, max_bytes, max_zip_bytes))
-    return load_bytes(path.read_bytes(), path.name, max_bytes, max_zip_bytes)
+    return load_bytes(path.read_bytes(), path.name, max_bytes, max_zip_bytes, limits)
 
 
 def _limit(name: str, max_bytes: int, max_zip_bytes: int | None) -> int:
@@ -86,14 +81,18 @@ def _check_size(name: str, size: int, max_bytes: int) -> None:
 
 
 def load_bytes(
-    data: bytes, name: str, max_bytes: int, max_zip_bytes: int | None = None
+    data: bytes,
+    name: str,
+    max_bytes: int,
+    max_zip_bytes: int | None = None,
+    limits: InputLimits = DEFAULT_INPUT_LIMITS,
 ) -> list[LoadedDocument]:
     """Parse an uploaded file's bytes into one or more Documents (a zip may hold several).
 
     Raises IngestError, and nothing else, for any input it cannot take: its message names the
     file (and the item or archive member, where one is at fault). Repairs made on the way (text
     that cannot be encoded, page numbers that are not pages, image paths outside the folder)
-    are the documents' warnings.
+    are the documents' warnings. ``limits`` are what an archive or workbook may expand to.
     """
     _check_size(name, len(data), _limit(name, max_bytes, max_zip_bytes))
     lower = name.lower()
@@ -103,9 +102,9 @@ def load_bytes(
         raise IngestError(f"{name}: the file is empty")
     digest = hashlib.sha256(data).hexdigest()
     if lower.endswith(".zip"):
-        return _load_zip(data, name, max_bytes)
+        return _load_zip(data, name, max_bytes, limits)
     if lower.endswith(".xlsx"):
-        _check_workbook(data, name)
+        _check_workbook(data, name, limits)
     if lower.endswith((".xlsx", ".xls", ".csv")):
         items, warnings = parse_sheet_table(data, name)
         return [_loaded(name, "sheet", items, warnings, digest, len(data))]
@@ -122,17 +121,17 @@ def load_bytes(
     return [_loaded(name, "content_list", items, warnings, digest, len(data))]
 
 
-def _check_workbook(data: bytes, name: str) -> None:
+def _check_workbook(data: bytes, name: str, limits: InputLimits) -> None:
     """Refuse a workbook that expands like a zip bomb, or holds more rows than a sheet of
     examples may, before the sheet reader spends seconds inflating it (100k rows: 7 s)."""
     try:
         with zipfile.ZipFile(BytesIO(data)) as archive:
             infos = archive.infolist()
             expanded = sum(i.file_size for i in infos)
-            if expanded > MAX_SHEET_EXPANDED_BYTES:
+            if expanded > limits.max_sheet_expanded_bytes:
                 raise IngestError(
                     f"{name}: the workbook expands to {expanded / 1e6:.0f} MB, past the "
-                    f"{MAX_SHEET_EXPANDED_BYTES / 1e6:.0f} MB a sheet of examples may take"
+                    f"{limits.max_sheet_expanded_bytes / 1e6:.0f} MB a sheet of examples may take"
                 )
             rows = sum(
                 _count_rows(archive, info)
@@ -143,9 +142,9 @@ def _check_workbook(data: bytes, name: str) -> None:
         raise
     except _ZIP_ERRORS:
         return  # not a zip, or a broken one: the sheet reader says what it is
-    if rows > MAX_SHEET_ROWS:
+    if rows > limits.max_sheet_rows:
         raise IngestError(
-            f"{name}: {rows:,} rows, over the {MAX_SHEET_ROWS:,} a workbook of examples may "
+            f"{name}: {rows:,} rows, over the {limits.max_sheet_rows:,} a workbook of examples may "
             "have (each row is a chunk to embed); split the workbook"
         )
 
@@ -206,18 +205,20 @@ _ZIP_ERRORS = (
 )
 
 
-def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
+def _load_zip(data: bytes, name: str, max_bytes: int, limits: InputLimits) -> list[LoadedDocument]:
     try:
         archive = zipfile.ZipFile(BytesIO(data))
     except _ZIP_ERRORS:
         raise IngestError(f"{name}: not a valid zip archive") from None
     with archive:
         infos = [i for i in archive.infolist() if not i.is_dir()]
-        if len(infos) > MAX_ZIP_ENTRIES:
-            raise IngestError(f"{name}: {len(infos)} files in the archive, over {MAX_ZIP_ENTRIES}")
-        if sum(i.file_size for i in infos) > MAX_ZIP_EXPANDED_BYTES:
+        if len(infos) > limits.max_zip_entries:
             raise IngestError(
-                f"{name}: the archive expands past {MAX_ZIP_EXPANDED_BYTES // 10**6} MB"
+                f"{name}: {len(infos)} files in the archive, over {limits.max_zip_entries}"
+            )
+        if sum(i.file_size for i in infos) > limits.max_zip_expanded_bytes:
+            raise IngestError(
+                f"{name}: the archive expands past {limits.max_zip_expanded_bytes // 10**6} MB"
             )
         members = _members(infos, name)
         lists = sorted(p for p in members if p.lower().endswith("_content_list.json"))
@@ -272,13 +273,13 @@ def _load_zip(data: bytes, name: str, max_bytes: int) -> list[LoadedDocument]:
                 if path.lower().endswith(_IMAGE_SUFFIXES) and (
                     not folder or path.startswith(folder + "/")
                 ):
-                    if members[path].file_size > MAX_IMAGE_BYTES:
+                    if members[path].file_size > limits.max_image_bytes:
                         too_big.append(path)
                         continue
                     assets[posixpath.relpath(path, folder or ".")] = read(path)
             if too_big:
                 warnings.append(
-                    f"{len(too_big)} image(s) over {MAX_IMAGE_BYTES // 2**20} MB left out "
+                    f"{len(too_big)} image(s) over {limits.max_image_bytes // 2**20} MB left out "
                     f"({too_big[0]})"
                 )
             missing = sorted(

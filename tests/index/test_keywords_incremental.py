@@ -12,8 +12,9 @@ import bm25s
 import numpy as np
 import pytest
 
-from rag_app.index.keywords import BM25_B, BM25_K1, BM25Index
+from rag_app.index.keywords import BM25Index
 from rag_app.index.library import Library
+from rag_app.stage_settings import IndexSettings
 from rag_app.text.analyzer import index_tokens
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA
 
@@ -25,7 +26,7 @@ def _reference(tokens: Sequence[Sequence[str]], query: Sequence[str]) -> np.ndar
     """What the index computed before it was incremental: bm25s over every chunk, rebuilt."""
     if not tokens:
         return np.zeros(0, dtype=np.float32)
-    index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+    index = bm25s.BM25(k1=IndexSettings().bm25_k1, b=IndexSettings().bm25_b)
     index.index([list(t) if t else ["<empty>"] for t in tokens], show_progress=False)
     known = [t for t in query if t in index.vocab_dict]
     if not known:

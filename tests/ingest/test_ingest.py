@@ -18,9 +18,9 @@ import pytest
 
 from rag_app.index.library import Library
 from rag_app.ingest import IngestError, chunk_document, doc_id_from_name, load_bytes, load_path
-from rag_app.ingest import loader as loader_module
 from rag_app.ingest.content_list import FURNITURE_TYPES
 from rag_app.models import Chunk
+from rag_app.stage_settings import InputLimits
 from rag_app.text.tables import parse_table
 from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
 
@@ -838,7 +838,7 @@ def test_zip_with_too_many_entries_is_rejected_quickly() -> None:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as archive:
         archive.writestr("r_content_list.json", TINY_LIST)
-        for n in range(loader_module.MAX_ZIP_ENTRIES):
+        for n in range(InputLimits().max_zip_entries):
             archive.writestr(f"images/{n}.png", b"")
     start = time.perf_counter()
     with pytest.raises(IngestError, match=r"20001 files in the archive, over 20000"):
@@ -846,12 +846,12 @@ def test_zip_with_too_many_entries_is_rejected_quickly() -> None:
     assert time.perf_counter() - start < 5
 
 
-def test_zip_expanding_past_the_limit_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loader_module, "MAX_ZIP_EXPANDED_BYTES", 1_000_000)
+def test_zip_expanding_past_the_limit_is_rejected() -> None:
+    limits = InputLimits(max_zip_expanded_bytes=1_000_000)
     data = _zip({"r_content_list.json": TINY_LIST, "images/bomb.png": b"\0" * 2_000_000})
     assert len(data) < 20_000  # compresses ~1000:1, like a bomb
     with pytest.raises(IngestError, match="expands past"):
-        load_bytes(data, "bomb.zip", BIG)
+        load_bytes(data, "bomb.zip", BIG, limits=limits)
 
 
 # -- encodings ----------------------------------------------------------------------------------
