@@ -25,9 +25,6 @@ from rag_app.server.schemas import OnConflict, _plain, report_json
 from rag_app.server.state import ServerState
 
 _CONFLICT_CHOICES = ("ask", "replace", "keep_both")
-# Files one upload request may carry (Starlette's own default is 1000), and its other fields.
-_MAX_FILES = 100
-_MAX_FIELDS = 10
 # A knowledge base's name: no path separators, no NUL (the library's own rule).
 KB_NAME_PATTERN = r"^[^/\\\x00]*[^/\\\x00\s\x1c-\x1f\x85\ufeff][^/\\\x00]*$"
 
@@ -74,7 +71,10 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
             )
         state.take_upload_slot()
         try:
-            async with request.form(max_files=_MAX_FILES, max_fields=_MAX_FIELDS) as form:
+            limits = state.settings.server  # files and other fields one upload may carry
+            async with request.form(
+                max_files=limits.max_upload_files, max_fields=limits.max_upload_fields
+            ) as form:
                 choice = _on_conflict(form, on_conflict, replace, keep_both)
                 uploads = _files_of(form)
                 results = await run_in_threadpool(_ingest_each, state, kb, uploads, choice)

@@ -11,15 +11,16 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from rag_app.chat.conversations import saved_turn
+from rag_app.config import ServerSettings, Settings
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
 
 AskMode = Literal["smart", "hybrid"]
 PromptMode = Literal["simple", "advanced", "precise"]
 OnConflict = Literal["ask", "replace", "keep_both"]
-# The pipeline's own limit (rag_app.pipeline.ask._check_question), checked here first for a 4xx.
-MAX_QUESTION_CHARS = 4000
+# The pipeline's own limit (Settings.max_question_chars), checked here first for a 4xx.
+MAX_QUESTION_CHARS = Settings.max_question_chars
 # Questions one batch may hold (ServerSettings.max_batch's default; the schema states it).
-MAX_BATCH = 64
+MAX_BATCH = ServerSettings.max_batch
 # A chat message's text parts: at most 4 of 1000 characters, so their text fits the question's
 # limit whatever the client sends.
 MAX_TEXT_PARTS = 4
