@@ -225,6 +225,75 @@ class Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+# Every environment variable ``load_settings`` reads, and the XDG folders the default data and
+# cache dirs follow: a process's Settings are a function of these (the UI keys its cached
+# Settings on them; tests/test_settings_env.py checks the list against what is read).
+SETTINGS_ENV: tuple[str, ...] = (
+    "RAG_APP_DATA_DIR",
+    "RAG_APP_CACHE_DIR",
+    "RAG_APP_EMBEDDING_MODEL",
+    "RAG_APP_ENCODER_RUNTIME",
+    "RAG_APP_KB",
+    "RAG_APP_REWRITES",
+    "RAG_APP_SELF_RAG",
+    "RAG_APP_AUDIT_RETENTION_DAYS",
+    "RAG_APP_MAX_CHUNKS_PER_DOCUMENT",
+    "RAG_APP_EXACT_SEARCH_MAX_CHUNKS",
+    "RAG_APP_ROUTING_CUES",
+    "RAG_APP_SERVER_TOKEN",
+    "RAG_APP_SERVER_TOKENS_FILE",
+    "RAG_APP_MAX_UPLOAD_MB",
+    "RAG_APP_MAX_UPLOADS",
+    "RAG_APP_MAX_STREAMS",
+    "RAG_APP_BATCH_CONCURRENCY",
+    "RAG_APP_CHROMA_URL",
+    "CHROMA_CLIENT_AUTH_PROVIDER",
+    "CHROMA_CLIENT_AUTH_CREDENTIALS",
+    "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER",
+    "RAG_APP_CHROMA_SYNC_MS",
+    "RAG_APP_CHROMA_ASSET_MAX_BYTES",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+)
+# The model provider's variables, per field in the order they are read (the first set wins): the
+# app's own names, then the openai client's. ``read_provider_env`` is their one reader.
+PROVIDER_ENV: dict[str, tuple[str, ...]] = {
+    "base_url": ("RAG_APP_BASE_URL", "OPENAI_BASE_URL"),
+    "model": ("RAG_APP_MODEL",),
+    "api_key": ("RAG_APP_API_KEY", "OPENAI_API_KEY"),
+}
+PROVIDER_VARIABLES: tuple[str, ...] = tuple(n for names in PROVIDER_ENV.values() for n in names)
+
+
+@dataclass(frozen=True)
+class ProviderEnv:
+    """The model provider as the environment (or another mapping, such as st.secrets) names it;
+    ``rag_app.answer.provider_from_env`` makes its ``ProviderSettings``. "" where unset."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    # The variable the key came from (the UI says where a key was found); "" without a key.
+    api_key_name: str = ""
+
+
+def read_provider_env(env: Mapping[str, str] | None = None) -> ProviderEnv:
+    """``RAG_APP_BASE_URL``/``OPENAI_BASE_URL``, ``RAG_APP_MODEL`` and
+    ``RAG_APP_API_KEY``/``OPENAI_API_KEY`` from ``env`` (the process environment when None),
+    each stripped, the first one set of each field winning."""
+    env = os.environ if env is None else env
+    found: dict[str, tuple[str, str]] = {}
+    for key, names in PROVIDER_ENV.items():
+        values = ((str(env.get(name) or "").strip(), name) for name in names)
+        found[key] = next(((v, name) for v, name in values if v), ("", ""))
+    return ProviderEnv(
+        base_url=found["base_url"][0],
+        model=found["model"][0],
+        api_key=found["api_key"][0],
+        api_key_name=found["api_key"][1],
+    )
+
+
 def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
     """Build Settings from the environment (``RAG_APP_*``) and explicit overrides.
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from rag_app.chat.audit import AuditLog, open_audit_log
 from rag_app.chat.conversations import ConversationStore
-from rag_app.config import Settings, load_settings
+from rag_app.config import PROVIDER_VARIABLES, SETTINGS_ENV, Settings, load_settings
 from rag_app.index.embedder import load_embedder
 from rag_app.index.library import Library
 from rag_app.models import IngestReport
@@ -30,16 +30,9 @@ SAMPLE_KB = "示例"
 SAMPLE_ZIP = ROOT / "assets" / "sample_report" / "smic_report.zip"
 SAMPLE_QUESTIONS = ROOT / "assets" / "sample_report" / "questions.json"
 
-# The environment variables load_settings reads: a change (tests switch data dirs) means a
-# different Settings and so a different Library.
-_SETTINGS_ENV = (
-    "RAG_APP_DATA_DIR",
-    "RAG_APP_CACHE_DIR",
-    "RAG_APP_EMBEDDING_MODEL",
-    "RAG_APP_KB",
-    "XDG_DATA_HOME",
-    "XDG_CACHE_HOME",
-)
+# Every environment variable load_settings reads, and the provider's: a change to any one (tests
+# switch data dirs) means a different Settings and so a different Library.
+SETTINGS_KEY_ENV = SETTINGS_ENV + PROVIDER_VARIABLES
 
 
 @st.cache_resource(show_spinner=False)
@@ -48,7 +41,8 @@ def _shared_settings(env_key: tuple[str, ...]) -> Settings:
 
 
 def settings() -> Settings:
-    return _shared_settings(tuple(os.environ.get(name, "") for name in _SETTINGS_ENV))
+    """The process's Settings, made again whenever one of ``SETTINGS_KEY_ENV`` changes."""
+    return _shared_settings(tuple(os.environ.get(name, "") for name in SETTINGS_KEY_ENV))
 
 
 @dataclass(frozen=True)
