@@ -1,10 +1,12 @@
 """The house's rules, enforced: which part of rag_app may import which (docs/ARCHITECTURE.md),
-no import circle (lazy imports included), one module that segments words, one that splits
-sentences, small modules, a UI-free core."""
+no import circle (lazy imports included), one module that segments words, one of each word rule
+(sentence splitter, year patterns, CJK range, language detector, token estimate, plural rule),
+one SQLite opener, small modules, a UI-free core."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"text"}),  # the words room, tokens included
     frozenset({"stage_settings"}),
     frozenset({"config"}),
+    frozenset({"sqlite_store"}),  # the one way a SQLite file is opened and migrated
     frozenset({"understand"}),  # the question's analysis and its follow-up resolution
     frozenset({"ingest", "encoder"}),
     frozenset({"index"}),
@@ -217,6 +220,106 @@ def test_only_the_sentence_module_splits_sentences() -> None:
             ):
                 splitters.append(str(path.relative_to(PACKAGE)))
     assert set(splitters) == {"text/sentences.py"}
+
+
+def _strings(path: Path) -> list[str]:
+    """The string constants of a module (f-strings' literal parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+
+
+def _everywhere() -> list[tuple[str, Path]]:
+    """Every module of rag_app, ui/ and views/, and app.py, named from the repository root."""
+    return [(str(p.relative_to(ROOT)), p) for p in [*_modules(), *_ui_modules()]]
+
+
+def _holders(test: re.Pattern[str], source: bool = False) -> set[str]:
+    """The modules whose string constants (or, with ``source``, whose text) ``test`` finds."""
+    return {
+        name
+        for name, path in _everywhere()
+        if (
+            test.search(path.read_text(encoding="utf-8"))
+            if source
+            else any(test.search(s) for s in _strings(path))
+        )
+    }
+
+
+def test_only_the_sentence_module_holds_sentence_ends() -> None:
+    """A pattern of the Chinese full stops ("。！？") is a sentence splitter's."""
+    assert _holders(re.compile("。！？")) <= {"rag_app/text/sentences.py"}
+
+
+def test_only_the_periods_module_knows_what_a_year_looks_like() -> None:
+    assert _holders(re.compile(r"19\|20|\b20\\d|\[12\]\\d")) == {"rag_app/text/periods.py"}
+
+
+def test_one_module_holds_the_cjk_range() -> None:
+    """The CJK blocks are spelt out once (as escapes or as characters); every other module
+    reads ``CJK_CLASS`` or a named narrower reading from there."""
+    cjk = re.compile(r"\\u(?:4e00|9fff|9fa5|3400|4dbf|f900)|[\u4e00\u9fa5\u9fff]-|-[\u9fa5\u9fff]")
+    assert _holders(cjk, source=True) == {"rag_app/text/language.py"}
+
+
+def _defined(names: re.Pattern[str]) -> set[str]:
+    """The modules defining a function, method or class whose name ``names`` matches."""
+    return {
+        name
+        for name, path in _everywhere()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and names.fullmatch(node.name)
+    }
+
+
+def test_one_language_detector() -> None:
+    detectors = re.compile(
+        r"detect_language|cjk_share|language_of|is_chinese|is_english|\w*cjk_count"
+    )
+    assert _defined(detectors) == {"rag_app/text/language.py"}
+
+
+def test_tokens_are_estimated_only_as_the_tokenizers_fallback() -> None:
+    """Anything that needs a token count asks a ``TokenCounter``; the one estimate is the
+    fallback ``CharCounter`` beside the tokenizer."""
+    estimators = _defined(re.compile(r"\w*(?:estimate|approx)\w*tokens?\w*|\w*Counter"))
+    assert estimators == {"rag_app/text/tokens.py", "rag_app/protocols.py"}
+    counters = set()
+    for name, path in _everywhere():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in ("count", "truncate"):
+                if node.args.args and node.args.args[-1].arg in ("text", "max_tokens"):
+                    counters.add(name)
+    assert counters <= {"rag_app/text/tokens.py", "rag_app/protocols.py"}
+
+
+def test_one_plural_rule() -> None:
+    """English plurals are matched, stemmed and counted by ``text/language.py`` alone."""
+    rule = re.compile(
+        r"endswith\(\s*[\"'](?:s|es|ies)[\"']|\(\?:e\?s\)\?|\(\?:s\)\?"
+        r"|[\"']s[\"'] if [^\n]*[<>!=]=? ?1\b|not in \([\"'][\"'], ?[\"']1[\"']\)"
+    )
+    assert _holders(rule, source=True) == {"rag_app/text/language.py"}
+
+
+def test_only_the_opener_connects_to_sqlite() -> None:
+    """The catalogue, the conversations and the audit log open their files one way (WAL, busy
+    timeout, migrations by ``user_version``): ``rag_app/sqlite_store.py``."""
+    openers = {
+        name
+        for name, path in _everywhere()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "connect"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "sqlite3"
+    }
+    pragmas = _holders(re.compile(r"journal_mode|busy_timeout|user_version", re.I))
+    assert openers == {"rag_app/sqlite_store.py"}
+    assert pragmas == {"rag_app/sqlite_store.py"}
 
 
 def test_no_module_is_too_long_to_hold() -> None:

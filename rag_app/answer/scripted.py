@@ -13,9 +13,9 @@ from rag_app.answer.base import (
     LLMError,
     LLMEvent,
     Usage,
-    estimate_tokens,
     split_stream_pieces,
 )
+from rag_app.text.tokens import get_token_counter
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,9 @@ class ScriptedLLM:
                 yield LLMEvent.failed(LLMError(err.kind, err.detail, partial=bool(response.text)))
                 return
             raise response.error
+        count = get_token_counter().count
         usage = response.usage or Usage(
-            sum(estimate_tokens(m.content) + 4 for m in messages),
-            estimate_tokens(response.text),
-            estimated=True,
+            sum(count(m.content) + 4 for m in messages), count(response.text), estimated=True
         )
         yield LLMEvent("usage", usage=usage)
         yield LLMEvent.done(response.finish_reason)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sqlite3
 import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_app.models import Answer, AskOptions
+from rag_app.sqlite_store import open_sqlite
 
 _log = logging.getLogger(__name__)
 
@@ -135,11 +135,7 @@ class AuditLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_sqlite(self.path, (_SCHEMA,))
         if self.retention_days > 0:
             self.prune(datetime.now(UTC) - timedelta(days=self.retention_days))
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ from rag_app.chat.saved_turns import (
     turn_from_json,
     turn_to_json,
 )
+from rag_app.sqlite_store import open_sqlite
 
 __all__ = [
     "Conversation",
@@ -85,13 +85,9 @@ class ConversationStore:
     other processes on the same file wait on SQLite's busy timeout)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_sqlite(path, (_SCHEMA,))
 
     @classmethod
     def in_dir(cls, data_dir: Path) -> ConversationStore:

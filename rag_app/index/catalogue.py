@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rag_app.index.catalogue_reads import FEATURES_SCHEMA, IncrementalReads, doc_version
 from rag_app.models import Chunk, DocumentInfo
+from rag_app.sqlite_store import add_column, open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kbs (
@@ -44,6 +45,12 @@ CREATE TABLE IF NOT EXISTS pending (
     old_ids TEXT NOT NULL DEFAULT '[]', folder TEXT NOT NULL DEFAULT '',
     pid INTEGER NOT NULL, started_at TEXT NOT NULL);
 """
+# The schema's versions (``rag_app.sqlite_store``): the tables, then the columns added since.
+MIGRATIONS = (
+    _SCHEMA + FEATURES_SCHEMA,
+    add_column("kbs", "tokenizer", "TEXT NOT NULL DEFAULT ''"),  # keyword-token versioning
+    add_column("documents", "version", "INTEGER NOT NULL DEFAULT 0"),  # per-document versions
+)
 # Documents kept beside one of the same file name ("report (2)" beside "report") were listed
 # under that file name too until admission named them by their id: named so when found.
 _KEPT_BESIDE = """doc_id LIKE '% (%)' AND EXISTS (
@@ -87,19 +94,9 @@ class Catalogue(IncrementalReads):
     """Thread-safe access to the catalogue file (one connection, serialised by a lock)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA + FEATURES_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(kbs)")}
-        if "tokenizer" not in columns:  # catalogues written before keyword-token versioning
-            self._db.execute("ALTER TABLE kbs ADD COLUMN tokenizer TEXT NOT NULL DEFAULT ''")
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(documents)")}
-        if "version" not in columns:  # catalogues written before per-document versions
-            self._db.execute("ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+        self._db = open_sqlite(path, MIGRATIONS)
         if self._db.execute(f"SELECT 1 FROM documents WHERE {_KEPT_BESIDE}").fetchone():
             self._db.execute(f"UPDATE documents SET name = doc_id WHERE {_KEPT_BESIDE}")
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from rag_app.config import DEFAULT_EMBEDDING_MODEL, Settings
 from rag_app.encoder.onnx_encoder import OnnxEmbedder
+from rag_app.text.language import CJK_BASIC
 
 _log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class SentenceTransformerEmbedder:
         return self._encode(texts, "query", self.query_threads)
 
 
-_TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]", re.I)
+_TOKEN = re.compile(f"[a-z0-9]+|[{CJK_BASIC}]", re.I)
 
 
 class HashEmbedder:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk, Hit
 from rag_app.stage_settings import Language
+from rag_app.text.language import is_plural
 from rag_app.text.notes import note_mark, says_what_it_is, table_marks
 from rag_app.text.table_rows import keep_rows, split_rows, table_shape
 
@@ -248,7 +249,7 @@ def format_table_body(
         shape = labels.table_shape_value.format(rows=rows, cols=cols)
         if 0 < chunk.header_rows < rows:
             shape += labels.table_header_rows.format(
-                header=chunk.header_rows, plural="s" if chunk.header_rows > 1 else ""
+                header=chunk.header_rows, plural="s" if is_plural(chunk.header_rows) else ""
             )
         lines.append(f"{labels.table_shape}: {shape}")
     content = chunk.table_html.strip() or chunk.text.strip()

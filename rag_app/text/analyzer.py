@@ -21,26 +21,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_app.text import lexicon
+from rag_app.text.language import CJK_BASIC, CJK_CLASS, WORD_CHAR, stem
 from rag_app.text.periods import labelled_year, period_tokens, year_tokens
 from rag_app.text.synonyms import FINANCE_SYNONYMS
 
-CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 # The index's bigrams and the phrases read the basic CJK block only (not Extension A or the
 # compatibility ideographs): changing it changes every stored token (TOKENIZER_VERSION).
-_CJK_RUN_2 = re.compile(r"[\u4e00-\u9fff]{2,}")
-_WORDISH = re.compile(f"[0-9A-Za-z{CJK_CLASS}]")
-_KEEP = re.compile(r"[\w\u4e00-\u9fff]", re.UNICODE)
-_CJK_RUN_3 = re.compile(r"[\u4e00-\u9fff]{3,}")
+_CJK_RUN_2 = re.compile(f"[{CJK_BASIC}]{{2,}}")
+_KEEP = re.compile(f"[\\w{CJK_BASIC}]", re.UNICODE)
+_CJK_RUN_3 = re.compile(f"[{CJK_BASIC}]{{3,}}")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
-
-# Weight of a Chinese character bigram against a whole word wherever both are counted (excerpt
-# scores, the offline answerer, the citation check's unit ranking): bigrams only rescue a match
-# that jieba's segmentation missed (a name cut differently in question and text), so they must
-# not outvote real word matches. Set by hand on the tests' report snippets.
-BIGRAM_WEIGHT = 0.3
 
 # Bump when index_tokens() changes: stored tokens of older versions are recomputed on next load.
 TOKENIZER_VERSION = "jieba-bigram-5"
@@ -76,18 +69,6 @@ def cut(text: str, search_mode: bool = False) -> list[str]:
     of long words: 营业收入 -> 营业, 收入, 营业收入)."""
     jieba = _segmenter()
     return list(jieba.cut_for_search(text) if search_mode else jieba.cut(text))
-
-
-def stem(word: str) -> str:
-    """Just enough English normalisation for "revenues" ~ "revenue", "companies" ~ "company";
-    "gross" stays whole. "status" -> "statu" and "RSUs" -> "rsu" alike: a stem is also looked for
-    as a prefix in raw text (excerpts), where "rsu" finds both "RSUs" and "RSU's" (keeping
-    "-us" words whole lost those on tatqa_dev)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def cjk_bigrams(text: str, stop_chars: frozenset[str] = BIGRAM_STOP_CHARS) -> set[str]:
@@ -144,7 +125,7 @@ def match_terms(text: str) -> tuple[set[str], set[str]]:
     words: set[str] = set()
     for token in _segmenter().lcut_for_search(text):
         token = token.strip().lower()
-        if not token or not _WORDISH.search(token):
+        if not token or not WORD_CHAR.search(token):
             continue
         if _CJK_CHAR.search(token):
             if len(token) >= 2 and token not in QUESTION_STOPWORDS_ZH:

@@ -5,29 +5,23 @@ quoting 中芯国际's 2025E 毛利率 does not answer a question on 宁德时�
 exactly it quotes its source.
 
 Every reader here is a reader of the words room: names from ``names.leading_name`` and the
-library's report subjects, periods from ``followup.PERIOD``, metrics from ``followup.spans`` with
+library's report subjects, periods from ``periods.PERIOD_SPAN``, metrics from ``followup.spans`` with
 ``strip_modifiers`` and the finance synonym groups (a metric is on-question when any term of the
 asked metric's synonym group is in the sentence: 市盈率 meets PE, revenue meets Total revenues).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Reason
 from rag_app.text.names import leading_name
-from rag_app.text.spans import PERIOD, spans, strip_modifiers
+from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, YEAR_RANGE
+from rag_app.text.spans import spans, strip_modifiers
 from rag_app.text.subjects import subject_words
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
 
-# A year as a period: not a digit run's middle, not a value (2031亿元, 2025.5, 2,025).
-_YEAR = re.compile(r"(?<![\d.,])((?:19|20)\d\d)(?![\d.,]\d|\s*[亿万元%倍])")
-# A range of years: 2024-2026年, 2024A-2026E, 2024至2026年, 2024~2026.
-_RANGE = re.compile(
-    r"(?<!\d)((?:19|20)\d\d)[aefAEF年]?\s*(?:-|–|—|~|～|至|到)\s*((?:19|20)\d\d)(?!\d)"
-)
 # The synonym groups that name a quantity (not a rating, a risk, a forecast cue or a change):
 # a sentence naming one of these, and none of the asked one's, is about another metric.
 _NOT_QUANTITY = frozenset({"预测", "同比", "环比", "风险提示", "产线", "工艺节点"})
@@ -107,13 +101,13 @@ def mentions(text: str, name: str) -> bool:
 def _years(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     years: list[str] = []
     periods: list[str] = []
-    for match in PERIOD.finditer(text):
-        found = _YEAR.search(match.group())
-        if found is None or _YEAR.match(text, match.start() + found.start()) is None:
+    for match in PERIOD_SPAN.finditer(text):
+        found = PERIOD_YEAR.search(match.group())
+        if found is None or PERIOD_YEAR.match(text, match.start() + found.start()) is None:
             continue  # a value, not a period (2031亿元)
         periods.append(match.group().strip())
         years.append(found.group(1))
-    for match in _RANGE.finditer(text):
+    for match in YEAR_RANGE.finditer(text):
         lo, hi = int(match.group(1)), int(match.group(2))
         if 0 < hi - lo <= 10:
             years.extend(str(y) for y in range(lo, hi + 1))

@@ -55,7 +55,9 @@ def detect_language(text: str, min_cjk_share: float = 0.5) -> Language:
 
 
 # English plurals ------------------------------------------------------------------------------
-# A Latin term matched in text also matches its plural: "gross margins" holds "gross margin".
+# Both directions of one rule: a Latin term looked for in text meets its plural ("gross margins"
+# holds "gross margin"; only "-s"/"-es", since a synonym or metric is matched as it is written),
+# and a word is stemmed to its singular where words are compared ("companies" ~ "company").
 PLURAL_SUFFIX = "(?:e?s)?"
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
-from rag_app.text.spans import METRICS, PERIOD, strip_modifiers
+from rag_app.text.language import CJK_UNIFIED
+from rag_app.text.periods import PERIOD_SPAN
+from rag_app.text.spans import METRICS, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
 _QUESTION_WORDS = (
@@ -23,7 +25,7 @@ _LEADING = sorted(_WORDS["lead"], key=len, reverse=True)
 _STOPS = _WORDS["stop"]
 _SENTENCE_WORDS = frozenset(_WORDS["sentence_en"])
 _NOT_NAMES = frozenset(_WORDS["not_names"])
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK_RUN = re.compile(f"[{CJK_UNIFIED}]+")
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
 
 
@@ -33,7 +35,7 @@ def leading_name(question: str) -> str:
     text = question.strip()
     while True:
         before = text
-        text = PERIOD.sub("", text, count=1) if PERIOD.match(text) else text
+        text = PERIOD_SPAN.sub("", text, count=1) if PERIOD_SPAN.match(text) else text
         for word in _LEADING:
             if text.startswith(word):
                 text = text[len(word) :]
@@ -59,7 +61,7 @@ def leading_name(question: str) -> str:
         rest = re.sub(r"^(的|公司|集团|股份)+|^[（(][^）)]*[）)]", "", text[len(name) :]).lstrip()
         rest = re.sub(r"^(的)+", "", rest)
         lowered_rest = strip_modifiers(rest.lower())
-        if PERIOD.match(rest) or any(lowered_rest.startswith(m) for m in METRICS):
+        if PERIOD_SPAN.match(rest) or any(lowered_rest.startswith(m) for m in METRICS):
             return name
         return ""
     # English: a possessive name ("CATL's"); acronyms alone are too often metrics (COGS, IFRS)

@@ -1,6 +1,10 @@
 """Periods as reports and readers write them, made comparable: 2024年第二季度, Q2 2024 and 2Q24
 all give the token ``2024q2``; a whole-year label (2024A, 2024E, 2024年) gives ``2024`` and
-``2024fy``."""
+``2024fy``.
+
+The one place that knows what a year looks like: every pattern that reads a year or a period
+(in a question, a sentence, a table's header or column label) is here, named for what it reads,
+and the rest of rag_app imports it (the architecture test holds them to it)."""
 
 from __future__ import annotations
 
@@ -61,3 +65,42 @@ def labelled_year(word: str) -> str | None:
     """The year of a whole-year column label (2026e -> 2026), else None."""
     match = _YEAR_LABEL.match(word)
     return match.group(1) if match else None
+
+
+# Years and periods in running text and tables -------------------------------------------------
+_YEAR_DIGITS = r"(?:19|20)\d\d"
+_NOT_LATIN = r"(?![0-9a-z])"
+
+# A year: 19xx or 20xx, not part of a longer run of digits.
+YEAR = re.compile(rf"(?<!\d)({_YEAR_DIGITS})(?!\d)")
+# A year as a period in prose: not a digit run's middle, not a value (2031亿元, 2025.5, 2,025).
+PERIOD_YEAR = re.compile(rf"(?<![\d.,])({_YEAR_DIGITS})(?![\d.,]\d|\s*[亿万元%倍])")
+# A range of years: 2024-2026年, 2024A-2026E, 2024至2026年, 2024~2026.
+YEAR_RANGE = re.compile(
+    rf"(?<!\d)({_YEAR_DIGITS})[aefAEF年]?\s*(?:-|–|—|~|～|至|到)\s*({_YEAR_DIGITS})(?!\d)"
+)
+# A quarter or half written after its year: 2024Q1, 2024 H2.
+PART_OF_YEAR = re.compile(rf"{_YEAR_DIGITS}\s*[QH][1-4]", re.I)
+# A period as a question or sentence names it, with what narrows it: 2025年, 2024年第二季度,
+# 2024年上半年, 2026E, FY2024, Q2 2024, 2Q24 (the spans a question is read as).
+PERIOD_SPAN = re.compile(
+    rf"(?:fy\s?)?{_YEAR_DIGITS}(?:\s*年(?:度)?(?:\s*第?[一二三四1-4]\s*季度|\s*[上下]半年|\s*\d{{1,2}}\s*月)?"
+    rf"|[aefh][1-2]?{_NOT_LATIN}|\s?q[1-4]{_NOT_LATIN})?"
+    rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*{_YEAR_DIGITS}|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
+    re.IGNORECASE,
+)
+# A table cell that labels a period rather than holding a value: 2024A, FY2024, 2024年, 1Q24, Q1.
+PERIOD_HEADER = re.compile(
+    rf"^(?:FY)?\s*{_YEAR_DIGITS}\s*(?:[AEFH年QY].*)?$|^\d{{1,2}}Q\d{{2}}$|^Q\d", re.I
+)
+
+
+def find_years(text: str) -> list[str]:
+    """Every year ``text`` names (``YEAR``), in order, repeats kept."""
+    return YEAR.findall(text)
+
+
+def is_whole_year_label(label: str, year: str) -> bool:
+    """Whether a column label names ``year`` as a whole year: "2026", "2026E", "2026年",
+    "FY2026" (not "2026Q1")."""
+    return re.fullmatch(rf"(?:FY)?\s*{re.escape(year)}\s*(?:[AEF]|年)?", label, re.I) is not None

@@ -3,7 +3,8 @@
 ``split_sentences`` is the passage rule the prompt's excerpts and the offline answerer use on
 source text: ends after ``。！？；!?;``, after ``.`` before a space (so "3.5" and "U.S.A" stay
 whole) and at every line break. ``sentence_pieces`` is the same rule without the line breaks and
-keeping the pieces unstripped, for cutting an over-long paragraph into chunks.
+keeping the pieces unstripped, for cutting an over-long paragraph into chunks. ``full_stops``
+finds where a line's prose sentences end (not at ``；``), for reading a clause with its sentence.
 
 ``segment_sentences`` is the full rule for answers and what the citation check compares: ``.``
 does not end a sentence after an abbreviation (``e.g.``, ``U.S.``, ``Inc.``, an initial) or before
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rag_app.text import lexicon
+from rag_app.text.language import WORD_CHAR
 
 # The passage rule: ends after Chinese and full-width marks and ". ! ? ;" followed by a space
 # (so "3.5" and "U.S." stay whole), and at newlines.
@@ -39,6 +41,16 @@ def sentence_pieces(text: str) -> list[str]:
     return [s for s in _PIECE_END.split(text) if s and s.strip()]
 
 
+# Where a sentence of prose ends, for the sentence a clause belongs to: a clause ending in "；"
+# does not end one (the passage rule's ";" does), nor a "." inside a number or before a word.
+_FULL_STOP = re.compile(r"[。！？!?]|\.(?=\s|$)")
+
+
+def full_stops(line: str) -> list[int]:
+    """The positions right after each full stop of a line of prose, in order."""
+    return [m.end() for m in _FULL_STOP.finditer(line)]
+
+
 _HARD_ENDS = frozenset("。！？!?")
 _SOFT_ENDS = frozenset("；;")
 _CLOSERS = frozenset("\"'”’）)」』*")
@@ -51,7 +63,6 @@ _BULLET = re.compile(
 )
 _HEADING = re.compile(r"#{1,6}\s+")
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
-_WORD = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LABELLED = re.compile(r"[:：]\s")
 _PREVIOUS_WORD = re.compile(r"(?<![A-Za-z.])([A-Za-z]+(?:\.[A-Za-z]+)*)$")
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
@@ -188,7 +199,7 @@ def _has_words(text: str, start: int, end: int, markers: dict[int, int]) -> bool
         if i in markers:
             i = markers[i]
             continue
-        if _WORD.match(text, i):
+        if WORD_CHAR.match(text, i):
             return True
         i += 1
     return False

@@ -10,6 +10,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from rag_app.text import lexicon
+from rag_app.text.language import latin_term_pattern
+from rag_app.text.periods import PERIOD_SPAN
 from rag_app.text.synonyms import SYNONYM_GROUPS
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
@@ -24,13 +26,6 @@ METRICS = sorted(
     reverse=True,
 )
 _MODIFIERS = sorted(_WORDS["metric_modifier"], key=len, reverse=True)
-_NOT_LATIN = r"(?![0-9a-z])"
-PERIOD = re.compile(
-    r"(?:fy\s?)?(?:19|20)\d\d(?:\s*年(?:度)?(?:\s*第?[一二三四1-4]\s*季度|\s*[上下]半年|\s*\d{1,2}\s*月)?"
-    rf"|[aefh][1-2]?{_NOT_LATIN}|\s?q[1-4]{_NOT_LATIN})?"
-    rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*(?:19|20)\d\d|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -50,7 +45,7 @@ def spans(text: str, subjects: Collection[str] = ()) -> list[Span]:
     def free(start: int, end: int) -> bool:
         return all(end <= s.start or start >= s.end for s in found)
 
-    for match in PERIOD.finditer(text):
+    for match in PERIOD_SPAN.finditer(text):
         found.append(Span("period", match.start(), match.end(), match.group().strip()))
     for name in sorted(subjects, key=len, reverse=True):
         for match in re.finditer(re.escape(name.lower()), lowered):
@@ -70,8 +65,7 @@ def spans(text: str, subjects: Collection[str] = ()) -> list[Span]:
 
 def _term_starts(lowered: str, term: str) -> list[int]:
     if term.isascii():
-        pattern = rf"(?<![a-z0-9]){re.escape(term)}(?:e?s)?(?![a-z0-9])"
-        return [m.start() for m in re.finditer(pattern, lowered)]
+        return [m.start() for m in re.finditer(latin_term_pattern(term), lowered)]
     return [m.start() for m in re.finditer(re.escape(term), lowered)]
 
 

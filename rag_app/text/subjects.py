@@ -8,13 +8,14 @@ from collections.abc import Collection, Iterable, Mapping
 
 from rag_app.models import Chunk
 from rag_app.text import lexicon
+from rag_app.text.language import CJK_UNIFIED
 
 # Between the title and headings of the searched text's first line (written by chunking).
 PATH_SEPARATOR = " > "
 
 # A report title's leading name: the Chinese characters before the first bracket, colon, comma,
 # space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
-_LEADING_NAME = re.compile(r"^([\u3400-\u4dbf\u4e00-\u9fff]{2,12})(?=[（(：:，,\s\d]|$)")
+_LEADING_NAME = re.compile(rf"^([{CJK_UNIFIED}]{{2,12}})(?=[（(：:，,\s\d]|$)")
 _GENERIC_TITLES = lexicon.word_set("generic_titles.txt")
 
 

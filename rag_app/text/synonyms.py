@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
+from rag_app.text.language import latin_term_pattern
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = lexicon.groups("synonyms.txt")
 
@@ -31,8 +32,7 @@ def contains_term(text: str, term: str) -> bool:
     """Whether lower-cased ``text`` holds ``term``: Chinese as a substring, Latin as whole words
     ("pe" is not in "operating"), plurals included ("gross margins" holds "gross margin")."""
     if term.isascii():
-        pattern = rf"(?<![a-z0-9]){re.escape(term)}(?:e?s)?(?![a-z0-9])"
-        return re.search(pattern, text) is not None
+        return re.search(latin_term_pattern(term), text) is not None
     return term in text
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
 
+from rag_app.text.periods import PERIOD_HEADER, YEAR
+
 _NUMBER = re.compile(r"^[\s(（\-−–+$¥￥€£]*\d[\d,，.\s]*%?[)）]?\s*(?:[a-zA-Z%倍元亿万千]+)?$")
-_YEAR = re.compile(r"^(?:FY)?\s*(?:19|20)\d{2}\s*(?:[AEFH年QY].*)?$|^\d{1,2}Q\d{2}$|^Q\d", re.I)
 _MAX_SPAN = 100  # a colspan of 10^6 in hostile HTML must not allocate a huge grid
 # Positions (rows x columns, spans expanded) one table's grid may take: 5000 rows of 50 columns.
 # Spans of 100 x 100 on every cell, or one row of 30,000 cells above 10,000 short ones, would
@@ -208,7 +209,7 @@ def _extent(raw: list[list[tuple[str, bool, int, int]]]) -> tuple[int, int]:
 
 def _is_value(cell: str) -> bool:
     cell = cell.strip()
-    return bool(cell) and bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
+    return bool(cell) and bool(_NUMBER.match(cell)) and not PERIOD_HEADER.match(cell)
 
 
 def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
@@ -340,7 +341,6 @@ def pipe_table_rows(body: str) -> tuple[list[str], str]:
 
 
 _QUOTED_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
-_BARE_YEAR = re.compile(r"(19|20)\d\d")
 
 
 def cell_value(text: str) -> str:
@@ -353,7 +353,7 @@ def quoted_values(sentences: Sequence[str]) -> set[str]:
     year, which names a column rather than a value) and what they give as ``label: value`` (how
     the offline answerer and most models quote a row), each as ``cell_value`` reads a cell."""
     values = {cell_value(n) for s in sentences for n in _QUOTED_NUMBER.findall(s)}
-    values = {n for n in values if len(n) >= 2 and not _BARE_YEAR.fullmatch(n)}
+    values = {n for n in values if len(n) >= 2 and not YEAR.fullmatch(n)}
     for sentence in sentences:
         for part in re.split(r"[;；]", sentence):
             if ":" in part or "：" in part:
