@@ -15,6 +15,8 @@ from rag_app.evaluation.sets.broker import questions
 from rag_app.evaluation.sets.broker.build import COMPANY
 from rag_app.evaluation.sets.broker.huahong import build_report
 from rag_app.evaluation.sets.sample.report import build_smic
+from rag_app.evaluation.sets.second import questions as second_questions
+from rag_app.evaluation.sets.second.build import DOCUMENTS
 from tests.conftest import REPO_ROOT
 
 ASSETS = REPO_ROOT / "assets"
@@ -37,7 +39,7 @@ def test_the_generators_reproduce_the_shipped_data(
     made = _files(tmp_path)
     shipped = {
         name: data
-        for folder in ("sample_report", "broker_eval")
+        for folder in ("sample_report", "broker_eval", "second_eval")
         for name, data in _files(ASSETS).items()
         if name.startswith(folder + "/")
     }
@@ -104,3 +106,58 @@ def test_an_answer_also_in_another_item_stops_the_build(
     (error,) = _verify(tmp_path, monkeypatch, row)
     assert "also in non-gold items" in error
     assert _verify(tmp_path, monkeypatch, {**row, "ignore": ["p_revenue_trend"]}) == []
+
+
+def _verify_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, row: dict
+) -> list[str]:
+    (tmp_path / name).write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    monkeypatch.setattr(second_questions, "DATA", tmp_path)
+    docs = {key: spec[0]() for key, spec in DOCUMENTS.items()}
+    errors: list[str] = []
+    if name == "unanswerable.jsonl":
+        second_questions.unanswerable_rows(docs, errors)
+    else:
+        second_questions.single_rows(docs, {key: "" for key in docs}, errors)
+    return errors
+
+
+def test_the_second_set_stops_on_a_wrong_gold_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2024's revenue is in 主要会计数据, not in the 主要财务指标 table."""
+    row = {
+        "doc": "annual",
+        "question": "澄远智能2024年营收多少？",
+        "answer": "3,286,451,209.37",
+        "gold": ["t_indicators"],
+        "lang": "zh",
+        "answer_from": "table",
+        "kind": "table lookup",
+    }
+    errors = _verify_second(tmp_path, monkeypatch, "questions.jsonl", row)
+    assert any("not in gold item" in e for e in errors)
+    assert any("also in non-gold items" in e for e in errors)
+    fixed = {**row, "gold": ["t_accounts"]}
+    assert _verify_second(tmp_path, monkeypatch, "questions.jsonl", fixed) == []
+
+
+def test_the_second_set_stops_on_an_unanswerable_question_a_document_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prospectus gives 拓衡传感's 资产负债率, so asking for it is not unanswerable."""
+    row = {
+        "kind": "metric absent",
+        "question": "拓衡传感2023年末资产负债率是多少？",
+        "lang": "zh",
+        "absent": [["prospectus", "资产负债率"]],
+        "twin": {
+            "kind": "metric held",
+            "doc": "prospectus",
+            "question": "拓衡传感2023年末资产负债率是多少？",
+            "answer": "34.12",
+            "gold": ["t_financials"],
+        },
+    }
+    errors = _verify_second(tmp_path, monkeypatch, "unanswerable.jsonl", row)
+    assert len(errors) == 1 and "said to be absent" in errors[0]
