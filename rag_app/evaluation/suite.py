@@ -97,6 +97,35 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled",),
             index="broker",
         ),
+        # The second set (assets/second_eval): other documents and phrasings, frozen before the
+        # question reading was tuned, to report changes on questions they were not fitted on.
+        "second": EvalSet(
+            "second_zh (ours, frozen)",
+            (REPO / "assets" / "second_eval" / "docs",),
+            REPO / "assets" / "second_eval" / "questions.jsonl",
+            ("pooled", "doc"),
+        ),
+        "second_multi": EvalSet(
+            "second_zh two-document (ours, frozen)",
+            (REPO / "assets" / "second_eval" / "docs",),
+            REPO / "assets" / "second_eval" / "questions_multi.jsonl",
+            ("pooled",),
+            index="second",
+        ),
+        "second_followup": EvalSet(
+            "second_zh follow-ups (ours, frozen)",
+            (REPO / "assets" / "second_eval" / "docs",),
+            REPO / "assets" / "second_eval" / "questions_followup.jsonl",
+            ("pooled", "doc"),
+            index="second",
+        ),
+        "second_answerability": EvalSet(
+            "second_zh answerability (ours, frozen)",
+            (REPO / "assets" / "second_eval" / "docs",),
+            REPO / "assets" / "second_eval" / "questions_unanswerable.jsonl",
+            ("pooled",),
+            index="second",
+        ),
     }
 
 
