@@ -1,4 +1,4 @@
-"""Figures for docs/SCALING.md: a shared Chroma server against the embedded store.
+"""Figures for docs/SHARED_STORE.md: a shared Chroma server against the embedded store.
 
 ``python -m rag_app.evaluation.bench_replica --url http://127.0.0.1:PORT --docs 100 200``: for each
 count, copies of one TAT-QA-like report (each made distinct by a line naming its copy) are

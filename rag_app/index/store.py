@@ -7,7 +7,7 @@ Embedded by default (a PersistentClient under the data dir). With ``RAG_APP_CHRO
 collections live on a Chroma server shared by every process, and each chunk's record also
 carries what a process needs to rebuild its local catalogue from it: the chunk's JSON (the
 record's document), its position in its document and its keyword tokens (metadata); see
-``rag_app.index.replica`` and docs/SCALING.md.
+``rag_app.index.replica`` and docs/SHARED_STORE.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A real `chroma run` server as the one shared store of several libraries (docs/SCALING.md).
+"""A real `chroma run` server as the one shared store of several libraries (docs/SHARED_STORE.md).
 
 One server for the module on a free loopback port (started in about 2 s), emptied before each
 test; each library has its own data dir, as separate app or API processes would have; the
