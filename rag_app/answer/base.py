@@ -282,18 +282,9 @@ def validate_messages(messages: Sequence[ChatMessage]) -> None:
             raise ValueError(f"expected ChatMessage, got {type(message).__name__}")
 
 
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 # A citation marker stays one piece so a UI that turns markers into links never sees half of one;
 # otherwise words with their trailing space, or single CJK characters and punctuation.
 _PIECE = re.compile(r"\[Source \d+\]|\s*[A-Za-z0-9_.'%-]+\s*|\s*\S\s*|\s+")
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count for when a provider reports none: one per CJK character (cl100k
-    gives about 1.05 per character of research-report Chinese, see RECIPES) plus one per four
-    other characters."""
-    cjk = len(_CJK.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4
 
 
 def split_stream_pieces(text: str, max_chars: int = 1) -> list[str]:

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from rag_app.answer.quotes import Candidate, ScoredSentence, clip
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
+from rag_app.text.language import CJK_BASIC
 from rag_app.text.lexicon import word_set
 from rag_app.text.tables import column_labels, parse_table
 
-_VALUE = re.compile(r"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z\u4e00-\u9fff]{0,3}$")
+_VALUE = re.compile(rf"^[\s$¥￥€£(（-]*[\d.,]+[%％)）]*\s*[A-Za-z{CJK_BASIC}]{{0,3}}$")
 _NUMBER = re.compile(r"^[\s$¥￥€£(（+-]*[\d.,]+[%％)）]*$")  # a bare number, not "12英寸"
 _TOTAL = re.compile(r"^(?:合计|总计|小计|total|subtotal)\b", re.I)
 # Words that name no kind of thing a table could list.

@@ -26,9 +26,9 @@ from rag_app.answer.base import (
     LLMEvent,
     ProviderSettings,
     Usage,
-    estimate_tokens,
     mask_key,
 )
+from rag_app.text.tokens import get_token_counter
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,8 @@ class OpenAIChatLLM:
     """
 
     def __init__(self, settings: ProviderSettings, *, token_counter: Any = None) -> None:
-        """``token_counter`` (a ``TokenCounter``) is used to estimate usage when the provider
-        sends none; without it a character heuristic is used."""
+        """``token_counter`` (a ``TokenCounter``) counts usage when the provider sends none;
+        without it the process's counter (``get_token_counter``) does."""
         self.settings = settings
         self.name = f"openai-compatible:{settings.model}"
         self._token_counter = token_counter
@@ -211,7 +211,7 @@ class OpenAIChatLLM:
         yield LLMEvent("usage", usage=usage)
 
     def _estimate_usage(self, payload: list[dict[str, str]], answer: str) -> Usage:
-        count = self._token_counter.count if self._token_counter is not None else estimate_tokens
+        count = (self._token_counter or get_token_counter()).count
         # About 4 tokens of role/separator overhead per message in OpenAI's chat format.
         prompt = sum(count(m["content"]) + 4 for m in payload)
         return Usage(prompt, count(answer), estimated=True)

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
+from rag_app.text.language import WORD_CHAR
 from rag_app.text.latex import latex_to_text
 from rag_app.text.notes import note_mark, table_marks
+from rag_app.text.periods import find_years, is_whole_year_label
 from rag_app.text.phrasing import (
     asks_about_figure,
     content_references,
@@ -25,7 +27,6 @@ from rag_app.text.tables import column_labels, labelled_rows, parse_table
 # answer; about three lines of Chinese in the UI.
 MAX_SENTENCE_CHARS = 220
 
-_WORDISH = re.compile(r"[0-9A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 
 
@@ -55,7 +56,7 @@ def quotable_parts(text: str) -> list[str]:
     out = []
     for part in split_sentences(latex_to_text(text)):
         part = _MARKDOWN_NOISE.sub("", part).strip()
-        if len(part) >= 4 and _WORDISH.search(part):
+        if len(part) >= 4 and WORD_CHAR.search(part):
             out.append(clip(part))
     return out
 
@@ -195,11 +196,10 @@ def row_value(
     column, or the one of several whose other label ``named`` accepts ("毛利率（%） / 2024A"
     asked for 毛利率); None otherwise. The column label is that other label ("" for the one
     column)."""
-    period = re.compile(rf"(?:FY)?\s*{year}\s*(?:[AEF]|年)?", re.I)
     found = []
     for header, value in candidate.cells[1:]:
         parts = [p.strip() for p in header.split(" / ")]
-        label = next((p for p in parts if period.fullmatch(p)), None)
+        label = next((p for p in parts if is_whole_year_label(p, year)), None)
         if label is not None:
             rest = " ".join(p for p in parts if p != label and p)
             found.append((label, value.strip(), rest))
@@ -212,7 +212,6 @@ def row_value(
     return found[0]
 
 
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 
 
@@ -248,7 +247,7 @@ class FigureScores:
 
     def __init__(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> None:
         self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
-        self.years = set(_YEAR.findall(question))
+        self.years = set(find_years(question))
         ref = content_references(question).get("image", "")
         number = _figure_number(ref)
         pattern = re.compile(rf"\s*(?:图表?|figure|fig\.?)\s*{number}(?!\d)", re.I)

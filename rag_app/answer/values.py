@@ -11,7 +11,7 @@ from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms, question_terms
 from rag_app.text.names import leading_name
-from rag_app.text.periods import period_tokens
+from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
 from rag_app.text.phrasing import content_references
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
@@ -50,10 +50,10 @@ def value_lines(
     quotes to keep after them: not the rows beside them in their tables that the question does
     not name, nor a row whose one value the line already gives. No lines, and ``chosen`` as it
     is, otherwise."""
-    years = set(_QUESTION_YEAR.findall(question))
+    years = set(find_years(question))
     if "image" in content_references(question):  # asked about a figure, not a table's row
         return [], chosen
-    if len(years) != 1 or period_tokens(question) or _PART_OF_YEAR.search(question):
+    if len(years) != 1 or period_tokens(question) or PART_OF_YEAR.search(question):
         # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
         return [], chosen  # would not be the answer
     year = years.pop()
@@ -131,7 +131,3 @@ def _more_specific(metric: str, than: str, question_lower: str) -> bool:
         return False
     extra = metric.replace(than, " ", 1).split()
     return bool(extra) and all(part.lower() in question_lower for part in extra)
-
-
-_QUESTION_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_PART_OF_YEAR = re.compile(r"(?:19|20)\d\d\s*[QH][1-4]", re.I)

@@ -20,7 +20,6 @@ A Latin name asked over Chinese reports (SMIC, 中芯国际) is not judged: the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -31,9 +30,7 @@ from rag_app.text.aspects import (
     off_question,
     question_aspects,
 )
-
-# Where a sentence of prose ends (a clause ending in "；" does not).
-_FULL_STOP = re.compile(r"[。！？!?]|\.(?=\s|$)")
+from rag_app.text.sentences import full_stops
 
 
 def judge_relevance(
@@ -82,6 +79,7 @@ def _context(answer: str, check: SentenceCheck) -> str:
             header = lines.pop()
         return f"{header}\n{line}" if header else line
     start, end = check.start - line_start, check.end - line_start
-    stops = [m.end() for m in _FULL_STOP.finditer(line) if m.end() <= start]
-    after = [m.end() for m in _FULL_STOP.finditer(line) if m.end() >= end]
+    ends = full_stops(line)
+    stops = [e for e in ends if e <= start]
+    after = [e for e in ends if e >= end]
     return line[max(stops, default=0) : min(after, default=len(line))]

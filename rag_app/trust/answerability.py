@@ -14,19 +14,17 @@ instruction to say so. A question missing some of several years is answered with
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
 from rag_app.text.names import leading_name
+from rag_app.text.periods import find_years
 from rag_app.text.spans import spans, strip_modifiers
 from rag_app.text.subjects import document_subjects
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
 from rag_app.text.tables import parse_table
-
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ class _Document:
 
     def years(self) -> frozenset[str]:
         if "years" not in self._lazy:
-            self._lazy["years"] = frozenset(_YEAR.findall(self.text))
+            self._lazy["years"] = frozenset(find_years(self.text))
         return self._lazy["years"]  # type: ignore[return-value]
 
     def chinese(self) -> float:
@@ -99,7 +97,7 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
             return Finding(tuple(gaps), declines=True)
     scope = about or docs
     asked_years = sorted(
-        {y for s in spans(question, subjects) if s.kind == "period" for y in _YEAR.findall(s.text)}
+        {y for s in spans(question, subjects) if s.kind == "period" for y in find_years(s.text)}
     )
     held_years = sorted({y for d in scope for y in profile[d].years()}) if asked_years else []
     missing = [y for y in asked_years if y not in held_years]
@@ -158,7 +156,7 @@ def _read_document(chunks: list[Chunk]) -> _Document:
     table_years: set[str] = set()
     for chunk in chunks:
         if chunk.type == "table":
-            table_years.update(_YEAR.findall(chunk.text))
+            table_years.update(find_years(chunk.text))
     subjects = next(iter(document_subjects(chunks).values()), frozenset())
     return _Document(
         subjects=frozenset(subjects or ()),
