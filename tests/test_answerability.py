@@ -43,26 +43,26 @@ def test_the_name_a_question_asks_about(question: str, name: str) -> None:
 def test_a_company_the_library_holds_no_report_on_is_declined_naming_what_it_holds(
     sample: Library,
 ) -> None:
-    finding = assess("宁德时代2025年的营业收入预测是多少？", sample, "default")
+    finding = assess(analyse_query("宁德时代2025年的营业收入预测是多少？"), sample, "default")
     assert finding.declines and [g.kind for g in finding.gaps] == ["subject"]
     assert finding.note() == "库中没有宁德时代的报告；现有：中芯国际。"
     # a company the reports mention (the foundry ranking table) is not declined
-    assert not assess("台积电2024年的营收是多少？", sample, "default").declines
+    assert not assess(analyse_query("台积电2024年的营收是多少？"), sample, "default").declines
 
 
 def test_a_year_outside_the_tables_and_an_absent_metric_are_declined(sample: Library) -> None:
-    outside = assess("中芯国际2028年的营业收入预测是多少？", sample, "default")
+    outside = assess(analyse_query("中芯国际2028年的营业收入预测是多少？"), sample, "default")
     assert outside.declines and outside.gaps[0].kind == "period"
     assert "2028" in outside.note() and "2026" in outside.note()
-    absent = assess("中芯国际2024年的扣非净利润是多少？", sample, "default")
+    absent = assess(analyse_query("中芯国际2024年的扣非净利润是多少？"), sample, "default")
     assert absent.declines and absent.gaps[0].kind == "metric" and "毛利率（%）" in absent.note()
     assert "The library's reports do not cover 2030" in assess(
-        "What is SMIC's P/E in 2030?", sample, "default"
+        analyse_query("What is SMIC's P/E in 2030?"), sample, "default"
     ).note("en")
 
 
 def test_one_year_of_two_outside_is_a_note_not_a_refusal(sample: Library) -> None:
-    finding = assess("中芯国际2024年和2028年的毛利率分别是多少？", sample, "default")
+    finding = assess(analyse_query("中芯国际2024年和2028年的毛利率分别是多少？"), sample, "default")
     assert [g.kind for g in finding.gaps] == ["period"] and not finding.declines
 
 
@@ -72,7 +72,7 @@ def test_every_sample_question_is_still_answered(sample: Library) -> None:
         (SAMPLE_CONTENT_LIST.parent / "questions.json").read_text(encoding="utf-8")
     )
     asked = [r["question"] for r in rows] + [e["question"] for e in examples]
-    assert asked and not [q for q in asked if assess(q, sample, "default").gaps]
+    assert asked and not [q for q in asked if assess(analyse_query(q), sample, "default").gaps]
 
 
 def test_the_offline_answer_says_so_and_quotes_nothing(sample: Library) -> None:
@@ -99,7 +99,7 @@ def test_the_finding_is_its_own_instruction_and_never_picks_excerpts(sample: Lib
     pipeline = Pipeline(sample.settings, sample, llm)
     answer = pipeline.ask(question, OPTIONS)
     assert answer.finding  # declined too: the model is still asked, and told
-    without = pipeline.build(question, answer.retrieval, OPTIONS, analysis=analyse_query(question))
+    without = pipeline.build(analyse_query(question), answer.retrieval, OPTIONS)
     assert answer.prompt is not None and len(answer.prompt.sources) > 1
     assert [s.text for s in answer.prompt.sources] == [s.text for s in without.sources]
     assert answer.prompt.question == question

@@ -21,6 +21,7 @@ from rag_app.index.library import Library
 from rag_app.ingest import chunk_document, load_path
 from rag_app.models import SearchFilter
 from rag_app.retrieve import make_retriever
+from rag_app.understand.analysis import analyse_query
 
 from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, TEST_DATA
 
@@ -327,7 +328,7 @@ def test_eval_reports_the_metrics(
     for line in QUESTIONS.read_text(encoding="utf-8").splitlines():
         question = json.loads(line)
         hits = retriever.retrieve(
-            question["question"], 10, SearchFilter(doc_ids=(question["doc_id"],))
+            analyse_query(question["question"]), 10, SearchFilter(doc_ids=(question["doc_id"],))
         )
         gold = set(question["gold_item_indices"])
         ranks[question["id"]] = next(

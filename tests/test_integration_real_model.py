@@ -14,6 +14,7 @@ from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.models import SearchFilter
 from rag_app.retrieve import make_retriever
+from rag_app.understand.analysis import analyse_query
 
 from .conftest import REAL_CACHE_DIR, SAMPLE_CONTENT_LIST, SAMPLE_DIR
 
@@ -57,7 +58,7 @@ def test_real_embedder_vectors(real_embedder) -> None:  # type: ignore[no-untype
 
 def test_chinese_table_question_finds_the_fab_table(real_library: Library) -> None:
     hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
-        "中芯南方的工艺节点是什么", 10
+        analyse_query("中芯南方的工艺节点是什么"), 10
     )
     fab = hits[0]
     assert fab.chunk.caption == FAB_TABLE, [h.chunk.caption for h in hits[:3]]
@@ -72,7 +73,7 @@ def test_fab_table_questions_zh_and_en(real_library: Library, questions, qid: st
     question = questions[qid]
     gold = {e["item_index"] for e in question["evidence"]}
     hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
-        question["question"], 10
+        analyse_query(question["question"]), 10
     )
     rank = _rank_of(hits, gold)
     assert rank is not None and rank <= 3, (question["question"], rank)
@@ -80,7 +81,9 @@ def test_fab_table_questions_zh_and_en(real_library: Library, questions, qid: st
 
 def test_english_question_dense_alone(real_library: Library, questions) -> None:  # type: ignore[no-untyped-def]
     question = questions["q7"]  # English question about a Chinese table
-    hits = make_retriever("dense", real_library, KB).retrieve(question["question"], 5)
+    hits = make_retriever("dense", real_library, KB).retrieve(
+        analyse_query(question["question"]), 5
+    )
     assert _rank_of(hits, {55}) == 1, [h.chunk.caption for h in hits]
 
 
@@ -88,7 +91,7 @@ def test_sample_questions_recall(real_library: Library, questions) -> None:  # t
     retriever = make_retriever("hybrid", real_library, KB, real_library.settings)
     ranks = {}
     for qid, question in questions.items():
-        hits = retriever.retrieve(question["question"], 10)
+        hits = retriever.retrieve(analyse_query(question["question"]), 10)
         ranks[qid] = _rank_of(hits, {e["item_index"] for e in question["evidence"]})
     # every question's evidence is in its top 10, and most of it first
     assert all(r is not None and r <= 10 for r in ranks.values()), ranks
@@ -97,7 +100,7 @@ def test_sample_questions_recall(real_library: Library, questions) -> None:  # t
 
 def test_filters_with_the_real_store(real_library: Library) -> None:
     hits = make_retriever("hybrid", real_library, KB, real_library.settings).retrieve(
-        "中芯国际季度营收及增速", 5, SearchFilter(types=("image",))
+        analyse_query("中芯国际季度营收及增速"), 5, SearchFilter(types=("image",))
     )
     # the sample's three figures (k is 5), the one the query names first
     assert [h.chunk.type for h in hits] == ["image"] * 3
@@ -114,8 +117,8 @@ def test_on_disk_store_survives_a_new_library(
     assert [c.chunk_id for c in again.chunks(KB)] == [c.chunk_id for c in real_library.chunks(KB)]
     assert again.store.count(KB) == len(real_library.chunks(KB))
     query = "中芯南方的工艺节点是什么"
-    hits = make_retriever("dense", again, KB).retrieve(query, 10)
-    before = make_retriever("dense", real_library, KB).retrieve(query, 10)
+    hits = make_retriever("dense", again, KB).retrieve(analyse_query(query), 10)
+    before = make_retriever("dense", real_library, KB).retrieve(analyse_query(query), 10)
     # the reopened store ranks as the one that wrote it: same chunks, same scores
     assert [h.chunk.chunk_id for h in hits] == [h.chunk.chunk_id for h in before]
     assert [h.score for h in hits] == pytest.approx([h.score for h in before], abs=1e-5)

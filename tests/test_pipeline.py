@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -13,6 +15,10 @@ from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions, PipelineEvent
 from rag_app.pipeline.ask import Pipeline
+from rag_app.prompt import Turn
+from rag_app.text import language
+from rag_app.understand import analysis
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"
@@ -104,7 +110,7 @@ def test_without_a_model_the_offline_answerer_quotes_the_prompts_sources(
     assert answer.answerer == ExtractiveAnswerer.name == pipe.answerer_name
     assert answer.prompt is not None
     sources = [(s.number, s.hit.chunk) for s in answer.prompt.sources]
-    assert answer.text == ExtractiveAnswerer().answer_text(question, sources, lang)
+    assert answer.text == ExtractiveAnswerer().answer_text(analyse_query(question), sources, lang)
     assert answer.text.startswith(NOTICE[lang])
     quoted = {int(n) for n in re.findall(r"\[Source (\d+)\]", answer.text)}
     assert quoted and quoted <= {n for n, _ in sources}
@@ -130,7 +136,7 @@ def test_a_model_that_fails_before_writing_is_replaced_by_the_offline_answer(set
     sources = [(s.number, s.hit.chunk) for s in answer.prompt.sources]
     # the offline answer from the same retrieval and prompt, marked as a stand-in ...
     fallback = ExtractiveAnswerer(notice=FALLBACK_NOTICE)
-    assert answer.text == fallback.answer_text(QUESTION, sources, "zh")
+    assert answer.text == fallback.answer_text(analyse_query(QUESTION), sources, "zh")
     assert answer.text.startswith(FALLBACK_NOTICE["zh"])
     assert answer.answerer == ExtractiveAnswerer.name and answer.fallback_from == "scripted-test"
     # ... with the model's failure kept for the user to see, and its quotes checked
@@ -144,3 +150,48 @@ def test_a_model_that_wrote_something_keeps_its_text_and_no_fallback(settings, s
     answer = Pipeline(settings, sample, llm).ask(QUESTION, OPTIONS)
     assert answer.text == "2026年预测" and answer.fallback_from == ""
     assert answer.answerer == llm.name
+
+
+def calls_of(monkeypatch: pytest.MonkeyPatch, function: Callable[..., object]) -> list[object]:
+    """The first argument of every call of ``function`` from now on, wherever rag_app imported
+    it (each module holds its own name for it)."""
+    calls: list[object] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args[0])
+        return function(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("rag_app") and getattr(module, function.__name__, None) is (
+            function
+        ):
+            monkeypatch.setattr(module, function.__name__, counted)
+    return calls
+
+
+@pytest.mark.parametrize("model", [False, True])
+def test_a_question_asked_as_the_ask_page_asks_it_is_analysed_once(
+    settings, sample, monkeypatch, model
+):
+    pipe = Pipeline(settings, sample, ScriptedLLM(SCRIPTED, SCRIPTED) if model else None)
+    pipe.ask(QUESTION, OPTIONS)  # every stage's module imported, as in a running app
+    analysed = calls_of(monkeypatch, analysis.analyse_query)
+    detected = calls_of(monkeypatch, language.detect_language)
+    # ui/render_stream.py streams the answer of the question and the conversation so far
+    events = list(pipe.stream(QUESTION, OPTIONS, ()))
+    answer = final(events)
+    assert answer.citations is not None and answer.prompt is not None
+    assert analysed == [QUESTION]  # retrieval, answerability, prompt, answer, check: one analysis
+    # its language too, once (the citation check reads the answer's sentences' own)
+    assert [text for text in detected if QUESTION in str(text)] == [QUESTION]
+
+
+def test_a_follow_up_is_analysed_once_as_the_conversation_means_it(settings, sample, monkeypatch):
+    pipe = Pipeline(settings, sample)
+    first = "中芯国际2025年的毛利率预测是多少？"
+    pipe.ask(first, OPTIONS)
+    analysed = calls_of(monkeypatch, analysis.analyse_query)
+    answer = final(list(pipe.stream("那2026年呢？", OPTIONS, [Turn(first, "21.8% [Source 1]")])))
+    assert analysed == ["那2026年呢？"]  # as asked, with how it was made standalone
+    assert answer.understood is not None and answer.understood.how == "carried"
+    assert answer.retrieval.query == answer.understood.text == "中芯国际2026年的毛利率预测是多少？"

@@ -88,11 +88,11 @@ def test_a_revision_no_better_is_not_kept_and_rounds_are_bounded(sample):
 def test_the_time_limit_stops_a_round_and_drops_a_revision_still_streaming(sample):
     pipeline = Pipeline(on(sample, time_limit_s=5.0, max_rounds=2), sample, ScriptedLLM(RIGHT))
     analysis = analyse_query(QUESTION)
-    trace = pipeline.retrieve(analysis, OPTIONS)
-    prompt = pipeline.build(QUESTION, trace, OPTIONS, (), analysis)
+    trace = pipeline.retrieve_query(analysis, OPTIONS)
+    prompt = pipeline.build(analysis, trace, OPTIONS)
     report = pipeline._check(WRONG, prompt, analysis)
     draft = (WRONG, trace, prompt, report)
-    steps = pipeline.revision_steps(QUESTION, OPTIONS, (), analysis)
+    steps = pipeline.revision_steps(analysis, OPTIONS, ())
     bounds = pipeline.settings.self_rag
 
     def clock(*times: float):  # type: ignore[no-untyped-def]
@@ -100,11 +100,11 @@ def test_the_time_limit_stops_a_round_and_drops_a_revision_still_streaming(sampl
         return lambda: next(ticks, times[-1])
 
     # the first answer took the whole time: no round starts
-    late = revise(steps, bounds, QUESTION, *draft, language=analysis.language, clock=clock(0, 6))
+    late = revise(steps, bounds, analysis, *draft, clock=clock(0, 6))
     (round_,) = late.rounds
     assert round_.note == "time limit reached" and late.text == WRONG
     # the time runs out while the revision streams: it is dropped
-    slow = revise(steps, bounds, QUESTION, *draft, language=analysis.language, clock=clock(0, 1, 6))
+    slow = revise(steps, bounds, analysis, *draft, clock=clock(0, 1, 6))
     (round_,) = slow.rounds
     assert round_.note == "time limit reached while revising" and not round_.kept
     assert slow.text == WRONG and round_.queries
@@ -128,11 +128,12 @@ def test_off_by_default_never_offline_and_nothing_to_revise(sample, monkeypatch)
 
 def test_missing_queries_are_one_per_claim_without_repeats():
     claims = [("a", "x", True), ("b", "y", True), ("2025年毛利率为20%。", "z", False)]
-    assert missing_queries("宁德时代2026年营业收入？", claims, 3) == [
+    question = analyse_query("宁德时代2026年营业收入？")
+    assert missing_queries(question, claims, 3) == [
         "宁德时代 2026年 营业收入",
         "2025年毛利率为20%。",
     ]
-    assert missing_queries("宁德时代2026年营业收入？", claims, 1) == ["宁德时代 2026年 营业收入"]
+    assert missing_queries(question, claims, 1) == ["宁德时代 2026年 营业收入"]
 
 
 def test_self_rag_through_a_real_openai_compatible_server(sample):

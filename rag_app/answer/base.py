@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from rag_app.models import Chunk, Usage
-from rag_app.text.language import Language, detect_language
-from rag_app.understand.analysis import QueryAnalysis
+from rag_app.text.language import Language
+from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
@@ -193,17 +193,17 @@ class LLMEvent:
 class GenerationRequest:
     """What an answer is generated from: the rendered prompt and what it was rendered from.
 
-    A chat model reads ``messages``; the offline extractive answerer reads ``question``,
-    ``sources`` (``(N, chunk)`` pairs, N being the number cited as ``[Source N]``) and
-    ``language`` (of its notice), and the question's ``analysis`` when the pipeline made it.
-    Raises ValueError unless ``messages`` is a non-empty sequence of ``ChatMessage``.
+    A chat model reads ``messages``; the offline extractive answerer reads the question's
+    ``analysis`` (``question`` is its text), ``sources`` (``(N, chunk)`` pairs, N being the
+    number cited as ``[Source N]``) and ``language`` (of its notice: the pipeline gives the
+    question's). Raises ValueError unless ``messages`` is a non-empty sequence of
+    ``ChatMessage``.
     """
 
     messages: tuple[ChatMessage, ...]
-    question: str
+    analysis: QueryAnalysis
     sources: tuple[tuple[int, Chunk], ...] = ()
     language: Language = "zh"
-    analysis: QueryAnalysis | None = None
     # What the library check found missing (rag_app.trust.answerability), in words, and whether that
     # leaves nothing to answer: the offline answerer then says so instead of quoting.
     finding: str = ""
@@ -215,16 +215,23 @@ class GenerationRequest:
         object.__setattr__(self, "sources", tuple(self.sources))
         validate_messages(self.messages)
 
+    @property
+    def question(self) -> str:
+        """The question answered (a follow-up as made standalone)."""
+        return self.analysis.text
+
     @classmethod
     def from_messages(
         cls, messages: Sequence[ChatMessage], language: Language | None = None
     ) -> GenerationRequest:
         """A request with no sources, for callers that only have messages (the settings page's
-        connection test): the question is the last user message, the language that question's
-        unless given."""
+        connection test, a question's rewrite): the question is the last user message, analysed
+        here, the language that question's unless given."""
         validate_messages(messages)
-        question = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        return cls(tuple(messages), question, (), language or detect_language(question))
+        analysis = analyse_query(
+            next((m.content for m in reversed(messages) if m.role == "user"), "")
+        )
+        return cls(tuple(messages), analysis, (), language or analysis.language)
 
 
 @runtime_checkable

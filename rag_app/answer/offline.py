@@ -39,9 +39,8 @@ from rag_app.answer.quotes import (
 from rag_app.answer.values import label_named, value_lines
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms, question_terms
-from rag_app.text.aspects import off_question, question_aspects, source_subject
-from rag_app.text.phrasing import asks_for_list
+from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms
+from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.subjects import document_subjects, named_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -107,22 +106,19 @@ class ExtractiveAnswerer:
         self.piece_chars = piece_chars
 
     def select(
-        self,
-        question: str,
-        sources: Sequence[tuple[int, Chunk]],
-        analysis: QueryAnalysis | None = None,
+        self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
     ) -> list[ScoredSentence]:
-        """The sentences the answer quotes, best first (empty when none overlaps the question)."""
+        """The sentences the answer to the question ``query`` quotes, best first (empty when
+        none overlaps the question)."""
         # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
         # labelled 营业收入.
-        analysis = analysis if analysis is not None and analysis.text == question else None
-        terms = analysis.terms if analysis is not None else question_terms(question)
+        question, terms = query.text, query.terms
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
             return []
         settings = self.settings
         subjects = document_subjects(chunk for _, chunk in sources)
-        named_docs = _named_documents(question, subjects) if settings.named_reports else {}
+        named_docs = _named_documents(query, subjects) if settings.named_reports else {}
         # Once quotes are kept to the named reports, the company's name says nothing about which
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
         names = " ".join(w for words in named_docs.values() for w in words)
@@ -145,7 +141,7 @@ class ExtractiveAnswerer:
         idf = _idf(candidates, q_words | q_bigrams)
         top_idf = max(idf.values(), default=1.0)
         question_lower = f"{question} {synonyms}".lower()
-        figures = figure_scores(question, sources) if settings.figure_sentences else None
+        figures = figure_scores(query, sources) if settings.figure_sentences else None
 
         scored: list[ScoredSentence] = []
         for cand in candidates:
@@ -180,8 +176,7 @@ class ExtractiveAnswerer:
                 scored[0].score,
                 settings.list_min_rows,
             )
-            if settings.list_answers
-            and (analysis.asks_for_list if analysis is not None else asks_for_list(question))
+            if settings.list_answers and query.asks_for_list
             else None
         )
         if listing is not None:
@@ -203,7 +198,7 @@ class ExtractiveAnswerer:
                     chosen.append(own)
             chosen.sort(key=lambda s: (-s.score, s.candidate.order))
             limit = max(limit, len(chosen))
-        off = off_question_test(question, sources) if settings.on_question_only else None
+        off = off_question_test(query, sources) if settings.on_question_only else None
         skipped: list[ScoredSentence] = []
         for item in scored:
             if len(chosen) >= limit:
@@ -225,18 +220,14 @@ class ExtractiveAnswerer:
         return chosen or skipped[: settings.min_sentences]
 
     def answer_text(
-        self,
-        question: str,
-        sources: Sequence[tuple[int, Chunk]],
-        lang: str = "zh",
-        analysis: QueryAnalysis | None = None,
+        self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
     ) -> str:
-        """The whole answer ``stream`` would send, as one string."""
+        """The whole answer ``stream`` would send to the question ``query``, as one string."""
         lang = "en" if lang == "en" else "zh"
-        chosen = self.select(question, sources, analysis)
+        chosen = self.select(query, sources)
         values: list[str] = []
         if chosen and self.settings.value_lines:
-            values, chosen = value_lines(question, chosen, sources, analysis, lang)
+            values, chosen = value_lines(query, chosen, sources, lang)
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:
@@ -247,16 +238,14 @@ class ExtractiveAnswerer:
         return f"{self.notice[lang]}\n\n{body}"
 
     def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
-        """Stream an extractive answer to ``request.question`` from ``request.sources`` ((N,
+        """Stream an extractive answer to ``request.analysis`` from ``request.sources`` ((N,
         chunk) pairs, N being the number cited as ``[Source N]``): ``token`` events, then
         ``done``. The rendered messages are not read.
 
         ``request.language`` picks the language of the notice and of the not-found message;
         quoted sentences stay in the language of the sources. Deterministic.
         """
-        text = self.answer_text(
-            request.question, request.sources, request.language, request.analysis
-        )
+        text = self.answer_text(request.analysis, request.sources, request.language)
         if request.finding:
             # The library check (rag_app.trust.answerability): what the library does not hold is said
             # first; when that leaves nothing to answer, nothing is quoted in its place.
@@ -272,19 +261,19 @@ class ExtractiveAnswerer:
 
 
 def _named_documents(
-    question: str, subjects: Mapping[str, frozenset[str]]
+    query: QueryAnalysis, subjects: Mapping[str, frozenset[str]]
 ) -> dict[str, frozenset[str]]:
     """The documents whose subject the question names, with that subject's words."""
-    named = named_subjects(question, subjects)
+    named = named_subjects(query.text, subjects)
     return {doc: subjects[doc] for docs in named.values() for doc in docs}
 
 
-def named_sources(question: str, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
+def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
     """The sources from the documents the question names, when it names some of the sources'
     documents but not all (look-alike tables: every report has a 盈利预测, and a question about
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
     subjects = document_subjects(chunk for _, chunk in sources)
-    return _sources_of(_named_documents(question, subjects), subjects, sources)
+    return _sources_of(_named_documents(query, subjects), subjects, sources)
 
 
 def _sources_of(
@@ -308,14 +297,14 @@ def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:
 
 
 def off_question_test(
-    question: str, sources: Sequence[tuple[int, Chunk]]
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
 ) -> Callable[[str, int], bool] | None:
     """A test of whether a sentence of source N is about another company, period or metric
-    than ``question`` asks (the citation check's judges, ``text.aspects``); None when the
-    question names none of the three."""
+    than the question ``query`` asks (the citation check's judges, ``text.aspects``); None when
+    the question names none of the three."""
     subject_of = {number: source_subject(chunk) for number, chunk in sources}
     subjects = sorted({s.subject for s in subject_of.values() if s.subject}, key=len, reverse=True)
-    asked = question_aspects(question, subjects)
+    asked = query.aspects(subjects)
     if not (asked.names or asked.years or asked.metrics):
         return None
     cited = {n: [s] for n, s in subject_of.items()}

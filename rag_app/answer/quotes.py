@@ -13,15 +13,10 @@ from rag_app.text.language import WORD_CHAR
 from rag_app.text.latex import latex_to_text
 from rag_app.text.notes import note_mark, table_marks
 from rag_app.text.periods import find_years, is_whole_year_label
-from rag_app.text.phrasing import (
-    asks_about_figure,
-    content_references,
-    continues,
-    describes_axes,
-    states_direction,
-)
+from rag_app.text.phrasing import continues, describes_axes, states_direction
 from rag_app.text.sentences import split_sentences
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
+from rag_app.understand.analysis import QueryAnalysis
 
 # Sentences longer than this are cut (with an ellipsis) so one run-on paragraph cannot fill the
 # answer; about three lines of Chinese in the UI.
@@ -245,10 +240,10 @@ class FigureScores:
     shows and is not quoted (``quotable``). When the question points at a figure the sources
     hold, what other sources say scores -1: the answer is that figure's."""
 
-    def __init__(self, question: str, sources: Sequence[tuple[int, Chunk]]) -> None:
+    def __init__(self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> None:
         self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
-        self.years = set(find_years(question))
-        ref = content_references(question).get("image", "")
+        self.years = set(find_years(query.text))
+        ref = query.reference("image")
         number = _figure_number(ref)
         pattern = re.compile(rf"\s*(?:图表?|figure|fig\.?)\s*{number}(?!\d)", re.I)
         self.pointed = {n for n, cap in self.captions.items() if number and pattern.match(cap)}
@@ -269,6 +264,8 @@ class FigureScores:
         return out
 
 
-def figure_scores(question: str, sources: Sequence[tuple[int, Chunk]]) -> FigureScores | None:
-    """The figure sentences' scores when ``question`` is about a figure, else None."""
-    return FigureScores(question, sources) if asks_about_figure(question) else None
+def figure_scores(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> FigureScores | None:
+    """The figure sentences' scores when the question ``query`` is about a figure, else None."""
+    return FigureScores(query, sources) if query.asks_about_figure else None

@@ -13,7 +13,6 @@ import threading
 from collections.abc import Sequence
 
 from rag_app.answer.base import LLM, ChatMessage, GenerationRequest, collect
-from rag_app.text.language import detect_language
 
 SYSTEM = (
     "You rewrite the user's last message into one standalone question for searching research "
@@ -91,10 +90,8 @@ def _lines(text: str, question: str) -> list[str]:
 def complete(llm: LLM, system: str, user: str, timeout_s: float) -> str:
     """``llm``'s whole reply to one system + user message, within ``timeout_s``; raises
     RewriteFailed on a timeout or a failure."""
-    request = GenerationRequest(
-        messages=(ChatMessage("system", system), ChatMessage("user", user)),
-        question=user,
-        language=detect_language(user),
+    request = GenerationRequest.from_messages(
+        (ChatMessage("system", system), ChatMessage("user", user))
     )
     result: dict[str, object] = {}
 

@@ -9,10 +9,8 @@ from collections.abc import Sequence
 
 from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
 from rag_app.models import Chunk
-from rag_app.text.analyzer import match_terms, question_terms
-from rag_app.text.names import leading_name
-from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
-from rag_app.text.phrasing import content_references
+from rag_app.text.analyzer import match_terms
+from rag_app.text.periods import PART_OF_YEAR, find_years
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -39,10 +37,9 @@ def _same_name(asked: str, subject: str) -> bool:
 
 
 def value_lines(
-    question: str,
+    query: QueryAnalysis,
     chosen: list[ScoredSentence],
     sources: Sequence[tuple[int, Chunk]],
-    analysis: QueryAnalysis | None,
     lang: str = "zh",
 ) -> tuple[list[str], list[ScoredSentence]]:
     """For a question naming one year and a row ("2026年的市盈率"): a line per chosen table row
@@ -50,20 +47,20 @@ def value_lines(
     quotes to keep after them: not the rows beside them in their tables that the question does
     not name, nor a row whose one value the line already gives. No lines, and ``chosen`` as it
     is, otherwise."""
+    question = query.text
     years = set(find_years(question))
-    if "image" in content_references(question):  # asked about a figure, not a table's row
+    if query.reference("image"):  # asked about a figure, not a table's row
         return [], chosen
-    if len(years) != 1 or period_tokens(question) or PART_OF_YEAR.search(question):
+    if len(years) != 1 or query.periods or PART_OF_YEAR.search(question):
         # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
         return [], chosen  # would not be the answer
     year = years.pop()
-    terms = analysis.terms if analysis is not None and analysis.text == question else None
-    terms = terms or question_terms(question)
+    terms = query.terms
     question_lower = f"{question} {terms.synonyms}".lower()
     q_words = set(terms.words)
     subjects = document_subjects(chunk for _, chunk in sources)
     doc_of = {number: chunk.doc_id for number, chunk in sources}
-    asked_name = leading_name(question)
+    asked_name = query.name
     found_lines: list[tuple[int, str, str]] = []  # (index in chosen, metric, line)
     answered: set[int] = set()  # indices in chosen of rows a line gives
     named_rows: set[int] = set()  # ... and of rows whose label the question names

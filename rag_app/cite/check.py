@@ -56,10 +56,10 @@ from rag_app.models import Chunk, Hit
 from rag_app.protocols import Embedder
 from rag_app.stage_settings import DEFAULT_CITE_SETTINGS, CiteSettings
 from rag_app.text.aspects import SourceSubject, source_subject
+from rag_app.understand.analysis import QueryAnalysis
 
 if TYPE_CHECKING:
     from rag_app.prompt.builder import Source
-    from rag_app.understand.analysis import QueryAnalysis
 
 # The names this module defined before the checker was split; kept importable from here.
 __all__ = [
@@ -99,10 +99,10 @@ def check_answer(
     text: str,
     sources: Mapping[int, SourceLike] | Sequence[Source],
     embedder: Embedder | None,
+    question: QueryAnalysis,
     *,
     threshold: float | None = None,
     settings: CiteSettings = DEFAULT_CITE_SETTINGS,
-    question: str | QueryAnalysis | None = None,
 ) -> CitationReport:
     """Check the citations and the support of every sentence of an answer.
 
@@ -110,10 +110,10 @@ def check_answer(
     ``text``, the block the model saw, is checked), a ``Chunk`` or a ``Hit`` (text, table rows,
     caption, description); ``PromptResult.sources`` may be passed as is. ``embedder`` adds the
     semantic side (one batched ``embed_queries`` call); None checks words and numbers only.
-    ``threshold`` overrides ``settings.threshold``. ``question`` (its text or its analysis),
-    when given and ``settings.relevance`` is on, also checks each sentence is about what it
-    asks (``relevance``). Never raises on odd answer text; an empty answer gives an empty
-    report.
+    ``question`` is the analysis of the question answered: with ``settings.relevance`` on (and
+    a question not empty), each sentence is also checked to be about what it asks
+    (``relevance``). ``threshold`` overrides ``settings.threshold``. Never raises on odd answer
+    text; an empty answer gives an empty report.
     """
     settings_threshold = settings.threshold if threshold is None else float(threshold)
     source_map = _as_mapping(sources)
@@ -126,11 +126,10 @@ def check_answer(
         evidence = {n: source_evidence(n, _units_of(s)) for n, s in sorted(source_map.items())}
     scorer = SupportScorer(settings, settings_threshold, SemanticMatcher(embedder, settings))
     checks = _check_sentences(sentences, evidence, scorer)
-    asked = getattr(question, "text", question)
-    relevance = settings.relevance and isinstance(asked, str) and bool(asked.strip())
+    relevance = settings.relevance and bool(question.text.strip())
     if relevance and any(c.factual for c in checks):
         subjects = {n: _subject_of(s) for n, s in source_map.items()}
-        checks = judge_relevance(checks, text, str(asked), subjects)
+        checks = judge_relevance(checks, text, question, subjects)
     unsupported = sum(1 for c in checks if c.factual and not c.supported)
     uncited = sum(1 for c in checks if c.uncited)
     return CitationReport(

@@ -24,25 +24,22 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from rag_app.cite.report import SentenceCheck
-from rag_app.text.aspects import (
-    SourceSubject,
-    english_off,
-    off_question,
-    question_aspects,
-)
+from rag_app.text.aspects import SourceSubject, english_off, off_question
 from rag_app.text.sentences import full_stops
+from rag_app.understand.analysis import QueryAnalysis
 
 
 def judge_relevance(
     checks: list[SentenceCheck],
     answer: str,
-    question: str,
+    question: QueryAnalysis,
     sources: Mapping[int, SourceSubject],
 ) -> list[SentenceCheck]:
     """``checks`` with ``relevant``/``off_subject``/``off_reasons`` set on each factual sentence
-    that is about another company, period or metric than ``question`` asks for. Never raises."""
+    that is about another company, period or metric than ``question`` (its analysis) asks for.
+    Never raises."""
     subjects = sorted({s.subject for s in sources.values() if s.subject}, key=len, reverse=True)
-    asked = question_aspects(question, subjects)
+    asked = question.aspects(subjects)
     if not (asked.names or asked.years or asked.metrics):
         return checks
     out = []

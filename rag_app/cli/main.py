@@ -113,6 +113,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from rag_app.retrieve import make_retriever
+    from rag_app.understand.analysis import analyse_query
 
     settings = _settings(args)
     if not args.query.strip():
@@ -121,7 +122,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     library = _library(settings)
     retriever = make_retriever(args.retriever, library, settings.knowledge_base, settings)
     search_filter = SearchFilter(types=tuple(args.type or ()), doc_ids=tuple(args.doc or ()))
-    hits = retriever.retrieve(args.query, args.k, search_filter)
+    hits = retriever.retrieve(analyse_query(args.query), args.k, search_filter)
     if args.json:
         print(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=2))
         return 0

@@ -20,6 +20,7 @@ from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, Progress, SearchFilter
 from rag_app.prompt import PromptSettings, build_prompt
 from rag_app.retrieve import Retriever, make_retriever
+from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
 
 @dataclass(frozen=True)
@@ -190,15 +191,18 @@ def operands_in_context(question: Question, context: str) -> bool | None:
     return operands <= present
 
 
-def _asked(question: Question, conversation: str, library: Library, kb: str) -> str:
+def _asked(question: Question, conversation: str, library: Library, kb: str) -> QueryAnalysis:
+    """The question as the evaluation asks it (written out, or made standalone from its
+    conversation as the pipeline makes it), analysed once for every stage."""
     if conversation == "written" and question.written_out:
-        return question.written_out
+        return analyse_query(question.written_out)
     if conversation == "history" and question.history:
         from rag_app.pipeline.followups import understand
 
         earlier = question.earlier_questions
-        return understand(question.question, earlier, library, kb, library.settings).text
-    return question.question
+        understood = understand(question.question, earlier, library, kb, library.settings)
+        return analyse_query(question.question, understood)
+    return analyse_query(question.question)
 
 
 def evaluate(
@@ -213,7 +217,8 @@ def evaluate(
     retriever: Retriever | None = None,
     context_k: int | None = None,
     prompt_settings: PromptSettings | None = None,
-    offline_answers: Mapping[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]] | None = None,
+    offline_answers: Mapping[str, Callable[[QueryAnalysis, Sequence[tuple[int, Chunk]]], str]]
+    | None = None,
     conversation: str = "history",
     routing_labels: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, object]:
@@ -282,8 +287,8 @@ def evaluate(
             types = question.gold_types or gold_types(library, kb, question, chunk_types)
             if types:
                 row["gold_types"] = list(types)
-        if asked != question.question:
-            row["standalone"] = asked
+        if asked.text != question.question:
+            row["standalone"] = asked.text
         refused = False
         if checks:
             from rag_app.trust.answerability import assess

@@ -75,6 +75,7 @@ def collect(eval_dir: Path, out: Path) -> list[Row]:
     has that scope), with exactly the features smart mode computes."""
     from rag_app.index.embedder import load_embedder
     from rag_app.retrieve.strategies import routing_inputs
+    from rag_app.understand.analysis import analyse_query
 
     base = load_settings()
     embedder = load_embedder(base)
@@ -82,7 +83,7 @@ def collect(eval_dir: Path, out: Path) -> list[Row]:
     rows: list[Row] = []
 
     def add(source: str, library: Library, qid: str, text: str, kind: str, flt: SearchFilter):
-        features, vector, types = routing_inputs(library, "eval", text, flt, options)
+        features, vector, types = routing_inputs(library, "eval", analyse_query(text), flt, options)
         if vector is None:
             raise RuntimeError(f"{source}: the library has no chunks to embed against")
         rows.append(

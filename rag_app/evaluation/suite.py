@@ -33,6 +33,7 @@ from rag_app.prompt import PromptSettings
 from rag_app.retrieve import make_retriever
 from rag_app.retrieve.strategies import StrategyOptions, StrategyRetriever, options_from
 from rag_app.stage_settings import OfflineSettings
+from rag_app.understand.analysis import QueryAnalysis
 
 REPO = Path(__file__).resolve().parents[2]
 # Hand labels of the broker questions' expected content type and phrasing (docs/ROUTING.md):
@@ -196,7 +197,7 @@ OFFLINE_ABLATIONS: dict[str, dict[str, object]] = {
 
 def offline_answers(
     settings: OfflineSettings,
-) -> dict[str, Callable[[str, Sequence[tuple[int, Chunk]]], str]]:
+) -> dict[str, Callable[[QueryAnalysis, Sequence[tuple[int, Chunk]]], str]]:
     """The offline answerer with ``settings`` ("") and with each ablation of them, as question +
     numbered sources -> answer text."""
     answerers = {"": ExtractiveAnswerer(settings=settings)}

@@ -30,7 +30,6 @@ from rag_app.models import (
     Understood,
 )
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
-from rag_app.text.language import detect_language
 from rag_app.trust.answerability import Finding
 from rag_app.trust.self_rag import RevisionSteps, revise
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
@@ -71,31 +70,34 @@ class Pipeline:
         return self.llm.name
 
     # retrieval ----------------------------------------------------------------------------------
-    def retrieve(self, question: str | QueryAnalysis, options: AskOptions) -> RetrievalTrace:
-        """Retrieve for a question (or its analysis) with the options' mode; raises ValueError on
-        an empty one."""
-        from rag_app.retrieve.strategies import retrieve as run_strategy
+    def retrieve(self, question: str, options: AskOptions) -> RetrievalTrace:
+        """Retrieve for a question with the options' mode (the API's search, the warm-up, the
+        queries model rewrites add): the question is analysed here. Raises ValueError on an
+        empty one."""
+        return self.retrieve_query(analyse_query(_check_question(question)), options)
 
-        if isinstance(question, QueryAnalysis):
-            _check_question(question.text)
-        else:
-            question = analyse_query(_check_question(question))
-        return run_strategy(
+    def retrieve_query(self, query: QueryAnalysis, options: AskOptions) -> RetrievalTrace:
+        """Retrieve for a question's analysis with the options' mode; raises ValueError on an
+        empty question."""
+        from rag_app.retrieve.strategies import retrieve_query
+
+        _check_question(query.text)
+        return retrieve_query(
             self.library,
             options.kb,
-            question,
+            query,
             mode=options.mode,
             k=options.top_k or self.settings.top_k,
             search_filter=SearchFilter(doc_ids=options.doc_ids),
             settings=self.settings,
         )
 
-    def check(self, question: str, options: AskOptions, language: str = "zh") -> Finding:
+    def check(self, query: QueryAnalysis, options: AskOptions) -> Finding:
         """What of the question's company, periods and metrics the library does not hold."""
         from rag_app.trust.answerability import assess
 
         try:
-            return assess(question, self.library, options.kb, options.doc_ids)
+            return assess(query, self.library, options.kb, options.doc_ids)
         except Exception as exc:  # noqa: BLE001 - a check that fails never costs the answer
             _log.warning("the answerability check failed: %s", exc)
             return Finding()
@@ -121,27 +123,25 @@ class Pipeline:
 
     def build(
         self,
-        question: str,
+        query: QueryAnalysis,
         trace: RetrievalTrace,
         options: AskOptions,
         history: Sequence[Turn] = (),
-        analysis: QueryAnalysis | None = None,
         doc_names: dict[str, str] | None = None,
         note: str = "",
     ) -> PromptResult:
-        """The prompt for ``question`` over the trace's hits; ``note`` goes to the model as its
+        """The prompt for the question over the trace's hits; ``note`` goes to the model as its
         own instruction, apart from the question whose words pick the excerpts."""
         names = {d.doc_id: d.name for d in self.library.documents(options.kb)}
         # Names read when the question started win: a document deleted since keeps its name.
         names.update(doc_names or {})
         return build_prompt(
-            question,
+            query,
             list(trace.hits),
             history=tuple(history),
             settings=self.prompt_settings(options),
             counter=self.library.counter,
             doc_names=names,
-            analysis=analysis,
             note=note,
         )
 
@@ -173,11 +173,11 @@ class Pipeline:
                     stage="understood",
                     data={"question": understood.text, "how": understood.how},
                 )
-        asked = understood.text if understood is not None else question
         t0 = time.perf_counter()
-        # The question's words are read once here and passed down to every stage.
-        analysis = analyse_query(asked)
-        trace = self.retrieve(analysis, options)
+        # The question (as the conversation means it) is read once here and passed down to
+        # every stage.
+        analysis = analyse_query(question, understood)
+        trace = self.retrieve_query(analysis, options)
         rewrites = self.settings.rewrites
         if self.llm is not self.offline and (
             rewrites.multi_query or rewrites.hyde or rewrites.decompose
@@ -200,7 +200,7 @@ class Pipeline:
             )
         timings.append(("retrieve_ms", (time.perf_counter() - t0) * 1000))
         # Whether the library holds what the question names (company, period, metric).
-        finding = self.check(asked, options, analysis.language)
+        finding = self.check(analysis, options)
         note = finding.note(analysis.language)
         if finding.gaps:
             yield PipelineEvent(
@@ -218,7 +218,7 @@ class Pipeline:
         check_note = ""
         if finding.gaps and self.llm is not self.offline:
             check_note = f"{_CHECK_NOTE[analysis.language]}{note}"
-        prompt = self.build(asked, trace, options, history, analysis, doc_names, check_note)
+        prompt = self.build(analysis, trace, options, history, doc_names, check_note)
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
@@ -227,7 +227,7 @@ class Pipeline:
         yield PipelineEvent("stage", stage="generating")
         t0 = time.perf_counter()
         request = replace(
-            build_request(asked, prompt, analysis),
+            build_request(analysis, prompt),
             finding=note,
             declined=finding.declines,
         )
@@ -261,8 +261,8 @@ class Pipeline:
                 yield PipelineEvent("stage", stage="revising")
                 t0 = time.perf_counter()
                 draft = (text, trace, prompt, citations)
-                steps = self.revision_steps(asked, options, history, analysis)
-                r = revise(steps, self.settings.self_rag, asked, *draft, language=analysis.language)
+                steps = self.revision_steps(analysis, options, history)
+                r = revise(steps, self.settings.self_rag, analysis, *draft)
                 text, trace, prompt, citations = r.text, r.trace, r.prompt, r.citations
                 revisions = r.rounds
                 timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
@@ -289,17 +289,16 @@ class Pipeline:
         yield PipelineEvent("answer", answer=answer)
 
     def revision_steps(
-        self, question: str, options: AskOptions, history: Sequence[Turn], analysis: QueryAnalysis
+        self, query: QueryAnalysis, options: AskOptions, history: Sequence[Turn]
     ) -> RevisionSteps:
-        """What Self-RAG's rounds call for ``question``: this pipeline's retrieval, prompt
-        (without the document names read when the question started), model and check."""
+        """What Self-RAG's rounds call for the question ``query``: this pipeline's retrieval (of
+        the queries a round builds), prompt (without the document names read when the question
+        started), model and check."""
         return RevisionSteps(
-            retrieve=lambda query: self.retrieve(query, options),
-            build=lambda trace, note: self.build(
-                question, trace, options, history, analysis, None, note
-            ),
-            generate=lambda prompt: self.llm.stream(build_request(question, prompt, analysis)),
-            check=lambda text, prompt: self._check(text, prompt, analysis),
+            retrieve=lambda text: self.retrieve(text, options),
+            build=lambda trace, note: self.build(query, trace, options, history, None, note),
+            generate=lambda prompt: self.llm.stream(build_request(query, prompt)),
+            check=lambda text, prompt: self._check(text, prompt, query),
         )
 
     def _record(self, answer: Answer, options: AskOptions) -> None:
@@ -350,7 +349,7 @@ class Pipeline:
         return answer
 
     def _check(
-        self, text: str, prompt: PromptResult, analysis: QueryAnalysis | None = None
+        self, text: str, prompt: PromptResult, query: QueryAnalysis
     ) -> CitationReport | None:
         if not text.strip():
             return None
@@ -358,7 +357,7 @@ class Pipeline:
 
         sources = {s.number: s for s in prompt.sources}
         return check_answer(
-            text, sources, self.library.embedder, settings=self.settings.cite, question=analysis
+            text, sources, self.library.embedder, query, settings=self.settings.cite
         )
 
 
@@ -381,19 +380,16 @@ def _check_question(question: str) -> str:
     return question
 
 
-def build_request(
-    question: str, prompt: PromptResult, analysis: QueryAnalysis | None = None
-) -> GenerationRequest:
-    """The request for ``question``'s answer: ``prompt``'s messages and numbered sources, the
-    question's analysis, and the question's own language (the offline answerer's notice follows
-    it, not the prompt's language setting)."""
+def build_request(query: QueryAnalysis, prompt: PromptResult) -> GenerationRequest:
+    """The request for the answer to the question ``query``: ``prompt``'s messages and numbered
+    sources, the question's analysis, and the question's own language (the offline answerer's
+    notice follows it, not the prompt's language setting)."""
     return GenerationRequest(
         messages=tuple(
             ChatMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
             for m in prompt.chat_messages()
         ),
-        question=question,
+        analysis=query,
         sources=tuple((s.number, s.hit.chunk) for s in prompt.sources),
-        language=analysis.language if analysis is not None else detect_language(question),
-        analysis=analysis,
+        language=query.language,
     )

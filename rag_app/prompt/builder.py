@@ -12,7 +12,6 @@ from rag_app.prompt.history import Turn
 from rag_app.prompt.templates import get_template
 from rag_app.protocols import TokenCounter
 from rag_app.stage_settings import DEFAULT_PROMPT_SETTINGS, Language, Mode, PromptSettings
-from rag_app.text.language import detect_language
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -116,32 +115,31 @@ class PromptResult:
 
 
 def build_prompt(
-    question: str,
+    query: QueryAnalysis,
     hits: Sequence[Hit],
     history: Sequence[Turn] = (),
     settings: PromptSettings = DEFAULT_PROMPT_SETTINGS,
     *,
     counter: TokenCounter | None = None,
     doc_names: Mapping[str, str] | None = None,
-    analysis: QueryAnalysis | None = None,
     note: str = "",
 ) -> PromptResult:
-    """Build the chat messages for ``question`` over the retrieved ``hits``.
+    """Build the chat messages for the question ``query`` (its analysis: the text sent, its
+    language and the match terms that pick the excerpts) over the retrieved ``hits``.
 
     ``history`` holds earlier turns, oldest first (``turns_from_messages`` converts chat
     messages). ``settings`` gives the mode, system prompt and budgets; ``counter`` defaults to
     the process's cl100k counter (``rag_app.text.tokens.get_token_counter``); ``doc_names`` maps a
     chunk's ``doc_id`` to the file name shown in its label. The prompt's language follows the
-    question unless ``settings.language`` fixes it. ``analysis`` is the question's analysis when
-    the caller has made it (the pipeline does, once per question). ``note`` is an instruction
-    for the model that is not part of the question (what the library check found missing, what
-    a revision must fix): sent as its own paragraph after the question, counted with the
-    instructions, and never read when excerpts are picked.
+    question (at ``settings.min_cjk_share``) unless ``settings.language`` fixes it. ``note`` is
+    an instruction for the model that is not part of the question (what the library check found
+    missing, what a revision must fix): sent as its own paragraph after the question, counted
+    with the instructions, and never read when excerpts are picked.
 
     With no hits the prompt is still complete and tells the model there are no sources. Raises
     ``ValueError`` for an empty question.
     """
-    question = question.strip()
+    question = query.text.strip()
     if not question:
         raise ValueError("the question is empty")
     if counter is None:
@@ -149,7 +147,7 @@ def build_prompt(
 
         counter = get_token_counter()
     language: Language = (
-        detect_language(question, settings.min_cjk_share)
+        query.language_at(settings.min_cjk_share)
         if settings.language == "auto"
         else settings.language
     )
@@ -167,7 +165,7 @@ def build_prompt(
         system=system,
         instructions=template.instructions(has_sources, note),
         doc_names=doc_names,
-        terms=analysis.terms if analysis is not None and analysis.text == question else None,
+        terms=query.terms,
     )
     context = fitted.layout.text
     messages: list[Mapping[str, str]] = [{"role": "system", "content": system}]

@@ -15,13 +15,16 @@ import numpy as np
 from rag_app.index.library import Library
 from rag_app.models import NO_FILTER, Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve.fusion import fuse_rrf, fuse_scores
+from rag_app.understand.analysis import QueryAnalysis
 
 
 class Retriever(Protocol):
+    """The top ``k`` hits of a question's analysis within a filter (search, eval)."""
+
     name: str
 
     def retrieve(
-        self, query: str, k: int, search_filter: SearchFilter = NO_FILTER
+        self, query: QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
     ) -> list[Hit]: ...
 
 
@@ -46,13 +49,14 @@ class DenseRetriever:
 
     def retrieve(
         self,
-        query: str,
+        query: QueryAnalysis,
         k: int,
         search_filter: SearchFilter = NO_FILTER,
         query_vector: np.ndarray | None = None,
     ) -> list[Hit]:
         return to_hits(
-            self.library.dense_search(self.kb, query, k, search_filter, query_vector), "dense"
+            self.library.dense_search(self.kb, query.text, k, search_filter, query_vector),
+            "dense",
         )
 
 
@@ -62,12 +66,14 @@ class BM25Retriever:
     kb: str
     name: str = "bm25"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
-        return to_hits(self.library.keyword_search(self.kb, query, k, search_filter), "bm25")
+    def retrieve(
+        self, query: QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
+    ) -> list[Hit]:
+        return to_hits(self.library.keyword_search(self.kb, query.text, k, search_filter), "bm25")
 
 
 def signal_lists(
-    library: Library, kb: str, query: str, candidates: int, search_filter: SearchFilter
+    library: Library, kb: str, query: QueryAnalysis, candidates: int, search_filter: SearchFilter
 ) -> dict[str, list[Hit]]:
     """The dense and the bm25 candidate lists that the fusion baselines combine."""
     return {
@@ -86,7 +92,9 @@ class RRFRetriever:
     rrf_k: int = 60
     name: str = "rrf"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
+    def retrieve(
+        self, query: QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
+    ) -> list[Hit]:
         lists = signal_lists(self.library, self.kb, query, self.candidates, search_filter)
         return fuse_rrf(lists, k=self.rrf_k, strategy="rrf")[:k]
 
@@ -102,7 +110,9 @@ class ScoreFusionRetriever:
     bm25_weight: float = 0.5
     name: str = "hybrid"
 
-    def retrieve(self, query: str, k: int, search_filter: SearchFilter = NO_FILTER) -> list[Hit]:
+    def retrieve(
+        self, query: QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
+    ) -> list[Hit]:
         lists = signal_lists(self.library, self.kb, query, self.candidates, search_filter)
         weights = {"dense": self.dense_weight, "bm25": self.bm25_weight}
         return fuse_scores(lists, weights, strategy=self.name)[:k]

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from rag_app.models import Reason, Routing
 from rag_app.stage_settings import RoutingCues, StrategyOptions
-from rag_app.text.phrasing import content_references
+from rag_app.understand.analysis import QueryAnalysis
 
 DEFAULT_CUES = RoutingCues()
 
@@ -47,14 +47,15 @@ def _has(text: str, cue: str) -> bool:
 
 
 def cue_evidence(
-    query: str, cues: RoutingCues = DEFAULT_CUES
+    query: QueryAnalysis, cues: RoutingCues = DEFAULT_CUES
 ) -> tuple[dict[str, float], dict[str, float], list[str]]:
-    """Explicit (0/1) and implicit (0, 0.5, 1) cue strength per type, and the matched cues."""
-    lowered = query.lower()
+    """Explicit (0/1) and implicit (0, 0.5, 1) cue strength per type, and the matched cues: the
+    numbered table or figure the question points at, then the cue words it holds."""
+    lowered = query.text.lower()
     explicit = dict.fromkeys(TYPES, 0.0)
     implicit = dict.fromkeys(TYPES, 0.0)
     evidence: list[str] = []
-    for kind, reference in content_references(query).items():
+    for kind, reference in query.references:
         explicit[kind] = 1.0
         evidence.append(f"{kind}:{reference}")
     for kind, words in cues.explicit.items():
@@ -82,7 +83,7 @@ def look_shares(look: Sequence[str]) -> dict[str, float]:
 
 
 def routing_features(
-    query: str,
+    query: QueryAnalysis,
     cues: RoutingCues = DEFAULT_CUES,
     caption_matches: Mapping[str, list[str]] | None = None,
     look: Sequence[str] = (),
@@ -129,7 +130,7 @@ def type_probabilities(
 
 
 def detect_query_type(
-    query: str,
+    query: QueryAnalysis,
     threshold: float | None = None,
     cues: RoutingCues = DEFAULT_CUES,
     caption_matches: dict[str, list[str]] | None = None,

@@ -64,6 +64,7 @@ __all__ = [
     "options_from",
     "per_subject_trace",
     "retrieve",
+    "retrieve_query",
     "routing_inputs",
     "single_type_hits",
     "structure_tokens",
@@ -177,16 +178,16 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
 def routing_inputs(
     library: Library,
     kb: str,
-    query: str,
+    query: QueryAnalysis,
     search_filter: SearchFilter = NO_FILTER,
     options: StrategyOptions | None = None,
 ) -> tuple[dict[str, tuple[float, ...]], np.ndarray | None, tuple[str, ...]]:
-    """What smart mode's router reads for ``query``: the evidence per type (``FEATURES``
-    order), the query's embedding and the types the library holds (the router's training
-    rows, ``rag_app.evaluation.router_fit``)."""
+    """What smart mode's router reads for ``query`` (its analysis): the evidence per type
+    (``FEATURES`` order), the query's embedding and the types the library holds (the router's
+    training rows, ``rag_app.evaluation.router_fit``)."""
     options = options or StrategyOptions()
     types = _types_present(library, kb)
-    run = _Run(library, kb, analyse_query(query), search_filter, options, types)
+    run = _Run(library, kb, query, search_filter, options, types)
     first = hybrid_hits(run, 10, types)
     look = [h.chunk.type for h in first[: options.routing_look]]
     features, _ = routing_features(query, options.cues, caption_matches(run), look)
@@ -240,43 +241,60 @@ def _smart_hits(
 def retrieve(
     library: Library,
     kb: str,
-    query: str | QueryAnalysis,
+    query: str,
     mode: str = "hybrid",
     k: int = 10,
     search_filter: SearchFilter = NO_FILTER,
     settings: Settings | None = None,
     options: StrategyOptions | None = None,
 ) -> RetrievalTrace:
-    """Retrieve the top ``k`` hits of all types (hybrid) or of the detected type (smart).
+    """Retrieve the top ``k`` hits of the question ``query`` (scripts and tests: the question is
+    analysed here, then ``retrieve_query``). Raises ValueError for an unknown mode or an empty
+    query."""
+    if not query.strip():
+        raise ValueError("the query is empty")
+    return retrieve_query(
+        library, kb, analyse_query(query), mode, k, search_filter, settings, options
+    )
 
-    ``query`` is the question, or its analysis when the caller has made it already (the
-    pipeline analyses a question once for every stage). Raises ValueError for an unknown mode
-    or an empty query.
+
+def retrieve_query(
+    library: Library,
+    kb: str,
+    query: QueryAnalysis,
+    mode: str = "hybrid",
+    k: int = 10,
+    search_filter: SearchFilter = NO_FILTER,
+    settings: Settings | None = None,
+    options: StrategyOptions | None = None,
+) -> RetrievalTrace:
+    """Retrieve the top ``k`` hits of all types (hybrid) or of the detected type (smart) for a
+    question's analysis (the pipeline analyses a question once for every stage). Raises
+    ValueError for an unknown mode or an empty query.
     """
-    text = query.text if isinstance(query, QueryAnalysis) else query
-    if not text.strip():
+    if not query.text.strip():
         raise ValueError("the query is empty")
     if mode not in ("smart", "hybrid"):
         raise ValueError(f"unknown mode {mode!r}; use smart or hybrid")
-    analysis = query if isinstance(query, QueryAnalysis) else analyse_query(query)
-    query = analysis.text
+    analysis, text = query, query.text
     options = options or options_from(settings)
     if options.use_subjects:
-        named = named_subjects(query, subjects_by_document(library, kb), search_filter.doc_ids)
+        named = named_subjects(text, subjects_by_document(library, kb), search_filter.doc_ids)
         if len(named) >= 2:
             single = replace(options, use_subjects=False)  # each subject retrieved on its own
 
             def retrieve_one(sub_query: str, sub_filter: SearchFilter) -> RetrievalTrace:
+                # the question with the other subjects taken out: a question of its own
                 return retrieve(library, kb, sub_query, mode, k, sub_filter, settings, single)
 
-            return per_subject_trace(query, mode, k, search_filter, named, retrieve_one)
+            return per_subject_trace(text, mode, k, search_filter, named, retrieve_one)
     started = time.perf_counter()
     types = _types_present(library, kb)
     if search_filter.types:
         types = tuple(t for t in types if t in search_filter.types)
     if not types:
         return RetrievalTrace(
-            query=query, mode=mode, hits=(), notes=("the knowledge base has no documents",)
+            query=text, mode=mode, hits=(), notes=("the knowledge base has no documents",)
         )
     run = _Run(library, kb, analysis, search_filter, options, types)
     routing: Routing | None = None
@@ -292,7 +310,7 @@ def retrieve(
             else None
         )
         routing = detect_query_type(
-            query,
+            analysis,
             None,  # the learned router's threshold, or the constants'
             options.cues,
             caption_matches(run),
@@ -305,7 +323,7 @@ def retrieve(
     else:
         hits = hybrid_hits(run, k, types)
     return RetrievalTrace(
-        query=query,
+        query=text,
         mode=mode,
         hits=finalise(hits, k),
         routing=routing,
@@ -330,10 +348,10 @@ class StrategyRetriever:
     last_routing: Routing | None = None
 
     def retrieve(
-        self, query: str | QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
+        self, query: QueryAnalysis, k: int, search_filter: SearchFilter = NO_FILTER
     ) -> list[Hit]:
-        """The top ``k`` hits of ``query`` (see ``retrieve``); raises ValueError like it."""
-        trace = retrieve(
+        """The top ``k`` hits of ``query`` (see ``retrieve_query``); raises ValueError like it."""
+        trace = retrieve_query(
             self.library, self.kb, query, self.mode, k, search_filter, self.settings, self.options
         )
         self.last_routing = trace.routing

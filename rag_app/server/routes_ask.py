@@ -80,10 +80,12 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
             trace = await run_in_threadpool(state.pipeline.retrieve, query, options)
             return {"hits": [hit_json(h) for h in trace.hits], "trace": trace_json(trace)}
         from rag_app.retrieve import make_retriever
+        from rag_app.understand.analysis import analyse_query
 
         retriever = make_retriever(body.mode, state.library, body.kb, state.settings)
+        search_filter = SearchFilter(doc_ids=tuple(body.doc_ids))
         hits = await run_in_threadpool(
-            retriever.retrieve, query, body.k, SearchFilter(doc_ids=tuple(body.doc_ids))
+            lambda: retriever.retrieve(analyse_query(query), body.k, search_filter)
         )
         return {"hits": [hit_json(h) for h in hits], "trace": {"query": query, "mode": body.mode}}
 

@@ -1,7 +1,7 @@
 """Whether the library holds what a question asks for, checked before it is answered.
 
-A question names a subject (company or report: ``text.names.leading_name``), periods and metrics
-(``text.followup.spans``). Each is held against the library as it is now:
+A question names a subject (company or report: its analysis' ``name``, ``text.names``), periods
+and metrics (its ``spans``, ``text.spans``). Each is held against the library as it is now:
 - a subject no report is about and no chunk mentions ("宁德时代" over the sample): not held;
 - a year that appears nowhere in the named subject's reports (2028 when its tables stop at 2026E);
 - a metric none of whose synonyms the named subject's reports write.
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
-from rag_app.text.names import leading_name
 from rag_app.text.periods import find_years
-from rag_app.text.spans import spans, strip_modifiers
+from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import document_subjects
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
 from rag_app.text.tables import parse_table
+from rag_app.understand.analysis import QueryAnalysis
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,11 @@ class _Document:
         return self._lazy["chinese"]  # type: ignore[return-value]
 
 
-def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = ()) -> Finding:
-    """The library's answer to "do you hold what ``question`` asks for?" (see the module)."""
+def assess(
+    question: QueryAnalysis, library: Library, kb: str, doc_ids: tuple[str, ...] = ()
+) -> Finding:
+    """The library's answer to "do you hold what ``question`` (its analysis) asks for?" (see
+    the module)."""
     from rag_app.retrieve.signals import per_document
 
     if kb not in library.knowledge_bases():
@@ -84,8 +87,8 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
         return Finding()
     subjects = sorted({w for d in docs for w in profile[d].subjects})
     gaps: list[Gap] = []
-    name = leading_name(question)
-    about = _docs_about(question, name, docs, profile)
+    name = question.name
+    about = _docs_about(question.text, name, docs, profile)
     # A Latin name over Chinese reports (CATL, 宁德时代) cannot be told held or not: not checked.
     if (
         name
@@ -96,16 +99,15 @@ def assess(question: str, library: Library, kb: str, doc_ids: tuple[str, ...] = 
             gaps.append(Gap("subject", name, tuple(subjects)))
             return Finding(tuple(gaps), declines=True)
     scope = about or docs
-    asked_years = sorted(
-        {y for s in spans(question, subjects) if s.kind == "period" for y in find_years(s.text)}
-    )
+    spans = question.spans(subjects)
+    asked_years = sorted({y for s in spans if s.kind == "period" for y in find_years(s.text)})
     held_years = sorted({y for d in scope for y in profile[d].years()}) if asked_years else []
     missing = [y for y in asked_years if y not in held_years]
     if missing:
         # the closest held: the years its tables cover (else any year its text names)
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
-    for span in spans(question, subjects):
+    for span in spans:
         if span.kind != "metric":
             continue
         term = strip_modifiers(span.text.lower()) or span.text.lower()

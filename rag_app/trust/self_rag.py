@@ -31,7 +31,7 @@ from rag_app.cite import CitationReport
 from rag_app.config import SelfRagSettings
 from rag_app.models import Expansion, Hit, RetrievalTrace, RevisionRound, Usage
 from rag_app.prompt import PromptResult
-from rag_app.text.aspects import question_aspects
+from rag_app.understand.analysis import QueryAnalysis
 
 _NOTE = {
     "zh": "自查：上一版回答中这些陈述未被来源支持或与问题不符，请只依据来源重新回答，来源中没有的请直说：",
@@ -77,11 +77,13 @@ def flagged_claims(report: CitationReport | None) -> list[tuple[str, str, bool]]
 
 
 def missing_queries(
-    question: str, claims: Sequence[tuple[str, str, bool]], limit: int
+    question: QueryAnalysis, claims: Sequence[tuple[str, str, bool]], limit: int
 ) -> list[str]:
     """One query per flagged claim, at most ``limit``, no two alike (see the module)."""
-    asked = question_aspects(question)
-    wanted = " ".join(dict.fromkeys((*asked.names, *asked.periods, *asked.metrics))) or question
+    asked = question.aspects()
+    wanted = (
+        " ".join(dict.fromkeys((*asked.names, *asked.periods, *asked.metrics))) or question.text
+    )
     queries: list[str] = []
     for claim, _, off in claims:
         query = wanted if off else claim[:_MAX_QUERY_CHARS]
@@ -93,24 +95,23 @@ def missing_queries(
 def revise(
     steps: RevisionSteps,
     settings: SelfRagSettings,
-    question: str,
+    question: QueryAnalysis,
     text: str,
     trace: RetrievalTrace,
     prompt: PromptResult,
     citations: CitationReport | None,
     *,
-    language: str = "",
     clock: Callable[[], float] = time.monotonic,
 ) -> Revision:
-    """Self-RAG rounds after the first answer ``text`` to ``question`` (see the module), within
-    ``settings``' bounds, through ``steps``. ``trace``, ``prompt`` and ``citations`` are the
-    first answer's; ``language`` the question's ("": the prompt's). Never raises for what a
-    round meets (a failed retrieval or model ends the rounds, noted); returns the first answer
-    unchanged when there is nothing to revise."""
+    """Self-RAG rounds after the first answer ``text`` to ``question`` (its analysis; see the
+    module), within ``settings``' bounds, through ``steps``. ``trace``, ``prompt`` and
+    ``citations`` are the first answer's; the notes to the model are in the question's
+    language. Never raises for what a round meets (a failed retrieval or model ends the rounds,
+    noted); returns the first answer unchanged when there is nothing to revise."""
     deadline = clock() + settings.time_limit_s
     current = Revision(text, trace, prompt, citations)
     rounds: list[RevisionRound] = []
-    ask = _Asked(question, language or prompt.language, settings, deadline, clock)
+    ask = _Asked(question, question.language, settings, deadline, clock)
     for number in range(1, settings.max_rounds + 1):
         claims = flagged_claims(current.citations)
         if not claims:
@@ -150,7 +151,7 @@ def revise(
 class _Asked:
     """What every round of one question shares."""
 
-    question: str
+    question: QueryAnalysis
     language: str
     settings: SelfRagSettings
     deadline: float

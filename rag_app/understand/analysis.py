@@ -1,28 +1,53 @@
 """A question analysed once: its tokens for the keyword index, its terms for matching passages
-(finance synonyms included), its periods, its language and what its phrasing asks for. The
-pipeline computes it once and passes it down, so no stage re-reads the question its own way."""
+(finance synonyms included), its periods, its language, what its phrasing asks for (a list, the
+one that stands out, a numbered table or figure), the name it leads with, its period, subject and
+metric spans, and how a follow-up was made standalone. The pipeline computes it once, after the
+follow-up is resolved, and passes it down: retrieval, the prompt, the answerers, the
+answerability check, the citation check and Self-RAG all read it, and none re-reads the question
+its own way."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, cast
 
+from rag_app.models import Understood
 from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases, question_terms
-from rag_app.text.language import Language, detect_language
+from rag_app.text.aspects import Aspects, question_aspects
+from rag_app.text.language import Language, cjk_share, detect_language
+from rag_app.text.names import leading_name
 from rag_app.text.periods import period_tokens
-from rag_app.text.phrasing import asks_for_list, asks_for_superlative
+from rag_app.text.phrasing import (
+    asks_about_figure,
+    asks_for_list,
+    asks_for_superlative,
+    content_references,
+)
+from rag_app.text.spans import Span, spans
 from rag_app.text.synonyms import FINANCE_SYNONYMS
 
 
 @dataclass(frozen=True)
 class QueryAnalysis:
-    """What the stages need to know about a question's words.
+    """What the stages need to know about a question.
 
-    ``index_tokens``: the keyword index's tokens of the question; ``terms``: its match terms
-    with their finance synonyms; ``synonyms``: the synonym terms the question does not hold
-    (query expansion) and ``synonym_tokens`` their index tokens; ``periods``: canonical period
-    tokens (2024q2); ``numbers`` and ``phrases``: the numbers it writes and its phrases (Chinese
-    trigrams, word pairs) for reranking; ``asks_for_list`` / ``asks_for_superlative``: what its
-    phrasing asks for.
+    ``text``: the question as retrieved for and answered (a follow-up made standalone);
+    ``asked``: as the user wrote it, and ``understood`` how it was made standalone (``how`` ""
+    when it stood alone). ``language``: its language (``cjk_share`` its share of CJK words, for
+    a stage with a threshold of its own: ``language_at``). ``index_tokens``: the keyword index's
+    tokens of the question; ``terms``: its match terms with their finance synonyms;
+    ``synonyms``: the synonym terms the question does not hold (query expansion) and
+    ``synonym_tokens`` their index tokens; ``periods``: canonical period tokens (2024q2);
+    ``numbers`` and ``phrases``: the numbers it writes and its phrases (Chinese trigrams, word
+    pairs) for reranking; ``asks_for_list`` / ``asks_for_superlative`` / ``asks_about_figure``:
+    what its phrasing asks for; ``references``: the numbered table or figure it points at, per
+    content type ("table", "image"), in its words ("表3", "Fig. 2").
+
+    Read when a stage first needs them, then kept: ``name`` (the company or report it leads
+    with, ``text.names``), ``spans(subjects)`` (its period, subject and metric spans over the
+    library's subjects, ``text.spans``) and ``aspects(subjects)`` (the companies, years and
+    metrics it asks about, ``text.aspects``).
     """
 
     text: str
@@ -36,10 +61,58 @@ class QueryAnalysis:
     phrases: tuple[str, ...]
     asks_for_list: bool
     asks_for_superlative: bool
+    asks_about_figure: bool
+    references: tuple[tuple[str, str], ...]
+    cjk_share: float | None
+    asked: str
+    understood: Understood
+    # What is read on demand, once (a mutable cache of a frozen record; not compared).
+    _lazy: dict[object, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def reference(self, kind: str) -> str:
+        """The numbered ``kind`` ("table" or "image") the question points at, "" when none."""
+        return next((found for k, found in self.references if k == kind), "")
+
+    def language_at(self, min_cjk_share: float) -> Language:
+        """The question's language when ``min_cjk_share`` of its words must be CJK for Chinese:
+        ``text.language.detect_language``'s rule over the share read once (no words: Chinese)."""
+        share = self.cjk_share
+        return "zh" if share is None or share >= min_cjk_share else "en"
+
+    @property
+    def name(self) -> str:
+        """The company or report the question names first (``text.names.leading_name``)."""
+        return cast(str, self._once("name", lambda: leading_name(self.text)))
+
+    def spans(self, subjects: Collection[str] = ()) -> tuple[Span, ...]:
+        """The question's period, subject and metric spans, ``subjects`` being the library's
+        report subjects (``text.spans.spans``)."""
+        key = ("spans", tuple(subjects))
+        return cast(tuple[Span, ...], self._once(key, lambda: tuple(spans(self.text, subjects))))
+
+    def aspects(self, subjects: Collection[str] = ()) -> Aspects:
+        """The companies, years and metrics the question asks about, ``subjects`` being the
+        sources' report subjects (``text.aspects.question_aspects``)."""
+        key = ("aspects", tuple(subjects))
+        return cast(Aspects, self._once(key, lambda: question_aspects(self.text, subjects)))
+
+    def _once(self, key: object, read: Any) -> object:
+        if key not in self._lazy:
+            self._lazy[key] = read()
+        return self._lazy[key]
 
 
-def analyse_query(text: str) -> QueryAnalysis:
-    """Analyse ``text`` (a question) once for every stage."""
+def analyse_query(question: str, understood: Understood | None = None) -> QueryAnalysis:
+    """Analyse a question once for every stage.
+
+    ``question`` is the question as asked; ``understood`` how the conversation made it
+    standalone (the pipeline's follow-up step), whose text is the one analysed; without it the
+    question stands alone as asked.
+    """
+    understood = understood if understood is not None else Understood(question)
+    text = understood.text
     synonyms = tuple(FINANCE_SYNONYMS.expand(text))
     return QueryAnalysis(
         text=text,
@@ -53,4 +126,9 @@ def analyse_query(text: str) -> QueryAnalysis:
         phrases=tuple(phrases(text)),
         asks_for_list=asks_for_list(text),
         asks_for_superlative=asks_for_superlative(text),
+        asks_about_figure=asks_about_figure(text),
+        references=tuple(content_references(text).items()),
+        cjk_share=cjk_share(text),
+        asked=question,
+        understood=understood,
     )

@@ -24,6 +24,7 @@ from rag_app.answer.offline import NOT_FOUND, NOTICE, ExtractiveAnswerer
 from rag_app.answer.openai_client import OpenAIChatLLM
 from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
 from rag_app.models import Chunk
+from rag_app.understand.analysis import analyse_query
 from tests.openai_stub_server import OpenAIStubServer, Reply
 
 TEXT = Chunk(
@@ -54,7 +55,7 @@ WITH_SOURCES = GenerationRequest(
         ChatMessage("system", "只根据参考资料回答，并用 [Source N] 标注出处。"),
         ChatMessage("user", f"[Source 2] {TEXT.text}\n[Source 5] 中芯南方 3.5\n\n{QUESTION}"),
     ),
-    question=QUESTION,
+    analysis=analyse_query(QUESTION),
     sources=((2, TEXT), (5, TABLE)),
     language="zh",
 )
@@ -168,7 +169,7 @@ class TestExtractiveAnswerer(LLMContract):
 
     def will_answer(self, llm: LLM, request: GenerationRequest) -> str:
         assert isinstance(llm, ExtractiveAnswerer)
-        return llm.answer_text(request.question, request.sources, request.language)
+        return llm.answer_text(request.analysis, request.sources, request.language)
 
     def test_quotes_the_row_the_question_names_with_its_source_number(
         self, llm: ExtractiveAnswerer

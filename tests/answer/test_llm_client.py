@@ -24,6 +24,7 @@ from rag_app.answer.base import (
 )
 from rag_app.answer.openai_client import OpenAIChatLLM
 from rag_app.answer.scripted import ScriptedLLM, ScriptedResponse
+from rag_app.understand.analysis import analyse_query
 from tests.openai_stub_server import OpenAIStubServer, Reply
 
 KEY = "sk-test-9f8e7d6c5b4a3210SECRETabcd"
@@ -127,7 +128,7 @@ def test_rejects_malformed_messages():
     with pytest.raises(ValueError):
         GenerationRequest.from_messages([])
     with pytest.raises(ValueError):
-        GenerationRequest(("hi",), "hi")  # type: ignore[arg-type]
+        GenerationRequest(("hi",), analyse_query("hi"))  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ChatMessage("robot", "hi")  # type: ignore[arg-type]
 

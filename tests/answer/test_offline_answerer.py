@@ -22,6 +22,7 @@ from rag_app.text.analyzer import match_terms as tokenize
 from rag_app.text.language import Language
 from rag_app.text.subjects import subject_words
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import REPO_ROOT
 
 CAPACITY_HTML = (
@@ -101,7 +102,9 @@ def request(
     question: str, sources: Sequence[tuple[int, Chunk]], lang: Language = "zh"
 ) -> GenerationRequest:
     """A request as the pipeline makes one; the offline answerer reads all but the messages."""
-    return GenerationRequest((ChatMessage("user", question),), question, tuple(sources), lang)
+    return GenerationRequest(
+        (ChatMessage("user", question),), analyse_query(question), tuple(sources), lang
+    )
 
 
 def test_chinese_text_question_quotes_the_sentence_with_its_source(answerer):
@@ -122,11 +125,13 @@ def test_streams_in_small_pieces_ending_in_done(answerer):
     # pieces of at most 4 characters, except whole words ("28nm ") and markers
     assert all(len(e.text) <= 4 or e.text.isascii() for e in tokens)
     assert "[Source 1]" in [e.text for e in tokens]  # a marker is never split
-    assert collect(events).text == answerer.answer_text("中芯国际2023年营业收入是多少？", SOURCES)
+    assert collect(events).text == answerer.answer_text(
+        analyse_query("中芯国际2023年营业收入是多少？"), SOURCES
+    )
 
 
 def test_table_question_picks_the_named_row_with_headers(answerer):
-    answer = answerer.answer_text("中芯南方的产能是多少", SOURCES)
+    answer = answerer.answer_text(analyse_query("中芯南方的产能是多少"), SOURCES)
     lines = quoted_lines(answer)
     assert lines[0] == (
         "- 公司: 中芯南方; 2023年 / 产能（万片/月）: 3.5; 2023年 / 制程: 14nm [Source 2]"
@@ -138,12 +143,14 @@ def test_table_row_chosen_among_many_similar_rows():
     rows = "".join(f"<tr><td>晶圆厂{i}</td><td>{i * 10}</td></tr>" for i in range(1, 30))
     html = f"<table><tr><th>工厂</th><th>产能</th></tr>{rows}<tr><td>中芯南方</td><td>3.5</td></tr></table>"
     chunk = Chunk("t", "d", "table", "", "", (0,), table_html=html, header_rows=1)
-    lines = quoted_lines(ExtractiveAnswerer().answer_text("中芯南方的产能是多少", [(4, chunk)]))
+    lines = quoted_lines(
+        ExtractiveAnswerer().answer_text(analyse_query("中芯南方的产能是多少"), [(4, chunk)])
+    )
     assert lines[0] == "- 工厂: 中芯南方; 产能: 3.5 [Source 4]"
 
 
 def test_image_question_uses_caption_and_description(answerer):
-    answer = answerer.answer_text("台积电的市场份额是多少？", SOURCES)
+    answer = answerer.answer_text(analyse_query("台积电的市场份额是多少？"), SOURCES)
     lines = quoted_lines(answer)
     assert lines[0] == (
         "- 图3：2023年全球晶圆代工市场份额：台积电占据全球晶圆代工市场约60%的份额。 [Source 3]"
@@ -152,12 +159,14 @@ def test_image_question_uses_caption_and_description(answerer):
 
 def test_image_with_caption_only():
     chunk = Chunk("i", "d", "image", "", "", (0,), caption="图5：中国大陆晶圆厂扩产计划")
-    answer = ExtractiveAnswerer().answer_text("大陆晶圆厂的扩产计划", [(1, chunk)])
+    answer = ExtractiveAnswerer().answer_text(analyse_query("大陆晶圆厂的扩产计划"), [(1, chunk)])
     assert quoted_lines(answer) == ["- 图5：中国大陆晶圆厂扩产计划 [Source 1]"]
 
 
 def test_english_question(answerer):
-    answer = answerer.answer_text("What was SMIC's gross margin?", [(5, ENGLISH)], lang="en")
+    answer = answerer.answer_text(
+        analyse_query("What was SMIC's gross margin?"), [(5, ENGLISH)], lang="en"
+    )
     assert answer.splitlines()[0] == NOTICE["en"]
     lines = quoted_lines(answer)
     assert lines[0] == "- Gross margin fell to 19.3% as utilisation declined. [Source 5]"
@@ -183,19 +192,19 @@ def test_answers_the_requests_question_and_sources_not_its_messages(answerer):
         ChatMessage("system", "只根据参考资料回答。"),
         ChatMessage("user", "台积电的市场份额"),
     )
-    ask = GenerationRequest(prompt, question, ((7, TABLE), (9, TEXT)), "en")
+    ask = GenerationRequest(prompt, analyse_query(question), ((7, TABLE), (9, TEXT)), "en")
     answer = collect(answerer.stream(ask)).text
-    assert answer == answerer.answer_text(question, [(7, TABLE), (9, TEXT)], "en")
+    assert answer == answerer.answer_text(analyse_query(question), [(7, TABLE), (9, TEXT)], "en")
     assert answer.startswith(NOTICE["en"]) and "中芯南方" in quoted_lines(answer)[0]
 
 
 def test_no_sources(answerer):
-    answer = answerer.answer_text("中芯南方的产能是多少", [])
+    answer = answerer.answer_text(analyse_query("中芯南方的产能是多少"), [])
     assert answer == f"{NOTICE['zh']}\n\n{NOT_FOUND['zh']}"
 
 
 def test_source_numbers_come_from_the_caller(answerer):
-    answer = answerer.answer_text("中芯南方的产能是多少", [(7, TABLE), (9, TEXT)])
+    answer = answerer.answer_text(analyse_query("中芯南方的产能是多少"), [(7, TABLE), (9, TEXT)])
     assert "[Source 7]" in answer and "[Source 9]" in answer
     assert "[Source 1]" not in answer
 
@@ -239,7 +248,7 @@ def test_deterministic(answerer):
 def test_sentence_count_is_bounded():
     def lines(most: int, least: int) -> list[str]:
         answerer = ExtractiveAnswerer(max_sentences=most, min_sentences=least)
-        return quoted_lines(answerer.answer_text("中芯国际", SOURCES))
+        return quoted_lines(answerer.answer_text(analyse_query("中芯国际"), SOURCES))
 
     ranked = lines(5, 5)  # five quotes share a term with the question, best first
     assert len(ranked) == 5
@@ -342,27 +351,40 @@ def test_a_question_naming_one_report_is_not_answered_from_a_look_alike_table():
     """Every report has a 盈利预测 table; asked about 比亚迪, the answer quotes 比亚迪's row only,
     even when 宁德时代's table is retrieved first."""
     answerer = ExtractiveAnswerer()
-    answer = answerer.answer_text("比亚迪2025年的营业收入预测是多少？", [(1, CATL), (2, BYD)])
+    answer = answerer.answer_text(
+        analyse_query("比亚迪2025年的营业收入预测是多少？"), [(1, CATL), (2, BYD)]
+    )
     assert "925,400 [Source 2]" in answer and "412,680" not in answer
-    both = answerer.answer_text("比亚迪和宁德时代2025年的营业收入预测", [(1, CATL), (2, BYD)])
+    both = answerer.answer_text(
+        analyse_query("比亚迪和宁德时代2025年的营业收入预测"), [(1, CATL), (2, BYD)]
+    )
     assert "925,400" in both and "412,680" in both  # both named: both quoted
-    neither = answerer.answer_text("2025年的营业收入预测是多少？", [(1, CATL), (2, BYD)])
+    neither = answerer.answer_text(
+        analyse_query("2025年的营业收入预测是多少？"), [(1, CATL), (2, BYD)]
+    )
     assert "412,680" in neither  # no report named: nothing is filtered
     assert subject_words(CATL) == {"宁德时代"}
-    assert named_sources("What is BYD's revenue?", [(1, CATL), (2, BYD)]) is None
+    assert named_sources(analyse_query("What is BYD's revenue?"), [(1, CATL), (2, BYD)]) is None
     # every chunk of a named report stays, whatever section it is in
     byd_pe = _forecast("byd", "比亚迪（002594.SZ）深度报告", "18.2", label="市盈率（倍）")
-    assert named_sources("比亚迪的市盈率", [(1, CATL), (2, BYD), (3, byd_pe)]) == {2, 3}
-    assert named_sources("比亚迪的市盈率", [(2, BYD), (3, byd_pe)]) is None  # one report
+    assert named_sources(analyse_query("比亚迪的市盈率"), [(1, CATL), (2, BYD), (3, byd_pe)]) == {
+        2,
+        3,
+    }
+    assert (
+        named_sources(analyse_query("比亚迪的市盈率"), [(2, BYD), (3, byd_pe)]) is None
+    )  # one report
 
 
 def test_finance_synonyms_meet_across_languages():
     """An English question meets a Chinese row: P/E is 市盈率, and 2026 is the 2026E column."""
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "106.2", label="市盈率（倍）")
-    answer = ExtractiveAnswerer().answer_text("What is the forecast P/E for 2025?", [(1, smic)])
+    answer = ExtractiveAnswerer().answer_text(
+        analyse_query("What is the forecast P/E for 2025?"), [(1, smic)]
+    )
     assert "106.2 [Source 1]" in answer
     english = ExtractiveAnswerer().answer_text(
-        "What is the forecast P/E for 2025?", [(1, smic)], lang="en"
+        analyse_query("What is the forecast P/E for 2025?"), [(1, smic)], lang="en"
     )
     assert value_lines(english) == ["中芯国际 2025E 市盈率: 106.2 倍 [Source 1]"]  # no "："
 
@@ -390,7 +412,7 @@ def test_a_question_naming_two_reports_quotes_each_of_them():
     )
     sources = [(1, catl_rows[0]), (2, catl_rows[1]), (3, catl_rows[2]), (4, byd_chart), (5, BYD)]
     answer = ExtractiveAnswerer().answer_text(
-        "比亚迪和宁德时代2025年的营业收入预测分别是多少？", sources
+        analyse_query("比亚迪和宁德时代2025年的营业收入预测分别是多少？"), sources
     )
     assert "412,680 [Source 1]" in answer
     assert "925,400 [Source 5]" in answer  # the 营业收入 row, not the chart naming 比亚迪
@@ -398,7 +420,9 @@ def test_a_question_naming_two_reports_quotes_each_of_them():
 
 def test_plural_english_terms_meet_their_synonyms():
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "21.8", label="毛利率（%）")
-    answer = ExtractiveAnswerer().answer_text("What are the 2025E gross margins?", [(1, smic)])
+    answer = ExtractiveAnswerer().answer_text(
+        analyse_query("What are the 2025E gross margins?"), [(1, smic)]
+    )
     assert "21.8 [Source 1]" in answer
 
 
@@ -471,7 +495,9 @@ LINES = Chunk(
     ["中芯国际的产线有哪些？", "列出中芯国际的产线", "Which production lines does SMIC have?"],
 )
 def test_a_list_question_gets_the_names_the_list_table_gives(answerer, question):
-    lines = quoted_lines(answerer.answer_text(question, [(1, TEXT), (3, IMAGE), (4, LINES)]))
+    lines = quoted_lines(
+        answerer.answer_text(analyse_query(question), [(1, TEXT), (3, IMAGE), (4, LINES)])
+    )
     # the naming column (not the numbers, not the repeated wafer sizes, not the total row),
     # once, and no row of the same table again
     assert lines[0] == (
@@ -490,18 +516,20 @@ def test_a_list_question_gets_the_names_the_list_table_gives(answerer, question)
     ],
 )
 def test_other_questions_do_not_get_a_list(answerer, question):
-    answer = answerer.answer_text(question, [*SOURCES, (4, LINES)])
+    answer = answerer.answer_text(analyse_query(question), [*SOURCES, (4, LINES)])
     assert "厂区: 中芯上海（S1）; 中芯天津（T1）" not in answer
 
 
 def test_the_company_a_report_is_about_does_not_make_a_table_its_list(answerer):
-    answer = answerer.answer_text("中芯国际有哪些竞争优势？", [*SOURCES, (4, LINES)])
+    answer = answerer.answer_text(analyse_query("中芯国际有哪些竞争优势？"), [*SOURCES, (4, LINES)])
     assert "厂区: 中芯上海（S1）; 中芯天津（T1）" not in answer
 
 
 def test_a_list_question_naming_a_cell_value_gets_the_rows_that_have_it(answerer):
     sources = [(1, TEXT), (4, LINES)]
-    lines = quoted_lines(answerer.answer_text("中芯国际有哪几座12英寸晶圆厂？", sources))
+    lines = quoted_lines(
+        answerer.answer_text(analyse_query("中芯国际有哪几座12英寸晶圆厂？"), sources)
+    )
     # 12英寸 is a 晶圆尺寸 cell: only those rows, and the list says so
     assert lines[0] == (
         "- 表6：中芯国际产线一览 · 12英寸 · 厂区: 中芯北京（B1）; 中芯南方（SN1） [Source 4]"
@@ -542,21 +570,30 @@ def value_lines(answer: str) -> list[str]:
 
 
 def test_a_year_and_row_question_leads_with_the_value_its_unit_period_and_subject():
-    answer = ExtractiveAnswerer().answer_text("中芯国际2025年的市盈率是多少？", [(3, VALUATION)])
+    answer = ExtractiveAnswerer().answer_text(
+        analyse_query("中芯国际2025年的市盈率是多少？"), [(3, VALUATION)]
+    )
     assert value_lines(answer) == ["中芯国际 2025E 市盈率：106.2 倍 [Source 3]"]
     # the row follows as the evidence (it gives the other years too)
     assert quoted_lines(answer)[0].startswith("- 项目: 市盈率（倍）; 2024A: 120.5")
     # the unit comes from the caption when the row label has none
-    revenue = ExtractiveAnswerer().answer_text("中芯国际2026E营业收入", [(1, VALUATION)])
+    revenue = ExtractiveAnswerer().answer_text(
+        analyse_query("中芯国际2026E营业收入"), [(1, VALUATION)]
+    )
     assert value_lines(revenue) == ["中芯国际 2026E 营业收入：77,420 百万元 [Source 1]"]
     off = ExtractiveAnswerer(settings=OfflineSettings(value_lines=False))
-    assert value_lines(off.answer_text("中芯国际2025年的市盈率是多少？", [(3, VALUATION)])) == []
+    assert (
+        value_lines(
+            off.answer_text(analyse_query("中芯国际2025年的市盈率是多少？"), [(3, VALUATION)])
+        )
+        == []
+    )
 
 
 def test_no_value_line_gives_another_companys_number():
     # 中芯国际's row is no answer to a question on 蓝鲸存储科技 (a report the sources lack)
     answer = ExtractiveAnswerer().answer_text(
-        "蓝鲸存储科技2025年的市盈率是多少？", [(3, VALUATION)]
+        analyse_query("蓝鲸存储科技2025年的市盈率是多少？"), [(3, VALUATION)]
     )
     assert value_lines(answer) == []
 
@@ -564,14 +601,20 @@ def test_no_value_line_gives_another_companys_number():
 def test_rows_that_answer_nothing_are_dropped():
     question = "中芯国际2025年的市盈率是多少？"
     bare = OfflineSettings(value_lines=False, on_question_only=False)
-    quoted = quoted_lines(ExtractiveAnswerer(settings=bare).answer_text(question, [(3, VALUATION)]))
+    quoted = quoted_lines(
+        ExtractiveAnswerer(settings=bare).answer_text(analyse_query(question), [(3, VALUATION)])
+    )
     assert any("营业收入" in line for line in quoted)  # min_sentences: a second row, any row
-    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(3, VALUATION)]))
+    lines = quoted_lines(
+        ExtractiveAnswerer().answer_text(analyse_query(question), [(3, VALUATION)])
+    )
     assert lines and all("市盈率" in line for line in lines)
     # the on-question test alone drops it too: 营业收入 is another metric than 市盈率
     on_question = dataclasses.replace(bare, on_question_only=True)
     quoted = quoted_lines(
-        ExtractiveAnswerer(settings=on_question).answer_text(question, [(3, VALUATION)])
+        ExtractiveAnswerer(settings=on_question).answer_text(
+            analyse_query(question), [(3, VALUATION)]
+        )
     )
     assert quoted and not any("营业收入" in line for line in quoted)
 
@@ -586,20 +629,28 @@ def test_a_sentence_about_another_year_is_not_quoted_while_one_on_the_year_is():
         (3,),
     )
     question = "中芯国际2024年的毛利率是多少？"
-    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, report)]))
+    lines = quoted_lines(ExtractiveAnswerer().answer_text(analyse_query(question), [(1, report)]))
     assert lines == ["- 中芯国际2024年毛利率为18.6%，同比下降0.7个百分点。 [Source 1]"]
     off = OfflineSettings(on_question_only=False)
-    both = quoted_lines(ExtractiveAnswerer(settings=off).answer_text(question, [(1, report)]))
+    both = quoted_lines(
+        ExtractiveAnswerer(settings=off).answer_text(analyse_query(question), [(1, report)])
+    )
     assert any("2026年" in line for line in both)
     # asked about 2030, nothing is on the year: the best quotes stay (the check flags them)
-    assert quoted_lines(ExtractiveAnswerer().answer_text("中芯国际2030年的毛利率", [(1, report)]))
+    assert quoted_lines(
+        ExtractiveAnswerer().answer_text(analyse_query("中芯国际2030年的毛利率"), [(1, report)])
+    )
 
 
 def test_a_growth_row_is_named_with_the_row_above_it():
-    answer = ExtractiveAnswerer().answer_text("中芯国际2025年归母净利润增长率", [(2, VALUATION)])
+    answer = ExtractiveAnswerer().answer_text(
+        analyse_query("中芯国际2025年归母净利润增长率"), [(2, VALUATION)]
+    )
     assert value_lines(answer) == ["中芯国际 2025E 归母净利润增长率：40.8% [Source 2]"]
     # a quarter is no whole-year column: no line
-    quarter = ExtractiveAnswerer().answer_text("中芯国际2025Q1的市盈率", [(3, VALUATION)])
+    quarter = ExtractiveAnswerer().answer_text(
+        analyse_query("中芯国际2025Q1的市盈率"), [(3, VALUATION)]
+    )
     assert value_lines(quarter) == []
 
 
@@ -621,14 +672,16 @@ FIGURE = Chunk(
 
 def test_a_figure_question_gets_the_sentence_stating_the_trend():
     question = "图3显示的季度营收趋势如何？"
-    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, TEXT), (2, FIGURE)]))
+    lines = quoted_lines(
+        ExtractiveAnswerer().answer_text(analyse_query(question), [(1, TEXT), (2, FIGURE)])
+    )
     assert lines[0] == (
         "- 图3：中芯国际季度营收及增速：2024Q4营收为样本期内单季最高，"
         "同比增速自2023Q4由负转正并持续扩大。 [Source 2]"
     )  # named by its caption, once
     assert not any("左轴" in line or "纵轴" in line for line in lines)  # axes answer nothing
     without = ExtractiveAnswerer(settings=OfflineSettings(figure_sentences=False))
-    first = quoted_lines(without.answer_text(question, [(1, TEXT), (2, FIGURE)]))[0]
+    first = quoted_lines(without.answer_text(analyse_query(question), [(1, TEXT), (2, FIGURE)]))[0]
     assert "单季最高" not in first  # without the feature, what shares the most words wins
     # the figure the question points at before another figure's trend
     other = dataclasses.replace(
@@ -637,7 +690,9 @@ def test_a_figure_question_gets_the_sentence_stating_the_trend():
         caption="图1：中芯国际年度营收",
         description="2019-2024年中芯国际年度营收持续增长，季度波动较小。",
     )
-    lines = quoted_lines(ExtractiveAnswerer().answer_text(question, [(1, other), (2, FIGURE)]))
+    lines = quoted_lines(
+        ExtractiveAnswerer().answer_text(analyse_query(question), [(1, other), (2, FIGURE)])
+    )
     assert lines[0].endswith("[Source 2]")
 
 
@@ -650,6 +705,8 @@ def test_mineru_latex_is_quoted_as_text():
         "",
         (0,),
     )
-    answer = ExtractiveAnswerer().answer_text("神行电池的单体容量是多少？", [(1, chunk)])
+    answer = ExtractiveAnswerer().answer_text(
+        analyse_query("神行电池的单体容量是多少？"), [(1, chunk)]
+    )
     assert "单体容量≥196 Ah，能量密度领先行业。 [Source 1]" in answer
     assert "$" not in answer and "mathrm" not in answer

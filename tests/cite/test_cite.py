@@ -27,6 +27,10 @@ from rag_app.cite.markers import MAX_RANGE
 from rag_app.index.embedder import HashEmbedder
 from rag_app.models import Chunk, Hit
 from rag_app.prompt.builder import build_prompt
+from rag_app.understand.analysis import analyse_query
+
+# The support cases hold no question: an empty one leaves the relevance check out.
+NO_QUESTION = analyse_query("")
 
 # -- fixtures: a small report ---------------------------------------------------------------
 
@@ -291,7 +295,7 @@ def test_decimals_and_urls_do_not_split() -> None:
 
 def test_citations_carry_their_chunk_and_counts() -> None:
     text = "公司2024年实现营业收入577.96亿元 [Source 1]。2024Q3月产能88.4万片 [3]。创历史新高【来源1】。"
-    report = check_answer(text, SOURCES, None)
+    report = check_answer(text, SOURCES, None, NO_QUESTION)
     assert report.cited_sources == (1, 3)
     first, third = report.citations
     assert (first.number, first.chunk_id, first.doc_id) == (1, "smic:0001", "smic")
@@ -303,7 +307,7 @@ def test_citations_carry_their_chunk_and_counts() -> None:
 
 def test_dangling_numbers_are_reported() -> None:
     text = "台积电占据全球晶圆代工市场约64.9%的份额 [Source 9]。公司营收577.96亿元 [Source 1][Source 7]。"
-    report = check_answer(text, SOURCES, None)
+    report = check_answer(text, SOURCES, None, NO_QUESTION)
     assert report.dangling == (7, 9)
     assert report.cited_sources == (1,)
     tsmc, revenue = report.sentences
@@ -317,8 +321,8 @@ def test_dangling_numbers_are_reported() -> None:
 
 
 def test_empty_answer_and_no_sources() -> None:
-    assert check_answer("", SOURCES, None).sentences == ()
-    report = check_answer("营收为577.96亿元 [Source 1]。", {}, None)
+    assert check_answer("", SOURCES, None, NO_QUESTION).sentences == ()
+    report = check_answer("营收为577.96亿元 [Source 1]。", {}, None, NO_QUESTION)
     assert report.dangling == (1,)
     assert report.unsupported_count == 1
 
@@ -329,7 +333,10 @@ def test_empty_answer_and_no_sources() -> None:
 @pytest.mark.parametrize("embedder", [None, HashEmbedder()], ids=["words-only", "hash"])
 def test_a_copied_table_row_is_supported(embedder) -> None:  # type: ignore[no-untyped-def]
     report = check_answer(
-        "营业收入（亿元）: 2022A 495.2; 2023A 452; 2024A 577.96 [Source 2]", SOURCES, embedder
+        "营业收入（亿元）: 2022A 495.2; 2023A 452; 2024A 577.96 [Source 2]",
+        SOURCES,
+        embedder,
+        NO_QUESTION,
     )
     check = only(report)
     assert check.supported and check.support >= 0.9
@@ -339,13 +346,17 @@ def test_a_copied_table_row_is_supported(embedder) -> None:  # type: ignore[no-u
 
 @pytest.mark.parametrize("embedder", [None, HashEmbedder()], ids=["words-only", "hash"])
 def test_prose_stating_a_row_is_supported(embedder) -> None:  # type: ignore[no-untyped-def]
-    check = only(check_answer("公司2023年营业收入为452亿元。[Source 2]", SOURCES, embedder))
+    check = only(
+        check_answer("公司2023年营业收入为452亿元。[Source 2]", SOURCES, embedder, NO_QUESTION)
+    )
     assert check.supported and check.support >= 0.8
 
 
 @pytest.mark.parametrize("embedder", [None, HashEmbedder()], ids=["words-only", "hash"])
 def test_one_changed_number_is_flagged(embedder) -> None:  # type: ignore[no-untyped-def]
-    check = only(check_answer("公司2023年营业收入为542亿元。[Source 2]", SOURCES, embedder))
+    check = only(
+        check_answer("公司2023年营业收入为542亿元。[Source 2]", SOURCES, embedder, NO_QUESTION)
+    )
     assert not check.supported
     assert check.support <= 0.25
     assert check.reason == "number 542 not found in Source 2"
@@ -354,14 +365,16 @@ def test_one_changed_number_is_flagged(embedder) -> None:  # type: ignore[no-unt
 def test_numbers_are_compared_as_values() -> None:
     chunk = Chunk("c", "d", "text", "营业收入为1,234.5亿元，毛利率20.0%，净利率为8.6%。", "", (0,))
     for sentence in ("营业收入为1234.5亿元 [1]。", "毛利率20% [1]。", "净利率约为9% [1]。"):
-        assert only(check_answer(sentence, {1: chunk}, None)).supported, sentence
-    assert not only(check_answer("净利率约为8.7% [1]。", {1: chunk}, None)).supported
+        assert only(check_answer(sentence, {1: chunk}, None, NO_QUESTION)).supported, sentence
+    assert not only(check_answer("净利率约为8.7% [1]。", {1: chunk}, None, NO_QUESTION)).supported
 
 
 def test_an_unrelated_sentence_citing_a_source_is_flagged() -> None:
     for embedder in (None, HashEmbedder()):
         check = only(
-            check_answer("苹果公司发布了新款手机，市场反响热烈。[Source 1]", SOURCES, embedder)
+            check_answer(
+                "苹果公司发布了新款手机，市场反响热烈。[Source 1]", SOURCES, embedder, NO_QUESTION
+            )
         )
         assert not check.supported and check.support < 0.3
         assert check.reason == "Source 1 does not support this sentence"
@@ -370,18 +383,22 @@ def test_an_unrelated_sentence_citing_a_source_is_flagged() -> None:
 def test_a_wrong_citation_names_the_source_that_supports_it() -> None:
     for embedder in (None, HashEmbedder()):
         check = only(
-            check_answer("2024Q3月产能88.4万片，产能利用率90.4%。[Source 1]", SOURCES, embedder)
+            check_answer(
+                "2024Q3月产能88.4万片，产能利用率90.4%。[Source 1]", SOURCES, embedder, NO_QUESTION
+            )
         )
         assert not check.supported
         assert check.reason == "cited source does not support; Source 3 does"
         assert check.best_source == 3
-    english = only(check_answer("Gross margin fell to 18.6% [Source 4].", SOURCES, None))
+    english = only(
+        check_answer("Gross margin fell to 18.6% [Source 4].", SOURCES, None, NO_QUESTION)
+    )
     assert english.reason == "cited source does not support; Source 5 does"
 
 
 def test_uncited_factual_sentences_are_flagged_as_uncited() -> None:
     report = check_answer(
-        "公司2024年实现营业收入577.96亿元。苹果公司发布了新款手机。", SOURCES, None
+        "公司2024年实现营业收入577.96亿元。苹果公司发布了新款手机。", SOURCES, None, NO_QUESTION
     )
     supported, invented = report.sentences
     assert supported.uncited and supported.supported and supported.flagged
@@ -394,7 +411,9 @@ def test_uncited_factual_sentences_are_flagged_as_uncited() -> None:
 
 
 def test_a_clause_before_a_semicolon_takes_the_citation_after_it() -> None:
-    report = check_answer("2024Q3产能利用率为90.4%；2024Q4为85.5% [Source 3]。", SOURCES, None)
+    report = check_answer(
+        "2024Q3产能利用率为90.4%；2024Q4为85.5% [Source 3]。", SOURCES, None, NO_QUESTION
+    )
     assert [s.cited for s in report.sentences] == [(3,), (3,)]
     assert all(s.supported for s in report.sentences)
 
@@ -405,7 +424,7 @@ def test_a_sentence_takes_the_citation_of_the_next_one_that_continues_it() -> No
         "This was up 27% year on year [Source 5].\n"
         "Gross margin fell to 18.6%. Capital expenditure stays flat [Source 5]."
     )
-    report = check_answer(answer, SOURCES, None)
+    report = check_answer(answer, SOURCES, None, NO_QUESTION)
     cited = [s.cited for s in report.sentences]
     assert cited[:2] == [(5,), (5,)]  # "This was ..." continues the sentence before
     assert cited[2] == ()  # a new statement does not borrow the next one's citation
@@ -425,7 +444,7 @@ def test_a_sentence_takes_the_citation_of_the_next_one_that_continues_it() -> No
     ],
 )
 def test_not_found_replies_notices_and_headings_are_not_flagged(answer: str) -> None:
-    report = check_answer(answer, SOURCES, HashEmbedder())
+    report = check_answer(answer, SOURCES, HashEmbedder(), NO_QUESTION)
     assert report.unsupported_count == 0 and report.uncited_count == 0
     assert report.flagged == ()
     assert all(not s.factual and s.supported for s in report.sentences)
@@ -439,8 +458,8 @@ def test_the_offline_answerers_quotes_are_all_supported() -> None:
         "2024Q3的月产能和产能利用率？",
         "台积电的市场份额？",
     ):
-        answer = answerer.answer_text(question, numbered, "zh")
-        report = check_answer(answer, SOURCES, HashEmbedder())
+        answer = answerer.answer_text(analyse_query(question), numbered, "zh")
+        report = check_answer(answer, SOURCES, HashEmbedder(), NO_QUESTION)
         factual = [s for s in report.sentences if s.factual]
         assert factual, answer
         assert report.flagged == (), (answer, report.flagged)
@@ -450,7 +469,7 @@ def test_the_offline_answerers_quotes_are_all_supported() -> None:
 def test_prompt_sources_are_checked_against_the_block_the_model_saw(counter) -> None:  # type: ignore[no-untyped-def]
     hits = [Hit(TEXT, 0.9, 1), Hit(FORECAST, 0.8, 2), Hit(CAPACITY, 0.7, 3)]
     prompt = build_prompt(
-        "中芯国际营收和产能？", hits, counter=counter, doc_names={"smic": "smic.pdf"}
+        analyse_query("中芯国际营收和产能？"), hits, counter=counter, doc_names={"smic": "smic.pdf"}
     )
     by_chunk = {s.hit.chunk.chunk_id: s.number for s in prompt.sources}
     table, capacity = by_chunk["smic:0004"], by_chunk["smic:0022"]
@@ -461,15 +480,17 @@ def test_prompt_sources_are_checked_against_the_block_the_model_saw(counter) -> 
     )
     # PromptResult.sources is accepted as is, or as a mapping
     for sources in (prompt.sources, {s.number: s for s in prompt.sources}):
-        report = check_answer(answer, sources, HashEmbedder())
+        report = check_answer(answer, sources, HashEmbedder(), NO_QUESTION)
         assert [s.supported for s in report.sentences] == [True, True, False]
         assert report.citation(table).chunk_id == "smic:0004"  # type: ignore[union-attr]
 
 
 def test_the_threshold_can_be_raised() -> None:
     sentence = "中芯南方负责先进制程的研发和量产，并计划扩产。[Source 1]"
-    relaxed = only(check_answer(sentence, SOURCES, None))
-    strict = only(check_answer(sentence, SOURCES, None, threshold=relaxed.support + 0.01))
+    relaxed = only(check_answer(sentence, SOURCES, None, NO_QUESTION))
+    strict = only(
+        check_answer(sentence, SOURCES, None, NO_QUESTION, threshold=relaxed.support + 0.01)
+    )
     assert relaxed.supported and not strict.supported
     assert strict.support == relaxed.support
     with pytest.raises(ValueError):
@@ -479,15 +500,15 @@ def test_the_threshold_can_be_raised() -> None:
 def test_embeddings_are_batched_and_only_asked_for_when_needed() -> None:
     embedder = CountingEmbedder(HashEmbedder())
     copied = "公司2024年实现营业收入577.96亿元，创历史新高。[Source 1]中芯南方主要负责14nm先进制程。[Source 1]"
-    check_answer(copied, SOURCES, embedder)
+    check_answer(copied, SOURCES, embedder, NO_QUESTION)
     assert embedder.calls == []  # words and numbers settle it
     paraphrases = (  # words and numbers leave each of these short of the threshold
         "Profitability weakened because added capacity raised depreciation [Source 5]. "
         "Capex is expected to stay broadly unchanged [Source 5].\n"
         "新增产能带来折旧，毛利率下滑 [Source 5]。"
     )
-    assert check_answer(paraphrases, SOURCES, None).unsupported_count == 3
-    report = check_answer(paraphrases, SOURCES, embedder)
+    assert check_answer(paraphrases, SOURCES, None, NO_QUESTION).unsupported_count == 3
+    report = check_answer(paraphrases, SOURCES, embedder, NO_QUESTION)
     assert len(report.sentences) == 3
     # one batch holds every sentence that needs a second opinion and its sources' best units;
     # a second batch only looks for the source that supports an unsupported sentence
@@ -507,7 +528,7 @@ def test_real_model_on_a_chinese_table_row_and_english_text(real_embedder) -> No
     embedder = CountingEmbedder(real)
 
     def verdict(sentence: str):  # type: ignore[no-untyped-def]
-        return only(check_answer(sentence, SOURCES, embedder))
+        return only(check_answer(sentence, SOURCES, embedder, NO_QUESTION))
 
     # Chinese table row: stated in prose, with a figure changed, off topic
     assert verdict(
@@ -526,7 +547,7 @@ def test_real_model_on_a_chinese_table_row_and_english_text(real_embedder) -> No
         "Profitability weakened because added capacity raised depreciation [Source 5].",
         "新增产能带来折旧，毛利率下滑 [Source 5]。",
     ):
-        assert not only(check_answer(sentence, SOURCES, hashed)).supported
+        assert not only(check_answer(sentence, SOURCES, hashed, NO_QUESTION)).supported
         assert verdict(sentence).supported
     assert not verdict("Apple released a new iPhone with a better camera [Source 5].").supported
     wrong = verdict("SMIC's 2024 revenue rose 27% to US$8.03 billion [Source 1].")
@@ -543,7 +564,7 @@ def test_real_model_on_a_chinese_table_row_and_english_text(real_embedder) -> No
             "先进工艺由中芯南方负责 [Source 1]。",
         ]
     )
-    report = check_answer(answer, SOURCES, embedder)
+    report = check_answer(answer, SOURCES, embedder, NO_QUESTION)
     assert report.unsupported_count == 0, report.flagged
     assert len(embedder.calls) <= 2
 

@@ -54,7 +54,7 @@ SOURCES = {1: TEXT, 2: FORECAST, 3: ENGLISH}
 
 def checked(answer: str, question: str, **settings: object):  # type: ignore[no-untyped-def]
     report = check_answer(
-        answer, SOURCES, None, settings=replace(CiteSettings(), **settings), question=question
+        answer, SOURCES, None, analyse_query(question), settings=replace(CiteSettings(), **settings)
     )
     return [s for s in report.sentences if s.factual], report
 
@@ -106,12 +106,11 @@ def test_a_row_read_out_clause_by_clause_is_judged_as_one_sentence():
     assert report.off_question_count == 0
 
 
-def test_the_setting_and_a_missing_question_turn_the_check_off():
+def test_the_setting_and_an_empty_question_turn_the_check_off():
     answer = "2025年营业收入预测为67,850百万元 [Source 2]。"
     (off,), report = checked(answer, "宁德时代2025年的营业收入预测是多少？", relevance=False)
     assert off.relevant and not report.relevance_checked
-    unasked = check_answer(answer, SOURCES, None)
+    unasked = check_answer(answer, SOURCES, None, analyse_query(""))
     assert not unasked.relevance_checked and unasked.off_question_count == 0
-    # the question's analysis may be passed as it is
-    analysed = check_answer(answer, SOURCES, None, question=analyse_query("宁德时代2025年营收"))
+    analysed = check_answer(answer, SOURCES, None, analyse_query("宁德时代2025年营收"))
     assert analysed.off_question_count == 1

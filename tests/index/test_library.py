@@ -23,6 +23,7 @@ from rag_app.index.store import collection_name
 from rag_app.ingest import ChunkingOptions, chunk_document, load_path
 from rag_app.models import IngestReport, Progress, SearchFilter
 from rag_app.retrieve import make_retriever
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA
 
 KB = "default"
@@ -118,7 +119,9 @@ def test_delete_removes_from_catalogue_vectors_keywords_and_assets(library: Libr
     assert not assets.exists()
     assert library.catalogue.generation(KB) == generation + 1
     for name in ("dense", "bm25", "rrf", "hybrid"):
-        hits = make_retriever(name, library, KB).retrieve("中芯国际产线 freight revenue", 10)
+        hits = make_retriever(name, library, KB).retrieve(
+            analyse_query("中芯国际产线 freight revenue"), 10
+        )
         assert hits and all(h.chunk.doc_id == "tatqa_like" for h in hits), name
 
     assert library.delete_document(KB, "smic_report") is False
@@ -386,7 +389,7 @@ def test_concurrent_searches_while_ingesting(library: Library) -> None:
             while not done.is_set() or n < 3:
                 query = queries[n % len(queries)]
                 for name in ("bm25", "dense", "rrf"):
-                    hits = make_retriever(name, library, KB).retrieve(query, 5)
+                    hits = make_retriever(name, library, KB).retrieve(analyse_query(query), 5)
                     assert all(h.chunk.chunk_id and h.rank == i for i, h in enumerate(hits, 1))
                 filtered = library.keyword_search(KB, query, 5, SearchFilter(types=("table",)))
                 assert all(c.type == "table" for c, _ in filtered)

@@ -27,6 +27,7 @@ from rag_app.prompt import (
 from rag_app.prompt.format import SEPARATOR
 from rag_app.text.table_rows import split_rows, table_shape
 from rag_app.text.tokens import TiktokenCounter, get_token_counter
+from rag_app.understand.analysis import analyse_query
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "prompt"
 DOC_NAMES = {"smic": "中芯国际深度报告.pdf", "industry": "半导体行业周报.pdf"}
@@ -151,7 +152,7 @@ def test_golden_chinese_text_table_image(counter):
         )
     ]
     result = build_prompt(
-        "中芯国际的产线布局和产能利用率情况如何？",
+        analyse_query("中芯国际的产线布局和产能利用率情况如何？"),
         mixed_hits(),
         history,
         counter=counter,
@@ -182,7 +183,7 @@ def test_golden_chinese_text_table_image(counter):
 
 def test_golden_english_question(counter):
     result = build_prompt(
-        "What is SMIC's production line layout and capacity utilisation?",
+        analyse_query("What is SMIC's production line layout and capacity utilisation?"),
         mixed_hits(),
         counter=counter,
         doc_names=DOC_NAMES,
@@ -199,7 +200,7 @@ def test_golden_english_question(counter):
 
 
 def test_golden_no_sources(counter):
-    result = build_prompt("中芯国际的海外收入占比是多少？", [], counter=counter)
+    result = build_prompt(analyse_query("中芯国际的海外收入占比是多少？"), [], counter=counter)
     assert result.sources == () and result.context == ""
     assert [m["role"] for m in result.messages] == ["system", "user"]
     user = result.messages[-1]["content"]
@@ -213,7 +214,9 @@ def test_golden_no_sources(counter):
 
 
 def test_empty_retrieval_in_english(counter):
-    result = build_prompt("What is SMIC's overseas revenue share?", [], counter=counter)
+    result = build_prompt(
+        analyse_query("What is SMIC's overseas revenue share?"), [], counter=counter
+    )
     assert "(No sources were retrieved.)" in result.messages[-1]["content"]
     assert result.report.context_tokens == 0
     check_report_adds_up(result, counter)
@@ -236,7 +239,9 @@ def big_table(n_rows: int = 400) -> Chunk:
 def test_one_huge_table_is_cut_by_rows(counter):
     small_text = replace(TEXT_FINANCE, chunk_id="after")
     hits = [Hit(big_table(), 0.9), Hit(small_text, 0.5)]
-    result = build_prompt("全部产线明细有哪些？", hits, counter=counter, doc_names=DOC_NAMES)
+    result = build_prompt(
+        analyse_query("全部产线明细有哪些？"), hits, counter=counter, doc_names=DOC_NAMES
+    )
     [table_section] = [s for s in result.report.by_kind("source") if s.chunk_id == "huge-table"]
     assert table_section.status == "cut"
     assert table_section.full_tokens > 3000 and "table rows kept" in table_section.reason
@@ -261,7 +266,7 @@ def test_one_huge_table_is_cut_by_rows(counter):
 def test_huge_table_cut_by_rows_in_html_form(counter):
     settings = PromptSettings(table_format="html")
     result = build_prompt(
-        "全部产线明细有哪些？",
+        analyse_query("全部产线明细有哪些？"),
         [Hit(big_table(), 0.9)],
         counter=counter,
         doc_names=DOC_NAMES,
@@ -280,7 +285,7 @@ def test_markdown_table_takes_fewer_tokens_than_html(counter):
     sizes = {}
     for form in ("markdown", "html"):
         settings = PromptSettings(table_format=form, context_budget=100_000, context_window=200_000)
-        result = build_prompt("产线？", hits, counter=counter, settings=settings)
+        result = build_prompt(analyse_query("产线？"), hits, counter=counter, settings=settings)
         sizes[form] = result.report.context_tokens
     assert sizes["markdown"] < 0.8 * sizes["html"]
 
@@ -288,7 +293,9 @@ def test_markdown_table_takes_fewer_tokens_than_html(counter):
 def test_long_first_text_is_cut_not_dropped(counter):
     long_text = replace(TEXT_LAYOUT, chunk_id="long", text="公司产能持续扩张。" * 800)
     settings = PromptSettings(context_budget=500)
-    result = build_prompt("产能如何？", [Hit(long_text, 0.9)], counter=counter, settings=settings)
+    result = build_prompt(
+        analyse_query("产能如何？"), [Hit(long_text, 0.9)], counter=counter, settings=settings
+    )
     [section] = result.report.by_kind("source")
     assert section.status == "cut" and section.source == 1
     assert 480 < result.report.context_tokens <= 500
@@ -300,7 +307,7 @@ def test_a_source_that_does_not_fit_is_skipped_and_smaller_ones_still_enter(coun
     medium = replace(TEXT_LAYOUT, chunk_id="medium", text="产能利用率回升。" * 120)
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(medium, 0.8), Hit(IMAGE_CAPACITY, 0.7)]
     settings = PromptSettings(context_budget=400, excerpts=False)
-    result = build_prompt("产能如何？", hits, counter=counter, settings=settings)
+    result = build_prompt(analyse_query("产能如何？"), hits, counter=counter, settings=settings)
     status = {s.chunk_id: s.status for s in result.report.by_kind("source")}
     assert status == {"smic-t08": "kept", "medium": "dropped", "smic-img14": "kept"}
     dropped = next(s for s in result.report.sections if s.chunk_id == "medium")
@@ -315,7 +322,9 @@ def test_long_history_drops_oldest_turns_first(counter):
         )
         for i in range(1, 11)
     ]
-    result = build_prompt("那净利率呢？", [Hit(TEXT_FINANCE, 0.8)], history, counter=counter)
+    result = build_prompt(
+        analyse_query("那净利率呢？"), [Hit(TEXT_FINANCE, 0.8)], history, counter=counter
+    )
     sections = result.report.by_kind("history")
     assert [s.name for s in sections] == [f"history turn {i}/10" for i in range(1, 11)]
     statuses = [s.status for s in sections]
@@ -336,7 +345,9 @@ def test_long_history_drops_oldest_turns_first(counter):
 def test_max_history_turns_limits_even_short_turns(counter):
     history = [Turn(f"问题{i}", f"回答{i}") for i in range(10)]
     settings = PromptSettings(max_history_turns=3)
-    result = build_prompt("还有呢？", [], history, settings=settings, counter=counter)
+    result = build_prompt(
+        analyse_query("还有呢？"), [], history, settings=settings, counter=counter
+    )
     assert [m["content"] for m in result.messages if m["role"] == "assistant"] == [
         "回答7",
         "回答8",
@@ -346,7 +357,7 @@ def test_max_history_turns_limits_even_short_turns(counter):
 
 def test_newest_turn_too_long_is_cut_not_dropped(counter):
     history = [Turn("上一个问题", "短回答"), Turn("介绍一下公司", "公司是晶圆代工龙头。" * 400)]
-    result = build_prompt("继续", [], history, counter=counter)
+    result = build_prompt(analyse_query("继续"), [], history, counter=counter)
     sections = result.report.by_kind("history")
     assert [s.status for s in sections] == ["dropped", "cut"]
     assert result.messages[2]["content"].endswith("……（内容过长，以下已截断）")
@@ -355,7 +366,9 @@ def test_newest_turn_too_long_is_cut_not_dropped(counter):
 
 def test_small_window_shrinks_the_context_limit(counter):
     settings = PromptSettings(context_window=2200, answer_reserve=1024)
-    result = build_prompt("产线布局？", mixed_hits(), counter=counter, settings=settings)
+    result = build_prompt(
+        analyse_query("产线布局？"), mixed_hits(), counter=counter, settings=settings
+    )
     assert result.report.context_limit < 3000
     assert result.report.total_tokens <= 2200
     check_report_adds_up(result, counter)
@@ -363,12 +376,17 @@ def test_small_window_shrinks_the_context_limit(counter):
 
 def test_window_too_small_for_the_instructions_raises(counter):
     with pytest.raises(ValueError, match="no room for the question"):
-        build_prompt("产线？", [], counter=counter, settings=PromptSettings(context_window=1100))
+        build_prompt(
+            analyse_query("产线？"),
+            [],
+            counter=counter,
+            settings=PromptSettings(context_window=1100),
+        )
 
 
 def test_duplicate_hits_enter_once(counter):
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(TEXT_FINANCE, 0.4)]
-    result = build_prompt("营收？", hits, counter=counter)
+    result = build_prompt(analyse_query("营收？"), hits, counter=counter)
     assert len(result.sources) == 1
     statuses = [s.status for s in result.report.by_kind("source")]
     assert statuses == ["kept", "dropped"]
@@ -384,11 +402,13 @@ def test_a_tables_introduction_is_shown_once(counter, order):
     stay free for other sources."""
     scores = (0.9, 0.8) if order == "paragraph first" else (0.8, 0.9)
     hits = [Hit(INTRO, scores[0]), Hit(TABLE_LINES, scores[1])]
-    result = build_prompt("中芯国际有哪些产线？", hits, counter=counter)
+    result = build_prompt(analyse_query("中芯国际有哪些产线？"), hits, counter=counter)
     assert len(result.sources) == 2
     assert result.context.count(TABLE_LINES.context) == 1
     assert "表格上下文" not in result.context
-    alone = build_prompt("中芯国际有哪些产线？", [Hit(TABLE_LINES, 0.9)], counter=counter)
+    alone = build_prompt(
+        analyse_query("中芯国际有哪些产线？"), [Hit(TABLE_LINES, 0.9)], counter=counter
+    )
     assert f"表格上下文: {TABLE_LINES.context}" in alone.context.replace("：", ": ")
     with_both = counter.count(result.context)
     assert with_both < counter.count(alone.context) + counter.count(INTRO.text) + 40
@@ -426,7 +446,7 @@ def subtables(count: int = 3) -> list[Chunk]:
 def test_subtables_merge_into_one_block(counter):
     parts = subtables(3)
     hits = [Hit(parts[2], 0.5), Hit(TEXT_FINANCE, 0.6), Hit(parts[0], 0.8), Hit(parts[1], 0.7)]
-    result = build_prompt("产线一览？", hits, counter=counter, doc_names=DOC_NAMES)
+    result = build_prompt(analyse_query("产线一览？"), hits, counter=counter, doc_names=DOC_NAMES)
     tables = [s for s in result.sources if s.hit.chunk.type == "table"]
     assert len(tables) == 1
     [table] = tables
@@ -449,9 +469,11 @@ def test_partial_subtables_say_what_is_missing(counter):
     [candidate] = candidates
     rows = split_rows(candidate.chunk.table_html).rows
     assert len(rows) == 1 + 2 + 1  # header, part 1's two rows, part 3's row
-    result = build_prompt("产线？", [Hit(parts[2], 0.7), Hit(parts[0], 0.8)], counter=counter)
+    result = build_prompt(
+        analyse_query("产线？"), [Hit(parts[2], 0.7), Hit(parts[0], 0.8)], counter=counter
+    )
     assert "由原表（共 3 个子表）的第 1、3 个子表合并而成；第 2 个子表未检索到" in result.context
-    alone = build_prompt("产线？", [Hit(parts[1], 0.7)], counter=counter)
+    alone = build_prompt(analyse_query("产线？"), [Hit(parts[1], 0.7)], counter=counter)
     assert "这是原表（共 3 个子表）的第 2 个子表，其余子表未检索到" in alone.context
 
 
@@ -473,7 +495,7 @@ def test_subtables_of_different_documents_stay_apart():
 def test_every_mode_asks_for_citations_and_the_not_found_answer(mode, language, counter):
     question = "产能利用率是多少？" if language == "zh" else "What is the utilisation rate?"
     result = build_prompt(
-        question, mixed_hits(), counter=counter, settings=PromptSettings(mode=mode)
+        analyse_query(question), mixed_hits(), counter=counter, settings=PromptSettings(mode=mode)
     )
     user = result.messages[-1]["content"]
     assert "[Source N]" in user and NOT_FOUND[language] in user
@@ -483,13 +505,15 @@ def test_every_mode_asks_for_citations_and_the_not_found_answer(mode, language, 
 
 def test_custom_system_prompt_replaces_the_role_but_keeps_the_rules(counter):
     settings = PromptSettings(system_prompt="你是券商研究所的资深分析师。")
-    result = build_prompt("产能？", mixed_hits(), counter=counter, settings=settings)
+    result = build_prompt(analyse_query("产能？"), mixed_hits(), counter=counter, settings=settings)
     assert result.messages[0]["content"] == "你是券商研究所的资深分析师。"
     assert "[Source N]" in result.messages[-1]["content"]
 
 
 def test_language_override(counter):
-    result = build_prompt("产能？", [], counter=counter, settings=PromptSettings(language="en"))
+    result = build_prompt(
+        analyse_query("产能？"), [], counter=counter, settings=PromptSettings(language="en")
+    )
     assert result.language == "en" and "Sources:" in result.messages[-1]["content"]
 
 
@@ -527,7 +551,7 @@ def test_settings_are_validated():
 
 def test_empty_question_is_rejected(counter):
     with pytest.raises(ValueError):
-        build_prompt("   ", [], counter=counter)
+        build_prompt(analyse_query("   "), [], counter=counter)
 
 
 def test_turns_from_messages():
@@ -542,7 +566,9 @@ def test_turns_from_messages():
 
 def test_qa_examples_get_their_own_group_after_figures(counter):
     qa = Chunk("qa-1", "smic", "qa", "问：产能利用率？\n答：75%。", "", (0,))
-    result = build_prompt("产能利用率？", [Hit(qa, 0.9), Hit(IMAGE_CAPACITY, 0.5)], counter=counter)
+    result = build_prompt(
+        analyse_query("产能利用率？"), [Hit(qa, 0.9), Hit(IMAGE_CAPACITY, 0.5)], counter=counter
+    )
     assert result.context.index("图片信息：") < result.context.index("问答资料：")
     assert [s.hit.chunk.chunk_id for s in result.sources] == ["smic-img14", "qa-1"]
     assert "[Source 2] (文件: smic)" in result.context  # no page, no known file name
@@ -607,10 +633,10 @@ def test_sources_after_the_best_become_excerpts_of_the_rows_the_question_names(c
     hits = [Hit(forecast_table(f"t{i}", f"doc{i}"), 0.9 - 0.1 * i) for i in range(3)]
     question = "2025年的毛利率预测是多少？"
     whole = build_prompt(
-        question, hits, counter=counter, settings=PromptSettings(excerpts=False)
+        analyse_query(question), hits, counter=counter, settings=PromptSettings(excerpts=False)
     ).report.context_tokens
     settings = PromptSettings(whole_sources=1, context_budget=whole)  # room for all three whole
-    result = build_prompt(question, hits, counter=counter, settings=settings)
+    result = build_prompt(analyse_query(question), hits, counter=counter, settings=settings)
     status = {s.chunk_id: (s.status, s.reason) for s in result.report.by_kind("source")}
     assert status["t0"][0] == "kept"
     for chunk_id in ("t1", "t2"):
@@ -638,7 +664,7 @@ def test_a_source_too_long_whole_enters_as_an_excerpt_instead_of_being_dropped(c
     hits = [Hit(first, 0.9), Hit(long_text, 0.8)]
     # Whole-share limit off: the source is excerpted because it does not fit.
     settings = PromptSettings(context_budget=420, max_whole_share=1.0)
-    result = build_prompt(question, hits, counter=counter, settings=settings)
+    result = build_prompt(analyse_query(question), hits, counter=counter, settings=settings)
     section = next(s for s in result.report.by_kind("source") if s.chunk_id == "long")
     [(number, excerpt)] = [
         (s.number, s.text) for s in result.sources if s.hit.chunk.chunk_id == "long"
@@ -651,7 +677,7 @@ def test_a_source_too_long_whole_enters_as_an_excerpt_instead_of_being_dropped(c
     check_report_adds_up(result, counter)
     # With room for it whole, it is still excerpted: after the first source it would take over
     # a quarter of the budget.
-    roomy = build_prompt(question, hits, counter=counter, settings=PromptSettings())
+    roomy = build_prompt(analyse_query(question), hits, counter=counter, settings=PromptSettings())
     section = next(s for s in roomy.report.by_kind("source") if s.chunk_id == "long")
     assert section.status == "cut" and section.reason.startswith("over 25% of the budget whole")
     assert "景气度" not in next(s.text for s in roomy.sources if s.hit.chunk.chunk_id == "long")
@@ -662,7 +688,10 @@ def test_a_source_sharing_no_word_with_the_question_is_not_excerpted(counter):
     unrelated = text_chunk("other", "行业景气度持续回升。" * 60)
     settings = PromptSettings(context_budget=300)
     result = build_prompt(
-        "毛利率是多少？", [Hit(first, 0.9), Hit(unrelated, 0.8)], counter=counter, settings=settings
+        analyse_query("毛利率是多少？"),
+        [Hit(first, 0.9), Hit(unrelated, 0.8)],
+        counter=counter,
+        settings=settings,
     )
     section = next(s for s in result.report.by_kind("source") if s.chunk_id == "other")
     assert section.status == "dropped"
@@ -679,17 +708,19 @@ def test_english_excerpt_and_settings_bounds(counter):
     hits = [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)]
     question = "What was the depreciation in 2019?"
     # A table of three rows is shown whole: it costs little more than an excerpt
-    small = build_prompt(question, hits, counter=counter, settings=PromptSettings(whole_sources=1))
+    small = build_prompt(
+        analyse_query(question), hits, counter=counter, settings=PromptSettings(whole_sources=1)
+    )
     assert "Revenue" in small.sources[-1].text and "Excerpt" not in small.sources[-1].text
     settings = PromptSettings(whole_sources=1, whole_table_rows=2)
-    result = build_prompt(question, hits, counter=counter, settings=settings)
+    result = build_prompt(analyse_query(question), hits, counter=counter, settings=settings)
     excerpt = result.sources[-1].text
     assert "| Depreciation | 2,500 | 2,600 |" in excerpt and "Revenue" not in excerpt
     assert "(Excerpt: 1 of 3 rows, those related to the question.)" in excerpt
     # ... unless it does not fit whole: then it is excerpted rather than dropped
     room = small.report.context_tokens - 1
     tight = build_prompt(
-        question,
+        analyse_query(question),
         hits,
         counter=counter,
         settings=PromptSettings(whole_sources=1, context_budget=room),
@@ -707,7 +738,10 @@ def _excerpted(question: str, chunk: Chunk, counter) -> str:
     """The text ``chunk`` is shown as when it comes after one whole source."""
     settings = PromptSettings(whole_sources=1, whole_table_rows=0)
     result = build_prompt(
-        question, [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)], counter=counter, settings=settings
+        analyse_query(question),
+        [Hit(TEXT_FINANCE, 0.9), Hit(chunk, 0.8)],
+        counter=counter,
+        settings=settings,
     )
     return result.sources[-1].text
 
@@ -794,7 +828,9 @@ def test_table_notes_are_labelled_and_an_excerpt_keeps_the_notes_of_its_rows(cou
     )
     whole = (
         build_prompt(
-            "What is included in customer related costs?", [Hit(chunk, 0.9)], counter=counter
+            analyse_query("What is included in customer related costs?"),
+            [Hit(chunk, 0.9)],
+            counter=counter,
         )
         .sources[0]
         .text

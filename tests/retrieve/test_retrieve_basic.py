@@ -12,6 +12,7 @@ from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, SearchFilter, Signal
 from rag_app.retrieve import fuse_rrf, fuse_scores, make_retriever
 from rag_app.retrieve.basic import to_hits
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 KB = "default"
@@ -51,7 +52,7 @@ def _check_ranked(hits: list[Hit], k: int) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_retrievers_return_ranked_hits_with_signals(corpus: Library, name: str) -> None:
     retriever = make_retriever(name, corpus, KB)
-    hits = retriever.retrieve("中芯国际产线一览 工艺节点", 8)
+    hits = retriever.retrieve(analyse_query("中芯国际产线一览 工艺节点"), 8)
     _check_ranked(hits, 8)
     assert any(h.chunk.caption == "表6：中芯国际产线一览" for h in hits[:3]), [
         h.chunk.chunk_id for h in hits
@@ -60,7 +61,7 @@ def test_retrievers_return_ranked_hits_with_signals(corpus: Library, name: str) 
 
 @pytest.mark.parametrize("name", ("dense", "bm25"))
 def test_single_signal_hits_carry_their_own_score_and_rank(corpus: Library, name: str) -> None:
-    hits = make_retriever(name, corpus, KB).retrieve(MIXED_QUERY, 10)
+    hits = make_retriever(name, corpus, KB).retrieve(analyse_query(MIXED_QUERY), 10)
     _check_ranked(hits, 10)
     for hit in hits:
         assert [n for n, _ in hit.signals] == [name] and hit.strategy == name
@@ -68,16 +69,22 @@ def test_single_signal_hits_carry_their_own_score_and_rank(corpus: Library, name
 
 
 def test_bm25_scores_match_the_library_keyword_search(corpus: Library) -> None:
-    hits = make_retriever("bm25", corpus, KB).retrieve("中芯南方 工艺节点", 5)
+    hits = make_retriever("bm25", corpus, KB).retrieve(analyse_query("中芯南方 工艺节点"), 5)
     raw = corpus.keyword_search(KB, "中芯南方 工艺节点", 5)
     assert [(h.chunk.chunk_id, h.score) for h in hits] == [(c.chunk_id, s) for c, s in raw]
 
 
 def test_rrf_signals_are_those_of_the_underlying_lists(corpus: Library) -> None:
     query = "中芯国际 产能利用率 2024年"
-    dense = {h.chunk.chunk_id: h for h in make_retriever("dense", corpus, KB).retrieve(query, 50)}
-    bm25 = {h.chunk.chunk_id: h for h in make_retriever("bm25", corpus, KB).retrieve(query, 50)}
-    hits = make_retriever("rrf", corpus, KB).retrieve(query, 10)
+    dense = {
+        h.chunk.chunk_id: h
+        for h in make_retriever("dense", corpus, KB).retrieve(analyse_query(query), 50)
+    }
+    bm25 = {
+        h.chunk.chunk_id: h
+        for h in make_retriever("bm25", corpus, KB).retrieve(analyse_query(query), 50)
+    }
+    hits = make_retriever("rrf", corpus, KB).retrieve(analyse_query(query), 10)
     _check_ranked(hits, 10)
     for hit in hits:
         cid = hit.chunk.chunk_id
@@ -94,7 +101,7 @@ def test_rrf_signals_are_those_of_the_underlying_lists(corpus: Library) -> None:
 
 def test_hybrid_hits_report_dense_and_bm25_evidence(corpus: Library) -> None:
     query = "中芯南方 工艺节点"
-    hits = make_retriever("hybrid", corpus, KB).retrieve(query, 10)
+    hits = make_retriever("hybrid", corpus, KB).retrieve(analyse_query(query), 10)
     _check_ranked(hits, 10)
     assert hits[0].chunk.caption == "表6：中芯国际产线一览"
     assert hits[0].signal("bm25") is not None and hits[0].signal("dense") is not None
@@ -140,7 +147,7 @@ def test_filters_hold_for_every_retriever(
     search_filter: SearchFilter,
     allowed,  # type: ignore[no-untyped-def]
 ) -> None:
-    hits = make_retriever(name, corpus, KB).retrieve(MIXED_QUERY, 10, search_filter)
+    hits = make_retriever(name, corpus, KB).retrieve(analyse_query(MIXED_QUERY), 10, search_filter)
     assert hits, f"{name} found nothing for filter {label}"
     assert all(allowed(h.chunk) for h in hits), [(h.chunk.doc_id, h.chunk.type) for h in hits]
     if name in ("dense", "bm25"):
@@ -153,28 +160,28 @@ def test_filters_hold_for_every_retriever(
 @pytest.mark.parametrize("name", NAMES)
 def test_filter_on_an_unknown_document_finds_nothing(corpus: Library, name: str) -> None:
     hits = make_retriever(name, corpus, KB).retrieve(
-        MIXED_QUERY, 10, SearchFilter(doc_ids=("no_such_doc",))
+        analyse_query(MIXED_QUERY), 10, SearchFilter(doc_ids=("no_such_doc",))
     )
     assert hits == []
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_knowledge_base_gives_no_hits(library: Library, name: str) -> None:
-    assert make_retriever(name, library, "empty").retrieve("中芯国际", 5) == []
+    assert make_retriever(name, library, "empty").retrieve(analyse_query("中芯国际"), 5) == []
 
 
 def test_query_without_known_words(corpus: Library) -> None:
-    assert make_retriever("bm25", corpus, KB).retrieve("zzzqqq xxyyzz", 5) == []
-    dense = make_retriever("dense", corpus, KB).retrieve("zzzqqq xxyyzz", 5)
+    assert make_retriever("bm25", corpus, KB).retrieve(analyse_query("zzzqqq xxyyzz"), 5) == []
+    dense = make_retriever("dense", corpus, KB).retrieve(analyse_query("zzzqqq xxyyzz"), 5)
     assert len(dense) == 5  # dense always ranks something
-    rrf = make_retriever("rrf", corpus, KB).retrieve("zzzqqq xxyyzz", 5)
+    rrf = make_retriever("rrf", corpus, KB).retrieve(analyse_query("zzzqqq xxyyzz"), 5)
     assert [h.chunk.chunk_id for h in rrf] == [h.chunk.chunk_id for h in dense]
     assert all(h.signal("bm25") is None for h in rrf)
 
 
 def test_k_limits_the_hits(corpus: Library) -> None:
     for name in NAMES:
-        assert len(make_retriever(name, corpus, KB).retrieve(MIXED_QUERY, 3)) == 3
+        assert len(make_retriever(name, corpus, KB).retrieve(analyse_query(MIXED_QUERY), 3)) == 3
 
 
 def test_unknown_retriever_name() -> None:

@@ -16,6 +16,7 @@ from rag_app.retrieve.router import (
     scalar_vector,
 )
 from rag_app.retrieve.routing import FEATURES, TYPES, detect_query_type, routing_features
+from rag_app.understand.analysis import analyse_query
 
 
 def _model(embed: np.ndarray | None = None) -> RouterModel:
@@ -84,7 +85,7 @@ def test_the_shipped_router_is_small_and_read_by_detect_query_type() -> None:
     assert router_input(np.zeros(384, dtype=np.float32), "another-model") is None
     learned = router_input(np.zeros(384, dtype=np.float32), model.embedder)
     assert learned is not None
-    question, look = "表6的产线一览", ("table", "table")
+    question, look = analyse_query("表6的产线一览"), ("table", "table")
     routing = detect_query_type(question, look=look, learned=learned)
     features, _ = routing_features(question, look=look)
     expected = learned.probabilities(features, TYPES)

@@ -14,6 +14,7 @@ from rag_app.evaluation.routing import load_routing_labels, routing_summary
 from rag_app.index.library import Library
 from rag_app.retrieve.routing import detect_query_type, look_shares
 from rag_app.retrieve.strategies import StrategyRetriever, retrieve
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_CONTENT_LIST, SAMPLE_DIR, hash_library
 
 LABELS = REPO_ROOT / "assets" / "broker_eval" / "routing_labels.jsonl"
@@ -98,7 +99,7 @@ def test_a_question_without_type_cues_does_not_route(sample: Library) -> None:
 def test_a_named_type_is_never_overruled() -> None:
     # "Figure 1" named, yet the lean ("revenue") and the first look say table: no route.
     routing = detect_query_type(
-        "According to the revenue chart (Figure 1), what was revenue in 2021?",
+        analyse_query("According to the revenue chart (Figure 1), what was revenue in 2021?"),
         look=("table",) * 6,
     )
     assert routing.detected_type == "table" and not routing.single_type

@@ -39,7 +39,7 @@ KB = "default"
 def test_explicit_cues_route_to_one_type(query: str, kind: str) -> None:
     # a first look that confirms the named type (smart mode always has one)
     threshold = StrategyOptions().constants_threshold
-    routing = detect_query_type(query, threshold, look=(kind, kind, "text"))
+    routing = detect_query_type(analyse_query(query), threshold, look=(kind, kind, "text"))
     assert routing.detected_type == kind
     assert routing.single_type and routing.confidence >= threshold
     assert routing.evidence and routing.why.key == "single"
@@ -47,7 +47,9 @@ def test_explicit_cues_route_to_one_type(query: str, kind: str) -> None:
 
 
 def test_an_implicit_lean_alone_stays_hybrid() -> None:
-    routing = detect_query_type("中芯国际的毛利率是多少？")  # leans to tables, names none
+    routing = detect_query_type(
+        analyse_query("中芯国际的毛利率是多少？")
+    )  # leans to tables, names none
     assert routing.detected_type == "table"
     assert not routing.single_type and 0 < routing.confidence < routing.threshold
     assert routing.why.key == "hybrid"
@@ -55,35 +57,35 @@ def test_an_implicit_lean_alone_stays_hybrid() -> None:
 
 
 def test_no_cues_search_everything() -> None:
-    routing = detect_query_type("中芯国际", look=("table",) * 5)
+    routing = detect_query_type(analyse_query("中芯国际"), look=("table",) * 5)
     assert not routing.single_type and routing.detected_type == "table"  # the look alone: no route
     assert routing.why.key == "no_cues" and routing.evidence == ()
     assert routing.reason.startswith("no type cues (first look: table")
 
 
 def test_latin_cues_match_whole_words_only() -> None:
-    assert detect_query_type("operations of the tablet maker").evidence == ()
-    assert "table" in detect_query_type("the table of operations").scores[1]
+    assert detect_query_type(analyse_query("operations of the tablet maker")).evidence == ()
+    assert "table" in detect_query_type(analyse_query("the table of operations")).scores[1]
 
 
 def test_a_matching_caption_is_evidence() -> None:
     routing = detect_query_type(
-        "盈利预测与估值", caption_matches={"table": ["表1：盈利预测与估值"]}
+        analyse_query("盈利预测与估值"), caption_matches={"table": ["表1：盈利预测与估值"]}
     )
     assert routing.detected_type == "table"
     assert any("caption" in e for e in routing.evidence)
 
 
 def test_types_not_in_the_library_get_no_evidence() -> None:
-    routing = detect_query_type("图2 的走势", available=("text", "table"))
+    routing = detect_query_type(analyse_query("图2 的走势"), available=("text", "table"))
     assert routing.detected_type != "image" and not routing.single_type
 
 
 def test_cues_extend_from_settings() -> None:
     query = "中芯国际的K线形态"
-    assert not detect_query_type(query).single_type
+    assert not detect_query_type(analyse_query(query)).single_type
     cues = RoutingCues().with_pairs(explicit=(("image", "K线"),))
-    routing = detect_query_type(query, cues=cues, look=("image", "text"))
+    routing = detect_query_type(analyse_query(query), cues=cues, look=("image", "text"))
     assert routing.detected_type == "image" and routing.single_type
     settings = Settings(extra_explicit_cues=(("image", "K线"),))
     assert "k线" in options_from(settings).cues.explicit["image"]

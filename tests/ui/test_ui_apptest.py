@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from rag_app.config import Settings
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
+from rag_app.understand.analysis import analyse_query
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_ZIP
 from tests.openai_stub_server import OpenAIStubServer, Reply
 from tests.ui.audit_support import TICK_QUESTIONS, TICKED, write_audit_records
@@ -568,7 +569,7 @@ def test_core_reasons_are_worded_in_the_users_language() -> None:
     from rag_app.models import Reason
     from rag_app.retrieve.routing import detect_query_type
 
-    routing = detect_query_type("请给出表6 产线一览表")
+    routing = detect_query_type(analyse_query("请给出表6 产线一览表"))
     why = Reason("numbers_not_found", (("numbers", "542, 84.8"), ("sources", "2, 3")))
     unknown = Reason("something_new")
     try:
@@ -603,7 +604,7 @@ def test_every_prompt_budget_reason_has_a_chinese_wording() -> None:
     hits = [Hit(big, 0.9), Hit(big, 0.85), Hit(text, 0.8), Hit(small, 0.7), Hit(small, 0.6)]
     history = [Turn("问" * 10, "答" * 2000), Turn("", "x"), Turn("之前的问题", "之前的回答")]
     result = build_prompt(
-        "产线1的产能是多少？",
+        analyse_query("产线1的产能是多少？"),
         hits,
         history,
         counter=get_token_counter(),
