@@ -10,7 +10,6 @@ key. The saved conversations and choices are kept per user in the conversation s
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ import streamlit as st
 
 from rag_app.answer import OpenAIChatLLM, ProviderSettings
 from rag_app.chat.conversations import SavedTurn
+from rag_app.config import PROVIDER_VARIABLES, ProviderEnv, read_provider_env
 from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions
 from rag_app.pipeline.ask import Pipeline
@@ -26,18 +26,13 @@ from rag_app.prompt import MODES, Turn
 from ui.i18n import LANGUAGES
 from ui.resources import SAMPLE_KB, audit_log, conversation_store, library, settings
 
-API_KEY_NAMES = ("RAG_APP_API_KEY", "OPENAI_API_KEY")
-BASE_URL_NAMES = ("RAG_APP_BASE_URL", "OPENAI_BASE_URL")
-MODEL_NAMES = ("RAG_APP_MODEL",)
-
 
 # per-user state ------------------------------------------------------------------------------
-def _first(names: Sequence[str]) -> str:
-    for name in names:
-        value = _secret(name) or os.environ.get(name, "")
-        if value:
-            return value
-    return ""
+def _provider_env() -> tuple[ProviderEnv, ProviderEnv]:
+    """The provider as st.secrets names it, and as the environment does (secrets win), both read
+    by ``read_provider_env``, the provider variables' one reader."""
+    secrets = {name: _secret(name) for name in PROVIDER_VARIABLES}
+    return read_provider_env(secrets), read_provider_env()
 
 
 def _secret(name: str) -> str:
@@ -52,6 +47,7 @@ def _secret(name: str) -> str:
 
 def _defaults() -> dict[str, Any]:
     current = settings()
+    secrets, environ = _provider_env()
     return {
         "lang": "zh",
         "kb": None,
@@ -62,11 +58,11 @@ def _defaults() -> dict[str, Any]:
         "conversation": None,  # the id of the open saved conversation (None: not saved yet)
         "compare": None,  # the last comparison: {"question", "kb", "smart", "hybrid"}
         "provider": {
-            "base_url": _first(BASE_URL_NAMES),
-            "model": _first(MODEL_NAMES),
-            "temperature": 0.1,
+            "base_url": secrets.base_url or environ.base_url,
+            "model": secrets.model or environ.model,
+            "temperature": ProviderSettings.temperature,
             "max_tokens": current.prompt.answer_reserve,
-            "timeout_s": 60.0,
+            "timeout_s": ProviderSettings.timeout_s,
         },
         "api_key_typed": "",
         "retrieval": {
@@ -152,12 +148,11 @@ def api_key() -> tuple[str, str]:
     typed = st.session_state.get("api_key_typed", "")
     if typed:
         return typed, "typed"
-    for name in API_KEY_NAMES:
-        if _secret(name):
-            return _secret(name), "secrets"
-    for name in API_KEY_NAMES:
-        if os.environ.get(name):
-            return os.environ[name], f"env:{name}"
+    secrets, environ = _provider_env()
+    if secrets.api_key:
+        return secrets.api_key, "secrets"
+    if environ.api_key:
+        return environ.api_key, f"env:{environ.api_key_name}"
     return "", ""
 
 
@@ -171,9 +166,9 @@ def provider_settings(values: dict[str, Any] | None = None) -> ProviderSettings 
         base_url=str(values.get("base_url") or "").strip(),
         model=model,
         api_key=api_key()[0],
-        temperature=float(values.get("temperature", 0.1)),
-        max_tokens=int(values.get("max_tokens", 1024)),
-        timeout_s=float(values.get("timeout_s", 60.0)),
+        temperature=float(values.get("temperature", ProviderSettings.temperature)),
+        max_tokens=int(values.get("max_tokens", ProviderSettings.max_tokens)),
+        timeout_s=float(values.get("timeout_s", ProviderSettings.timeout_s)),
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from rag_app.config import read_provider_env
 from rag_app.models import Chunk, Usage
 from rag_app.text.language import Language
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
@@ -56,9 +57,14 @@ def mask_key(key: str) -> str:
     return f"{prefix}…{key[-4:]}"
 
 
+# The endpoint when none is configured: OpenAI's own.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
 @dataclass(frozen=True)
 class ProviderSettings:
-    """How to reach one OpenAI-compatible chat endpoint.
+    """How to reach one OpenAI-compatible chat endpoint (OpenAI's own, ``OPENAI_BASE_URL``, when
+    ``base_url`` is empty).
 
     ``api_key`` is excluded from ``repr``/``str`` (use ``masked_key`` for display). Local servers
     (Ollama, vLLM) accept any non-empty key. Retries apply only before the first token:
@@ -77,6 +83,9 @@ class ProviderSettings:
     timeout_s: float = 60.0
     max_retries: int = 2
     backoff_s: float = 1.0
+    # A provider's Retry-After is honoured up to this many seconds; longer waits are the user's
+    # call.
+    max_retry_after_s: float = 30.0
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -314,15 +323,10 @@ def split_stream_pieces(text: str, max_chars: int = 1) -> list[str]:
 
 def provider_from_env(env: Mapping[str, str] | None = None) -> ProviderSettings | None:
     """Provider settings from ``RAG_APP_BASE_URL``/``OPENAI_BASE_URL``, ``RAG_APP_MODEL`` and
-    ``RAG_APP_API_KEY``/``OPENAI_API_KEY``; None (the offline answerer) without a model."""
-    import os
-
-    env = os.environ if env is None else env
-    model = env.get("RAG_APP_MODEL", "").strip()
-    if not model:
+    ``RAG_APP_API_KEY``/``OPENAI_API_KEY`` (read by ``rag_app.config.read_provider_env``); None
+    (the offline answerer) without a model."""
+    found = read_provider_env(env)
+    if not found.model:
         return None
-    base_url = (
-        env.get("RAG_APP_BASE_URL") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    ).strip()
-    key = (env.get("RAG_APP_API_KEY") or env.get("OPENAI_API_KEY") or "").strip()
-    return ProviderSettings(base_url=base_url, model=model, api_key=key)
+    base_url = found.base_url or OPENAI_BASE_URL
+    return ProviderSettings(base_url=base_url, model=found.model, api_key=found.api_key)

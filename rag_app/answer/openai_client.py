@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag_app.answer.base import (
+    OPENAI_BASE_URL,
     GenerationRequest,
     LLMError,
     LLMEvent,
@@ -32,12 +33,9 @@ from rag_app.text.tokens import get_token_counter
 
 log = logging.getLogger(__name__)
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 # vLLM's documented placeholder; sent when no key is set so the openai client never falls back
 # to an OPENAI_API_KEY from the environment (which would send a real key to a local server).
 NO_KEY_PLACEHOLDER = "EMPTY"
-# A provider's Retry-After is honoured up to this many seconds; longer waits are the user's call.
-MAX_RETRY_AFTER_S = 30.0
 # Provider error texts are shown to users; beyond this they are noise.
 MAX_DETAIL_CHARS = 200
 
@@ -219,7 +217,7 @@ class OpenAIChatLLM:
     def _backoff(self, attempt: int, err: LLMError) -> float:
         delay = self.settings.backoff_s * (2 ** (attempt - 1))
         if err.retry_after:
-            delay = max(delay, min(err.retry_after, MAX_RETRY_AFTER_S))
+            delay = max(delay, min(err.retry_after, self.settings.max_retry_after_s))
         return delay
 
     def _classify(self, exc: BaseException) -> LLMError:

@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rag_app.config import Settings
+from rag_app.config import PROVIDER_VARIABLES, Settings
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.understand.analysis import analyse_query
 from tests.conftest import REAL_CACHE_DIR, REPO_ROOT, SAMPLE_ZIP
 from tests.openai_stub_server import OpenAIStubServer, Reply
 from tests.ui.audit_support import TICK_QUESTIONS, TICKED, write_audit_records
-from ui import i18n, ingestion, resources, state
+from ui import i18n, ingestion, resources
 
 # Tests that run the app load the real embedding model and ingest the sample report: about half
 # a minute on two busy cores, so they are marked slow (make test runs them; make test-fast not).
@@ -34,7 +34,7 @@ slow = pytest.mark.slow
 APP = str(REPO_ROOT / "app.py")
 QUESTION = "中芯国际2026年预测市盈率是多少？"
 SECRET = "sk-test-DO-NOT-SHOW-4f9a8b7c6d5e"
-PROVIDER_ENV = state.API_KEY_NAMES + state.BASE_URL_NAMES + state.MODEL_NAMES
+PROVIDER_ENV = PROVIDER_VARIABLES
 
 
 @pytest.fixture(scope="module")
