@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rag_app.answer.quotes import Candidate, ScoredSentence, clip
 from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.language import CJK_BASIC
 from rag_app.text.lexicon import word_set
@@ -28,6 +29,7 @@ def list_of_table(
     named: set[int] | None,
     best: float,
     min_rows: int = 3,
+    max_chars: int = OfflineSettings.max_sentence_chars,
 ) -> ScoredSentence | None:
     """For a question asking for a list, the names in the table that lists them, quoted as one
     line ("表6：中芯国际产线一览 · 厂区: 中芯上海（S1）; 中芯北京（B1）; ...") scored above
@@ -76,7 +78,8 @@ def list_of_table(
                 values = [r[c].strip() for r in kept]
                 title = f"{title} · {' / '.join(named_values)}"
             names = "; ".join(values)
-            text = clip(f"{title} · {label}: {names}" if label else f"{title}: {names}")
+            joined = f"{title} · {label}: {names}" if label else f"{title}: {names}"
+            text = clip(joined, max_chars)
             words, bigrams = match_terms(text)
             line = Candidate(number, -1, text.strip(" ·:"), frozenset(words), frozenset(bigrams))
             return ScoredSentence(line, best + 1.0, shared)

@@ -39,7 +39,7 @@ from rag_app.answer.quotes import (
 from rag_app.answer.values import label_named, value_lines
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.analyzer import BIGRAM_WEIGHT, match_terms
+from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.subjects import document_subjects, named_subjects
 from rag_app.understand.analysis import QueryAnalysis
@@ -133,7 +133,12 @@ class ExtractiveAnswerer:
             for rank, (number, chunk) in enumerate(sources)
             if named is None or number in named
             for cand in chunk_candidates(
-                number, rank, chunk, settings.row_notes, settings.join_continuations
+                number,
+                rank,
+                chunk,
+                settings.row_notes,
+                settings.join_continuations,
+                settings.max_sentence_chars,
             )
         ]
         if not candidates:
@@ -152,7 +157,7 @@ class ExtractiveAnswerer:
             if not matched_words and len(matched_bigrams) < 2:
                 continue
             score = sum(idf[t] for t in matched_words)
-            score += BIGRAM_WEIGHT * sum(idf[t] for t in matched_bigrams)
+            score += settings.bigram_weight * sum(idf[t] for t in matched_bigrams)
             score += settings.context_weight * sum(idf.get(t, 0.0) for t in q_words & cand.context)
             if cand.row_label and label_named(cand.row_label, question_lower, q_words):
                 score += settings.first_cell_bonus * top_idf
@@ -175,6 +180,7 @@ class ExtractiveAnswerer:
                 named,
                 scored[0].score,
                 settings.list_min_rows,
+                settings.max_sentence_chars,
             )
             if settings.list_answers and query.asks_for_list
             else None
@@ -231,7 +237,7 @@ class ExtractiveAnswerer:
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:
-            body = "\n".join(_quoted_lines(chosen, sources))
+            body = "\n".join(_quoted_lines(chosen, sources, self.settings.max_sentence_chars))
         if values:
             # each its own paragraph: Markdown would run lines one "\n" apart together
             body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")
@@ -312,16 +318,17 @@ def off_question_test(
 
 
 def _quoted_lines(
-    chosen: Sequence[ScoredSentence], sources: Sequence[tuple[int, Chunk]]
+    chosen: Sequence[ScoredSentence], sources: Sequence[tuple[int, Chunk]], max_chars: int
 ) -> list[str]:
-    """One line per quoted sentence; a figure's first quoted sentence names the figure."""
+    """One line per quoted sentence; a figure's first quoted sentence names the figure (its
+    caption cut to ``max_chars``)."""
     chunks = dict(sources)
     named: set[int] = set()
     lines = []
     for s in chosen:
         text, number = s.candidate.text, s.candidate.source
         if number not in named and number in chunks:
-            text = with_caption(text, chunks[number])
+            text = with_caption(text, chunks[number], max_chars)
             named.add(number)
         lines.append(f"- {text} [Source {number}]")
     return lines

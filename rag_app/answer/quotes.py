@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.language import WORD_CHAR
 from rag_app.text.latex import latex_to_text
@@ -18,9 +19,8 @@ from rag_app.text.sentences import split_sentences
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
 from rag_app.understand.analysis import QueryAnalysis
 
-# Sentences longer than this are cut (with an ellipsis) so one run-on paragraph cannot fill the
-# answer; about three lines of Chinese in the UI.
-MAX_SENTENCE_CHARS = 220
+# Sentences are cut to ``OfflineSettings.max_sentence_chars`` (with an ellipsis) unless told.
+_MAX_CHARS = OfflineSettings.max_sentence_chars
 
 _MARKDOWN_NOISE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 
@@ -44,43 +44,48 @@ class Candidate:
     metric: str = ""
 
 
-def quotable_parts(text: str) -> list[str]:
+def quotable_parts(text: str, max_chars: int = _MAX_CHARS) -> list[str]:
     """Sentences of ``text`` worth quoting: Markdown list/heading markers removed, at least four
-    characters with a word in them, clipped. Math is read as text first: a ``$$`` block spans
-    lines, and "3 . 6 5" must not end a sentence."""
+    characters with a word in them, clipped to ``max_chars``. Math is read as text first: a
+    ``$$`` block spans lines, and "3 . 6 5" must not end a sentence."""
     out = []
     for part in split_sentences(latex_to_text(text)):
         part = _MARKDOWN_NOISE.sub("", part).strip()
         if len(part) >= 4 and WORD_CHAR.search(part):
-            out.append(clip(part))
+            out.append(clip(part, max_chars))
     return out
 
 
-def quotable_sentences(text: str) -> list[str]:
+def quotable_sentences(text: str, max_chars: int = _MAX_CHARS) -> list[str]:
     """Sentences of ``text``, a sentence that continues the one before joined to it: "Costs
     rose 6.4%. The increase was due to ..." is quoted whole, with its reason."""
     out: list[str] = []
-    for sentence in quotable_parts(text):
-        if out and continues(sentence) and len(out[-1]) + len(sentence) < MAX_SENTENCE_CHARS:
+    for sentence in quotable_parts(text, max_chars):
+        if out and continues(sentence) and len(out[-1]) + len(sentence) < max_chars:
             out[-1] = f"{out[-1]} {sentence}"
         else:
             out.append(sentence)
     return out
 
 
-def clip(text: str) -> str:
+def clip(text: str, max_chars: int = _MAX_CHARS) -> str:
     """``text`` on one line, its inline math read as text ("$\\geq 1 9 6$" -> "≥196"), cut to
-    ``MAX_SENTENCE_CHARS``."""
+    ``max_chars`` (``OfflineSettings.max_sentence_chars``)."""
     text = " ".join(latex_to_text(text).split())
-    return text if len(text) <= MAX_SENTENCE_CHARS else text[: MAX_SENTENCE_CHARS - 1] + "…"
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
 def chunk_candidates(
-    number: int, rank: int, chunk: Chunk, row_notes: bool = True, join_continuations: bool = True
+    number: int,
+    rank: int,
+    chunk: Chunk,
+    row_notes: bool = True,
+    join_continuations: bool = True,
+    max_chars: int = _MAX_CHARS,
 ) -> list[Candidate]:
     """The quotable units of one chunk: table rows (with the notes their marks point to, with
     ``row_notes``), figure caption/description sentences, or text sentences (each joined with
-    the sentence continuing it, with ``join_continuations``)."""
+    the sentence continuing it, with ``join_continuations``), each cut to ``max_chars``."""
     context_text = " ".join([*chunk.heading_path, chunk.caption, chunk.context])
     context = frozenset(match_terms(context_text)[0]) if context_text.strip() else frozenset()
     units: list[tuple[str, str]] = []  # (text, row label)
@@ -101,7 +106,7 @@ def chunk_candidates(
         for label, text in labelled_rows(grid):
             marked = sorted(table_marks(text) & notes.keys())
             note = " ".join(notes[m] for m in marked)
-            units.append((clip(f"{text} {note}" if note else text), label))
+            units.append((clip(f"{text} {note}" if note else text, max_chars), label))
         # labelled_rows gives one unit per data row with a non-empty cell, in order.
         headers = column_labels(grid, " / ")
         cells = [
@@ -115,11 +120,14 @@ def chunk_candidates(
         # Each description sentence on its own words: the caption is every sentence's context
         # (glued to the first one, it made the axis sentence outscore the trend). The answer
         # names the figure when it quotes it (``with_caption``).
-        description = quotable_parts(chunk.description)
-        caption = clip(chunk.caption.strip())
+        description = quotable_parts(chunk.description, max_chars)
+        caption = clip(chunk.caption.strip(), max_chars)
         units = [(s, "") for s in description] or ([(caption, "")] if caption else [])
     if not units:
-        parts = quotable_sentences(chunk.text) if join_continuations else quotable_parts(chunk.text)
+        if join_continuations:
+            parts = quotable_sentences(chunk.text, max_chars)
+        else:
+            parts = quotable_parts(chunk.text, max_chars)
         units = [(s, "") for s in parts]
     out = []
     for i, (text, label) in enumerate(units):
@@ -224,10 +232,10 @@ def _figure_number(ref: str) -> str:
     return str(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(units, 0))
 
 
-def with_caption(text: str, chunk: Chunk) -> str:
-    """A figure's quoted sentence headed by the figure's caption ("图3：…：2024Q4营收…"), once
-    per figure; other text as it is."""
-    caption = clip(chunk.caption.strip())
+def with_caption(text: str, chunk: Chunk, max_chars: int = _MAX_CHARS) -> str:
+    """A figure's quoted sentence headed by the figure's caption ("图3：…：2024Q4营收…", the
+    caption cut to ``max_chars``), once per figure; other text as it is."""
+    caption = clip(chunk.caption.strip(), max_chars)
     if chunk.type != "image" or not caption or text.startswith(caption):
         return text
     return f"{caption}：{text}"

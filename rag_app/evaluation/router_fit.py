@@ -38,6 +38,7 @@ from rag_app.models import SearchFilter
 from rag_app.retrieve.options import options_from
 from rag_app.retrieve.router import MODEL_PATH, SCALAR_NAMES, RouterModel, scalar_vector
 from rag_app.retrieve.routing import TYPES
+from rag_app.stage_settings import StrategyOptions
 
 REPO = Path(__file__).resolve().parents[2]
 BROKER = REPO / "assets" / "broker_eval"
@@ -45,7 +46,8 @@ SAMPLE = REPO / "assets" / "sample_report"
 # Embedding values of a unit vector are about 1/sqrt(384) each: scaled to about 1, so one L2
 # strength treats them and the 0-1 evidence features alike.
 EMBED_SCALE = 3.0
-THRESHOLD = 0.7
+# Routes are measured at smart mode's own threshold.
+THRESHOLD = StrategyOptions.smart_threshold
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,6 @@ _CJK_RUN_3 = re.compile(f"[{CJK_BASIC}]{{3,}}")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 
-# The bigram weight's default (stage_settings.words.BIGRAM_WEIGHT, where its value comes from),
-# kept here only until the offline answerer takes it from OfflineSettings.bigram_weight.
-BIGRAM_WEIGHT = 0.3
-
 # Bump when index_tokens() changes: stored tokens of older versions are recomputed on next load.
 TOKENIZER_VERSION = "jieba-bigram-5"
 

@@ -38,7 +38,6 @@ _NOTE = {
     "en": "Self-check: these statements of a first answer were not supported by the sources or "
     "not about the question; answer again from the sources only, and say what they do not hold: ",
 }
-_MAX_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -77,16 +76,20 @@ def flagged_claims(report: CitationReport | None) -> list[tuple[str, str, bool]]
 
 
 def missing_queries(
-    question: QueryAnalysis, claims: Sequence[tuple[str, str, bool]], limit: int
+    question: QueryAnalysis,
+    claims: Sequence[tuple[str, str, bool]],
+    limit: int,
+    max_chars: int = SelfRagSettings.max_query_chars,
 ) -> list[str]:
-    """One query per flagged claim, at most ``limit``, no two alike (see the module)."""
+    """One query per flagged claim, at most ``limit``, no two alike, a claim's own cut to
+    ``max_chars`` (see the module)."""
     asked = question.aspects()
     wanted = (
         " ".join(dict.fromkeys((*asked.names, *asked.periods, *asked.metrics))) or question.text
     )
     queries: list[str] = []
     for claim, _, off in claims:
-        query = wanted if off else claim[:_MAX_QUERY_CHARS]
+        query = wanted if off else claim[:max_chars]
         if query.strip() and query not in queries:
             queries.append(query)
     return queries[:limit]
@@ -167,7 +170,7 @@ def _round(
 ) -> tuple[Revision | None, list[str], list[str], Usage | None, str]:
     """One round: (the revision or None, its queries, the chunks they added, usage, a note)."""
     settings = ask.settings
-    queries = missing_queries(ask.question, claims, settings.max_queries)
+    queries = missing_queries(ask.question, claims, settings.max_queries, settings.max_query_chars)
     cited = {
         h.chunk.chunk_id
         for source in current.prompt.sources
