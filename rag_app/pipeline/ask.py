@@ -74,14 +74,15 @@ class Pipeline:
         """Retrieve for a question with the options' mode (the API's search, the warm-up, the
         queries model rewrites add): the question is analysed here. Raises ValueError on an
         empty one."""
-        return self.retrieve_query(analyse_query(_check_question(question)), options)
+        limit = self.settings.max_question_chars
+        return self.retrieve_query(analyse_query(_check_question(question, limit)), options)
 
     def retrieve_query(self, query: QueryAnalysis, options: AskOptions) -> RetrievalTrace:
         """Retrieve for a question's analysis with the options' mode; raises ValueError on an
         empty question."""
         from rag_app.retrieve.strategies import retrieve_query
 
-        _check_question(query.text)
+        _check_question(query.text, self.settings.max_question_chars)
         return retrieve_query(
             self.library,
             options.kb,
@@ -154,7 +155,7 @@ class Pipeline:
         Provider failures end the stream with an ``error`` event followed by the Answer, which
         keeps whatever text had streamed. An empty question raises ValueError before anything.
         """
-        question = _check_question(question)
+        question = _check_question(question, self.settings.max_question_chars)
         timings: list[tuple[str, float]] = []
         started = time.perf_counter()
 
@@ -371,12 +372,14 @@ class Generated:
     error_kind: str
 
 
-def _check_question(question: str) -> str:
+def _check_question(question: str, limit: int) -> str:
+    """The question stripped; ValueError when empty or over ``limit`` characters
+    (``Settings.max_question_chars``)."""
     question = (question or "").strip()
     if not question:
         raise ValueError("the question is empty")
-    if len(question) > 4000:
-        raise ValueError("the question is longer than 4000 characters; shorten it")
+    if len(question) > limit:
+        raise ValueError(f"the question is longer than {limit} characters; shorten it")
     return question
 
 
