@@ -11,7 +11,6 @@ Reads ``../shared/eval`` (never copied into the repo) and the project's own ``as
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import shlex
 import sys
@@ -27,6 +26,7 @@ from rag_app.config import load_settings
 from rag_app.evaluation.compare import diff_runs, write_per_question
 from rag_app.evaluation.evaluate import evaluate, find_documents, load_questions
 from rag_app.evaluation.routing import load_routing_labels
+from rag_app.evaluation.tables import row_markdown, to_markdown, write_docs_table
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Progress
 from rag_app.prompt import PromptSettings
@@ -313,7 +313,7 @@ def run(
                     if key.startswith("answer_in_offline ")
                 ]
                 results.append(row)
-                print(_row_md(row), file=sys.stderr, flush=True)
+                print(row_markdown(row), file=sys.stderr, flush=True)
                 for variant, value in variants:
                     offline_row = {
                         "set": spec.name,
@@ -323,93 +323,13 @@ def run(
                         "answer_in_offline": value,
                     }
                     results.append(offline_row)
-                    print(_row_md(offline_row), file=sys.stderr, flush=True)
+                    print(row_markdown(offline_row), file=sys.stderr, flush=True)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
     table = to_markdown(results)
     (out / "results.md").write_text(table + "\n")
     print(table)
     return results
-
-
-COLUMNS = (
-    "recall@1",
-    "recall@5",
-    "recall@10",
-    "mrr@10",
-    "answer_in_context",
-    "answer_in_offline",
-    "operands_in_context",
-    "declined_unanswerable",
-    "answered_answerable",
-    "query_ms_p50",
-    "retrieval_context_ms_p95",
-    # smart runs: the share of questions routed (a type preferred), and of the questions whose
-    # gold items are of one type, the share routed to that type and to another
-    "routing routed",
-    "routing single_own",
-    "routing single_wrong",
-)
-
-
-def _fmt(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
-    return str(value)
-
-
-def _row_md(row: dict[str, object]) -> str:
-    cells = [str(row["set"]), str(row["scope"]), str(row["retriever"])]
-    cells += [_fmt(row.get(c)) for c in COLUMNS]
-    return "| " + " | ".join(cells) + " |"
-
-
-def to_markdown(results: Sequence[dict[str, object]]) -> str:
-    header = "| set | scope | retriever | " + " | ".join(COLUMNS) + " |"
-    rule = "|" + "---|" * (3 + len(COLUMNS))
-    table = "\n".join([header, rule, *(_row_md(r) for r in results)])
-    versus = smart_vs_hybrid(results)
-    return f"{table}\n\n{versus}" if versus else table
-
-
-def smart_vs_hybrid(results: Sequence[dict[str, object]]) -> str:
-    """Smart against hybrid per set and scope: the differences (smart - hybrid) and smart's
-    routing of the questions whose gold is of one type (own type / wrong type / not routed)."""
-    rows = {(r["set"], r["scope"], r["retriever"]): r for r in results}
-    lines = [
-        "| set | scope | Δ recall@1 | Δ recall@5 | Δ answer_in_context | routed | "
-        "own type | wrong type | not routed |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for (name, scope, retriever), smart in rows.items():
-        hybrid = rows.get((name, scope, "hybrid"))
-        if retriever != "smart" or hybrid is None:
-            continue
-
-        def delta(key: str) -> str:
-            a, b = smart.get(key), hybrid.get(key)  # noqa: B023 - used at once
-            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-                return "-"
-            return f"{a - b:+.3f}"
-
-        lines.append(
-            f"| {name} | {scope} | {delta('recall@1')} | {delta('recall@5')} | "
-            f"{delta('answer_in_context')} | {_fmt(smart.get('routing routed'))} | "
-            f"{_fmt(smart.get('routing single_own'))} | {_fmt(smart.get('routing single_wrong'))} "
-            f"| {_fmt(smart.get('routing single_unrouted'))} |"
-        )
-    return "\n".join(lines) if len(lines) > 2 else ""
-
-
-def write_docs_table(path: Path, results: Sequence[dict[str, object]], command: str) -> None:
-    """Write the results table to ``path`` (the repository's ``docs/eval-results.md``) under a
-    one-line header naming the command that made it and the date."""
-    today = datetime.date.today().isoformat()
-    header = f"Written by `{command}` on {today}."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{header}\n\n{to_markdown(results)}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
