@@ -9,7 +9,6 @@ from rag_app.prompt.history import Turn, turns_from_messages
 from rag_app.prompt.sections import Section
 from rag_app.prompt.templates import NOT_FOUND, PromptTemplate, get_template
 from rag_app.stage_settings import MODES, Language, Mode, PromptSettings
-from rag_app.text.language import detect_language
 
 __all__ = [
     "BudgetResult",
@@ -28,7 +27,6 @@ __all__ = [
     "Source",
     "Turn",
     "build_prompt",
-    "detect_language",
     "fit_to_budget",
     "get_template",
     "layout_context",

@@ -48,10 +48,12 @@ def detect_language(text: str, min_cjk_share: float = 0.5) -> Language:
 
     Text with no words at all (digits, punctuation) is taken as Chinese, the reports' language.
     """
-    share = cjk_share(text)
-    if share is None:
-        return "zh"
-    return "zh" if share >= min_cjk_share else "en"
+    return language_of_share(cjk_share(text), min_cjk_share)
+
+
+def language_of_share(share: float | None, min_cjk_share: float = 0.5) -> Language:
+    """The language rule over a share of CJK words already read (``None``: no words, Chinese)."""
+    return "zh" if share is None or share >= min_cjk_share else "en"
 
 
 # English plurals ------------------------------------------------------------------------------

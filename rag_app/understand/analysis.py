@@ -15,7 +15,7 @@ from typing import Any, cast
 from rag_app.models import Understood
 from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases, question_terms
 from rag_app.text.aspects import Aspects, question_aspects
-from rag_app.text.language import Language, cjk_share, detect_language
+from rag_app.text.language import Language, cjk_share, detect_language, language_of_share
 from rag_app.text.names import leading_name
 from rag_app.text.periods import period_tokens
 from rag_app.text.phrasing import (
@@ -77,9 +77,8 @@ class QueryAnalysis:
 
     def language_at(self, min_cjk_share: float) -> Language:
         """The question's language when ``min_cjk_share`` of its words must be CJK for Chinese:
-        ``text.language.detect_language``'s rule over the share read once (no words: Chinese)."""
-        share = self.cjk_share
-        return "zh" if share is None or share >= min_cjk_share else "en"
+        ``text.language``'s one rule over the share read once (no words: Chinese)."""
+        return language_of_share(self.cjk_share, min_cjk_share)
 
     @property
     def name(self) -> str:

@@ -18,13 +18,13 @@ from rag_app.prompt import (
     PromptSettings,
     Turn,
     build_prompt,
-    detect_language,
     fit_to_budget,
     get_template,
     merge_subtables,
     turns_from_messages,
 )
 from rag_app.prompt.format import SEPARATOR
+from rag_app.text.language import detect_language
 from rag_app.text.table_rows import split_rows, table_shape
 from rag_app.text.tokens import TiktokenCounter, get_token_counter
 from rag_app.understand.analysis import analyse_query
