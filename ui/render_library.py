@@ -10,12 +10,14 @@ import pandas as pd
 import streamlit as st
 
 from rag_app.index.library import Library
+from rag_app.index.profile import DocumentProfile, Entity, Metric, period_range
 from ui import state
 from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
 from ui.library_text import date_text, size_text
 from ui.render_hits import TYPE_ICONS
 from ui.render_sources import page_label, render_chunk
+from ui.sanitize import escape_label
 
 PREVIEW_PAGE_SIZE = 10
 # (kind, target) of the deletion waiting for its confirmation: ("kb", name) or ("doc", id).
@@ -96,7 +98,66 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    _profiles(lib.profiles(kb), {doc.doc_id: doc.name for doc in docs})
     _preview(lib, kb, {doc.doc_id: doc.name for doc in docs}, confirm)
+
+
+def _profiles(profiles: dict[str, DocumentProfile], names: dict[str, str]) -> None:
+    """Per document, one line of what its profile holds; expanded, the lists themselves."""
+    st.markdown(f"#### 🧭 {t('profile_section')}")
+    for doc_id, profile in profiles.items():
+        line = t(
+            "profile_line",
+            subject=profile.subject or t("profile_no_subject"),
+            entities=len(profile.entities),
+            metrics=len(profile.metrics),
+            periods=period_range(profile.periods) or t("profile_none"),
+            tables=len(profile.tables),
+            figures=len(profile.figures),
+        )
+        with st.expander(f"**{escape_label(names.get(doc_id, doc_id))}** · {escape_label(line)}"):
+            entities, metrics = st.columns(2)
+            entities.markdown(f"**{t('profile_entities')}**")
+            entities.markdown(_listed([_entity_text(e) for e in profile.entities]))
+            metrics.markdown(f"**{t('profile_metrics')}**")
+            metrics.markdown(_listed([_metric_text(m) for m in profile.metrics]))
+            st.markdown(f"**{t('profile_periods')}**")
+            st.markdown(_listed([", ".join(profile.periods)] if profile.periods else []))
+            st.markdown(f"**{t('profile_exhibits')}**")
+            exhibits = [
+                " · ".join(
+                    part
+                    for part in (
+                        f"{TYPE_ICONS.get(e.kind, '')} {e.caption or e.label}",
+                        t("profile_page", n=e.page + 1) if e.page is not None else "",
+                    )
+                    if part
+                )
+                for e in profile.exhibits
+            ]
+            st.markdown(_listed(exhibits))
+
+
+def _entity_text(entity: Entity) -> str:
+    extra = []
+    if entity.tickers:
+        extra.append(t("profile_tickers", tickers=", ".join(entity.tickers)))
+    if entity.aliases:
+        extra.append(t("profile_aliases", aliases=", ".join(entity.aliases)))
+    return entity.name + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def _metric_text(metric: Metric) -> str:
+    text = metric.name + (f" ({metric.alias})" if metric.alias else "")
+    return text + (f" [{metric.unit}]" if metric.unit else "")
+
+
+def _listed(lines: list[str]) -> str:
+    """Markdown bullets of ``lines``, their Markdown characters escaped (names come from
+    uploaded documents)."""
+    if not lines:
+        return t("profile_none")
+    return "\n".join(f"- {escape_label(line)}" for line in lines)
 
 
 def _preview(lib: Library, kb: str, names: dict[str, str], confirm: Confirm) -> None:

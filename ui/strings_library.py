@@ -93,4 +93,20 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
         "Delete document “{name}”? Its chunks, vectors and images are removed.",
     ),
     "doc_deleted": ("已删除文档「{name}」", "Deleted document “{name}”"),
+    # each document's profile (rag_app/index/profile.py), under the document table
+    "profile_section": ("文档概况", "What each document holds"),
+    "profile_line": (
+        "{subject} · {entities} 个实体 · {metrics} 个指标 · 期间 {periods} · {tables} 张表 · {figures} 张图",
+        "{subject} · {entities} entities · {metrics} metrics · periods {periods} · "
+        "{tables} tables · {figures} figures",
+    ),
+    "profile_no_subject": ("（无主题）", "(no subject)"),
+    "profile_none": ("无", "none"),
+    "profile_entities": ("实体", "Entities"),
+    "profile_metrics": ("指标", "Metrics"),
+    "profile_periods": ("期间", "Periods"),
+    "profile_exhibits": ("表格与图片", "Tables and figures"),
+    "profile_tickers": ("代码 {tickers}", "ticker {tickers}"),
+    "profile_aliases": ("又名 {aliases}", "also {aliases}"),
+    "profile_page": ("第 {n} 页", "page {n}"),
 }

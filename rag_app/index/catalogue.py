@@ -19,7 +19,12 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rag_app.index.catalogue_reads import FEATURES_SCHEMA, IncrementalReads, doc_version
+from rag_app.index.catalogue_reads import (
+    FEATURES_SCHEMA,
+    PROFILES_SCHEMA,
+    IncrementalReads,
+    doc_version,
+)
 from rag_app.models import Chunk, DocumentInfo
 from rag_app.sqlite_store import add_column, open_sqlite
 
@@ -50,6 +55,7 @@ MIGRATIONS = (
     _SCHEMA + FEATURES_SCHEMA,
     add_column("kbs", "tokenizer", "TEXT NOT NULL DEFAULT ''"),  # keyword-token versioning
     add_column("documents", "version", "INTEGER NOT NULL DEFAULT 0"),  # per-document versions
+    PROFILES_SCHEMA,  # per-document profiles (rag_app.index.profile)
 )
 # Documents kept beside one of the same file name ("report (2)" beside "report") were listed
 # under that file name too until admission named them by their id: named so when found.
@@ -122,7 +128,7 @@ class Catalogue(IncrementalReads):
 
     def drop_kb(self, kb: str) -> None:
         with self._lock, self._tx():
-            for table in ("chunks", "features", "documents", "kbs"):
+            for table in ("chunks", "features", "profiles", "documents", "kbs"):
                 self._db.execute(f"DELETE FROM {table} WHERE kb = ?", (kb,))
 
     # documents ----------------------------------------------------------------------------------
@@ -164,9 +170,10 @@ class Catalogue(IncrementalReads):
         chunks: Sequence[Chunk],
         tokens: Sequence[list[str]],
         features: str = "",
+        profile: str = "",
     ) -> tuple[int, str]:
-        """Replace any document of the same id with this one, its chunks and its features
-        (``rag_app.index.doc_features``), atomically; returns the knowledge base's new
+        """Replace any document of the same id with this one, its chunks, its features
+        (``rag_app.index.doc_features``) and its profile (``rag_app.index.profile``), atomically; returns the knowledge base's new
         generation and the document's version."""
         with self._lock, self._tx():
             self._delete_doc(kb, info.doc_id)
@@ -209,6 +216,10 @@ class Catalogue(IncrementalReads):
                 self._db.execute(
                     "INSERT INTO features VALUES (?, ?, ?)", (kb, info.doc_id, features)
                 )
+            if profile:
+                self._db.execute(
+                    "INSERT INTO profiles VALUES (?, ?, ?)", (kb, info.doc_id, profile)
+                )
         return generation, doc_version(generation, info.content_hash, info.n_chunks)
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
@@ -222,6 +233,7 @@ class Catalogue(IncrementalReads):
         cur = self._db.execute("DELETE FROM documents WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         self._db.execute("DELETE FROM chunks WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         self._db.execute("DELETE FROM features WHERE kb = ? AND doc_id = ?", (kb, doc_id))
+        self._db.execute("DELETE FROM profiles WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         return cur.rowcount > 0
 
     def _bump(self, kb: str) -> int:
@@ -383,9 +395,10 @@ class Catalogue(IncrementalReads):
                 r[0] for r in self._db.execute(f"SELECT DISTINCT kb FROM chunks WHERE {unlisted}")
             ]
             cur = self._db.execute(f"DELETE FROM chunks WHERE {unlisted}")
-            self._db.execute(
-                f"DELETE FROM features WHERE {unlisted.replace('chunks.', 'features.')}"
-            )
+            for table in ("features", "profiles"):
+                self._db.execute(
+                    f"DELETE FROM {table} WHERE {unlisted.replace('chunks.', table + '.')}"
+                )
             for kb in kbs:
                 self._bump(kb)
             return int(cur.rowcount)

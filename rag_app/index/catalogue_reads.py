@@ -15,6 +15,11 @@ FEATURES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS features (
     kb TEXT NOT NULL, doc_id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kb, doc_id));
 """
+# Each document's profile (rag_app.index.profile), written with its rows, deleted with them.
+PROFILES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS profiles (
+    kb TEXT NOT NULL, doc_id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kb, doc_id));
+"""
 # SQLite's default limit on bound variables is 999 in older builds: id lists go in parts.
 IN_BATCH = 500
 
@@ -98,3 +103,22 @@ class IncrementalReads:
                 (kb, doc_id),
             ).fetchone()
         return doc_version(*row) if row else None
+
+    def profiles(self, kb: str) -> dict[str, str]:
+        """The stored profiles (JSON) of the knowledge base's listed documents that have one."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT p.doc_id, p.data FROM profiles p JOIN documents d "
+                "ON d.kb = p.kb AND d.doc_id = p.doc_id WHERE p.kb = ?",
+                (kb,),
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def store_profile(self, kb: str, doc_id: str, version: str, data: str) -> None:
+        """Keep a profile computed for a document written without one (a library older than
+        profiles), if it is still at ``version``."""
+        with self._lock:
+            if self.doc_versions_of(kb, doc_id) == version:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO profiles VALUES (?, ?, ?)", (kb, doc_id, data)
+                )

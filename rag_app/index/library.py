@@ -28,6 +28,8 @@ from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.exact import ExactVectors
 from rag_app.index.journal import journalled, recover_on_open, staged_assets
 from rag_app.index.kb_state import Snapshots
+from rag_app.index.library_profiles import LibraryProfiles  # profiles: index/profile.py
+from rag_app.index.profile import profile_of, profile_to_json
 from rag_app.index.replica import open_replica  # shared Chroma server: docs/SHARED_STORE.md
 from rag_app.index.store import collection_name, open_store
 from rag_app.index.write_lock import WriteLock
@@ -66,7 +68,7 @@ class Snapshot:
     versions: dict[str, str] = field(default_factory=dict)
 
 
-class Library:
+class Library(LibraryProfiles):
     """Knowledge bases on disk under ``settings.data_dir``.
 
     ``embedder`` and ``counter`` may be given (tests); otherwise they are made from settings on
@@ -311,8 +313,9 @@ class Library:
                     self.replica.publish(kb, info, entry.assets)  # shared server: row, version
                     tokens = [index_tokens(c.search_text) for c in chunks]
                     features = describe(chunks)  # once, here: not again per upload
+                    profile = profile_to_json(profile_of(chunks))  # with its rows, atomically
                     generation, version = self.catalogue.add_document(
-                        kb, info, chunks, tokens, features_to_json(features)
+                        kb, info, chunks, tokens, features_to_json(features), profile
                     )
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)

@@ -35,6 +35,7 @@ from rag_app.index.assets import write_assets
 from rag_app.index.catalogue import chunk_from_json
 from rag_app.index.doc_features import describe, features_to_json
 from rag_app.index.parts import LibraryParts
+from rag_app.index.profile import profile_of, profile_to_json
 from rag_app.index.remote import Registry, stamp
 from rag_app.index.store import ChromaStore
 from rag_app.models import DocumentInfo
@@ -208,9 +209,10 @@ class Replica(LocalOnly):
             if images:
                 folder = str(write_assets(self.library.assets_root(kb), info.doc_id, images))
         local = replace(info, n_chunks=len(chunks), assets_dir=folder)
-        # the document's features, as a local write stores them (rag_app.index.doc_features)
+        # the document's features and profile, as a local write stores them
         features = features_to_json(describe(chunks))
-        self.library.catalogue.add_document(kb, local, chunks, tokens, features)
+        profile = profile_to_json(profile_of(chunks))
+        self.library.catalogue.add_document(kb, local, chunks, tokens, features, profile)
         self.pulled += 1
 
     def _drop_assets(self, kb: str, info: DocumentInfo) -> None:

@@ -352,6 +352,9 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     for bad in ("<script", "onclick", "javascript:", "steal()"):
         assert bad not in text
     assert "&lt;script&gt;" in text  # the text chunk's markup is shown, escaped
+    # its profile, one line under the table: one table, its periods (rag_app/index/profile.py)
+    [profile] = [e for e in at.expander if "个实体" in e.label]
+    assert "1 张表" in profile.label and "2024Q1–2024Q2" in profile.label, profile.label
 
     library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
     assert [d.doc_id for d in library.documents("测试库")] == ["huahong"]

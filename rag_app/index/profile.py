@@ -1,0 +1,332 @@
+"""A document's profile, read off its chunks at ingest: what it is about (its subject), the
+entities it names (with the tickers and other names the report gives them), the metrics it
+reports (with units), the periods its tables cover, and its tables and figures by number and
+caption. Like a term dictionary built at index time: derived from the document, no word list.
+
+A table is read by its shape (``rag_app.text.tables``): periods across the columns make its row
+labels metrics; periods down the first column make its column headers metrics; otherwise its
+first column of distinct names holds entities and the other headers are metrics. A label's unit
+is the bracketed tail it carries ("营业收入（百万元）", "同比（%）"), else its caption's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from rag_app.models import Chunk
+from rag_app.text.language import CJK_UNIFIED
+from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, period_tokens
+from rag_app.text.phrasing import content_references
+from rag_app.text.subjects import document_subjects
+from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
+
+# "营业收入（百万元）" -> ("营业收入", "百万元"); a bracketed tail of up to 8 characters.
+_UNIT_TAIL = re.compile(r"^(.*?\S)\s*[（(]([^()（）]{1,8})[)）]\s*$")
+# A listed company as reports write it: a name, then its ticker in brackets: "中芯国际（688981.SH）",
+# "Orchestra BioMed (NASDAQ: OBIO)"; the exchange code is the data's own (SH, SZ, HK, NYSE...).
+_TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
+_NAMED_TICKER = re.compile(
+    rf"([{CJK_UNIFIED}]{{2,12}}|[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){{0,4}})\s*"
+    rf"[（(]\s*((?:{_TICKER})(?:\s*[,，;；/、]\s*(?:{_TICKER}))*)\s*[)）]"
+)
+# A Chinese name with its Latin name in brackets: "中芯国际（SMIC）", "宁德时代（CATL）".
+_LATIN_ALIAS = re.compile(
+    rf"([{CJK_UNIFIED}]{{2,12}})[（(]([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){{0,5}})[)）]"
+)
+_CJK_START = re.compile(f"[{CJK_UNIFIED}]")
+_NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
+# A cell holding a sentence's punctuation is a sentence, not a name or a label.
+_SENTENCE = re.compile(r"[，。；;！？!?]")
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A name the document gives, with its tickers and other names ("SMIC")."""
+
+    name: str
+    tickers: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A quantity the document reports (a row label or column header), with its unit if given,
+    or a term it defines."""
+
+    name: str
+    unit: str = ""
+    alias: str = ""  # a defined term's other name: "CIS" of 图像传感器（CIS）
+
+
+@dataclass(frozen=True)
+class Exhibit:
+    """A table or figure (``kind`` "table" / "image"): its number ("表3", "图1", "Figure 2"),
+    caption and page (None when unknown)."""
+
+    kind: str
+    label: str
+    caption: str
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class DocumentProfile:
+    """What one document (or, merged, a library) is about and mentions."""
+
+    doc_id: str
+    subject: str
+    entities: tuple[Entity, ...] = ()
+    metrics: tuple[Metric, ...] = ()
+    periods: tuple[str, ...] = ()
+    exhibits: tuple[Exhibit, ...] = ()
+
+    @property
+    def tables(self) -> tuple[Exhibit, ...]:
+        return tuple(e for e in self.exhibits if e.kind == "table")
+
+    @property
+    def figures(self) -> tuple[Exhibit, ...]:
+        return tuple(e for e in self.exhibits if e.kind == "image")
+
+
+def profile_of(chunks: Sequence[Chunk]) -> DocumentProfile:
+    """The profile of one document from its chunks, in their order."""
+    doc_id = chunks[0].doc_id if chunks else ""
+    subject = "".join(sorted(document_subjects(chunks).get(doc_id, frozenset())))
+    entities: dict[str, Entity] = {}
+    if subject:
+        entities[subject] = Entity(subject)
+    metrics: dict[Metric, None] = {}
+    periods: set[str] = set()
+    exhibits: list[Exhibit] = []
+    seen_tables: set[str] = set()
+    texts = _texts(chunks)
+    whole = "\n".join(texts)
+    for text in texts:
+        _named(text, entities, whole)
+    for chunk in chunks:
+        if chunk.type not in ("table", "image"):
+            continue
+        key = chunk.parent_table_id or chunk.chunk_id
+        if key not in seen_tables:
+            seen_tables.add(key)
+            if chunk.caption or chunk.type == "table":
+                ref = content_references(chunk.caption).get(chunk.type, "")
+                label = ref if ref and chunk.caption.lstrip().startswith(ref) else ""
+                exhibits.append(Exhibit(chunk.type, label, chunk.caption, chunk.page))
+        periods.update(_periods(chunk.caption))
+        if chunk.type == "table" and chunk.table_html:
+            try:
+                grid = parse_table(chunk.table_html, chunk.header_rows)
+            except TableTooLarge:
+                continue
+            _read_table(grid, _unit(chunk.caption)[1], entities, metrics, periods)
+    _aliases(texts, entities, metrics)  # after the tables: their names are known by then
+    return DocumentProfile(
+        doc_id=doc_id,
+        subject=subject,
+        entities=tuple(entities.values()),
+        metrics=tuple(metrics),
+        periods=tuple(sorted(periods)),
+        exhibits=tuple(exhibits),
+    )
+
+
+def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
+    """The union of several documents' profiles (a library's): subjects joined by " / ",
+    entities merged by name, metrics, periods and exhibits of every document."""
+    subjects: dict[str, None] = {}
+    entities: dict[str, Entity] = {}
+    metrics: dict[Metric, None] = {}
+    periods: set[str] = set()
+    exhibits: list[Exhibit] = []
+    for profile in profiles:
+        if profile.subject:
+            subjects[profile.subject] = None
+        for entity in profile.entities:
+            _add(entities, entity)
+        metrics.update(dict.fromkeys(profile.metrics))
+        periods.update(profile.periods)
+        exhibits.extend(profile.exhibits)
+    return DocumentProfile(
+        "", " / ".join(subjects), tuple(entities.values()), tuple(metrics),
+        tuple(sorted(periods)), tuple(exhibits),
+    )  # fmt: skip
+
+
+def profile_to_json(profile: DocumentProfile) -> str:
+    return json.dumps(asdict(profile), ensure_ascii=False)
+
+
+def profile_from_json(data: str) -> DocumentProfile:
+    """A profile stored by ``profile_to_json``; raises ValueError / KeyError / TypeError when
+    malformed."""
+    raw = json.loads(data)
+    return DocumentProfile(
+        doc_id=raw["doc_id"],
+        subject=raw["subject"],
+        entities=tuple(
+            Entity(e["name"], tuple(e["tickers"]), tuple(e["aliases"])) for e in raw["entities"]
+        ),
+        metrics=tuple(Metric(m["name"], m["unit"], m["alias"]) for m in raw["metrics"]),
+        periods=tuple(raw["periods"]),
+        exhibits=tuple(Exhibit(**e) for e in raw["exhibits"]),
+    )
+
+
+def period_range(periods: Sequence[str]) -> str:
+    """ "2019q1–2026" for a sorted period list; "" when empty."""
+    if not periods:
+        return ""
+    return periods[0] if len(periods) == 1 else f"{periods[0]}–{periods[-1]}"
+
+
+# reading ----------------------------------------------------------------------------------------
+def _texts(chunks: Sequence[Chunk]) -> list[str]:
+    """The document's title and text, once each (a title repeats on every chunk)."""
+    titles = {c.heading_path[0] for c in chunks if c.heading_path}
+    return sorted(titles) + [c.text for c in chunks if c.type == "text"]
+
+
+def _named(text: str, entities: dict[str, Entity], whole: str = "") -> None:
+    for match in _NAMED_TICKER.finditer(text):
+        tickers = tuple(t.strip() for t in re.split(r"[,，;；/、]", match.group(2)) if t.strip())
+        _add(entities, Entity(_name_end(match.group(1).strip(), whole or text), tickers))
+
+
+def _name_end(run: str, whole: str) -> str:
+    """The name a run of Chinese characters ends with: the longest tail the document writes
+    more often than the run ("宁德时代" of "公司与宁德时代"), else the run (a Latin name as is)."""
+    if not _CJK_START.match(run):
+        return run
+    seen = whole.count(run)
+    for start in range(1, len(run) - 1):
+        if whole.count(run[start:]) > seen:
+            return run[start:]
+    return run
+
+
+def _aliases(texts: Sequence[str], entities: dict[str, Entity], terms: dict[Metric, None]) -> None:
+    """A Chinese name with a Latin one in brackets: another name of an entity the document
+    names elsewhere ("中芯国际（SMIC）"), else a term it defines ("图像传感器（CIS）")."""
+    whole = "\n".join(texts)
+    for text in texts:
+        for match in _LATIN_ALIAS.finditer(text):
+            name, latin = _name_end(match.group(1), whole), match.group(2).strip()
+            if name in entities:
+                _add(entities, Entity(name, (), (latin,)))
+            else:
+                terms[Metric(name, "", latin)] = None
+
+
+def _add(entities: dict[str, Entity], entity: Entity) -> None:
+    old = entities.get(entity.name)
+    if old is None:
+        entities[entity.name] = entity
+        return
+    entities[entity.name] = Entity(
+        old.name,
+        tuple(dict.fromkeys(old.tickers + entity.tickers)),
+        tuple(dict.fromkeys(old.aliases + entity.aliases)),
+    )
+
+
+def _read_table(
+    grid: Grid,
+    caption_unit: str,
+    entities: dict[str, Entity],
+    metrics: dict[Metric, None],
+    periods: set[str],
+) -> None:
+    if not grid.rows:
+        return
+    labels = column_labels(grid)
+    rows = grid.data_rows
+    firsts = [row[0].strip() for row in rows if row and row[0].strip()]
+    header_periods = [_periods(label) for label in labels]
+    first_periods = [_periods(cell) for cell in firsts]
+    for found in header_periods + first_periods:
+        periods.update(found)
+    if sum(1 for p in header_periods if p) >= 2 or not grid.header_rows:
+        # periods across (or a two-column fact sheet): the row labels are the metrics
+        for cell in firsts:
+            if not _periods(cell) and not _NUMERIC.match(cell) and not _SENTENCE.search(cell):
+                metrics[_metric(cell, caption_unit)] = None
+        return
+    for c, label in enumerate(labels):
+        # a column of values is a metric; a column of names or words (排名's, 厂商's) is not
+        values = [row[c].strip() for row in rows if c < len(row) and row[c].strip()]
+        numeric = 0 if _ordinal(values) else sum(1 for v in values if _NUMERIC.match(v))
+        if (
+            label
+            and numeric * 2 > len(values)
+            and not _periods(label)
+            and not _SENTENCE.search(label)
+        ):
+            metrics[_metric(label, caption_unit)] = None
+    key = _key_column(grid)
+    if key is None:
+        return
+    for row in rows:
+        cell = row[key].strip()
+        if _NAMED_TICKER.search(cell):  # a name with its ticker in the cell: "华虹（1347.HK）"
+            _named(cell, entities)
+        elif cell:
+            _add(entities, Entity(cell))
+
+
+def _ordinal(values: Sequence[str]) -> bool:
+    """Whether a column counts its rows (1, 2, 3...: a rank or serial number, not a value)."""
+    if len(values) < 2 or not all(v.isdigit() for v in values):
+        return False
+    numbers = [int(v) for v in values]
+    return numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
+def _key_column(grid: Grid) -> int | None:
+    """The first column whose data cells are names: none a number, a period or a sentence,
+    and all different; None when the table has none."""
+    rows = grid.data_rows
+    if len(rows) < 2:
+        return None
+    for c in range(grid.n_cols):
+        cells = [row[c].strip() for row in rows if row[c].strip()]
+        if len(cells) < 2 or len(set(cells)) < len(cells):
+            continue
+        if all(
+            not _NUMERIC.match(cell) and not _periods(cell) and not _SENTENCE.search(cell)
+            for cell in cells
+        ):
+            return c
+    return None
+
+
+def _metric(label: str, caption_unit: str) -> Metric:
+    name, unit = _unit(label)
+    return Metric(name, unit or caption_unit)
+
+
+def _unit(label: str) -> tuple[str, str]:
+    match = _UNIT_TAIL.match(label.strip())
+    if match is None:
+        return label.strip(), ""
+    return match.group(1), match.group(2).strip()
+
+
+def _periods(text: str) -> list[str]:
+    """The periods ``text`` names, as one form: "2023Q1" (of 2023Q1, 2023年第一季度, "2023年 Q1"),
+    "2025E", "2024" (of 2024, 2024年); a year that is a value (2031亿元) is none."""
+    if not text:
+        return []
+    found = [p.upper() for p in period_tokens(text)]
+    if found:
+        return found
+    out = []
+    for match in PERIOD_SPAN.finditer(text):
+        if match.group(0)[:1].isdigit() and not PERIOD_YEAR.match(text, match.start()):
+            continue
+        out.append(re.sub(r"\s+|年度?$", "", match.group(0)).upper())
+    return out

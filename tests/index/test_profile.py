@@ -1,0 +1,174 @@
+"""A document's profile (rag_app/index/profile.py): read off its chunks, stored with its
+catalogue rows, deleted with them, computed for a library written before profiles."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from rag_app.config import Settings
+from rag_app.index.catalogue import MIGRATIONS
+from rag_app.index.embedder import HashEmbedder
+from rag_app.index.library import Library
+from rag_app.index.profile import (
+    DocumentProfile,
+    Metric,
+    merge_profiles,
+    period_range,
+    profile_from_json,
+    profile_of,
+    profile_to_json,
+)
+from rag_app.ingest import ChunkingOptions, chunk_document
+from rag_app.ingest.loader import load_bytes, load_path
+from rag_app.models import Chunk
+from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST
+
+BYD = REPO_ROOT / "assets" / "broker_eval" / "docs" / "byd_002594_content_list.json"
+
+
+def _chunks(settings: Settings, counter, path: Path) -> list[Chunk]:  # type: ignore[no-untyped-def]
+    (loaded,) = load_path(path, settings.max_file_bytes)
+    return chunk_document(loaded.document, counter, ChunkingOptions.from_settings(settings))
+
+
+def _listed(settings: Settings, counter, items: list[dict]) -> DocumentProfile:  # type: ignore[no-untyped-def,type-arg]
+    data = json.dumps(items, ensure_ascii=False).encode()
+    (loaded,) = load_bytes(data, "small_content_list.json", settings.max_file_bytes)
+    options = ChunkingOptions.from_settings(settings)
+    return profile_of(chunk_document(loaded.document, counter, options))
+
+
+@pytest.fixture(scope="module")
+def sample() -> DocumentProfile:
+    from rag_app.text.tokens import get_token_counter
+
+    settings = Settings(data_dir=Path("unused"))
+    return profile_of(_chunks(settings, get_token_counter(), SAMPLE_CONTENT_LIST))
+
+
+def test_sample_subject_and_its_ticker(sample: DocumentProfile) -> None:
+    assert sample.subject == "中芯国际"
+    smic = next(e for e in sample.entities if e.name == "中芯国际")
+    assert smic.tickers == ("688981.SH",)
+
+
+def test_sample_ranking_table_names_its_companies(sample: DocumentProfile) -> None:
+    names = [e.name for e in sample.entities]
+    for company in ("台积电", "三星", "联电", "格芯", "华虹集团", "力积电"):
+        assert company in names
+    # the ranking table's text columns are not metrics; its value columns are, with units
+    metric_names = {m.name for m in sample.metrics}
+    assert not {"排名", "厂商", "总部"} & metric_names
+    assert Metric("市占率", "%") in sample.metrics
+    assert Metric("同比", "%") in sample.metrics
+
+
+def test_sample_metrics_carry_units_from_label_or_caption(sample: DocumentProfile) -> None:
+    assert Metric("营业收入", "百万元") in sample.metrics  # 表1's row label "营业收入（百万元）"
+    assert Metric("资本开支", "亿美元") in sample.metrics
+    assert Metric("总市值", "亿元") in sample.metrics  # 基本数据, a fact sheet without header
+    assert Metric("智能手机", "百万美元") in sample.metrics  # the unit of 表2's caption
+
+
+def test_sample_periods_cover_its_tables(sample: DocumentProfile) -> None:
+    for period in ("2019Q1", "2023Q1", "2024Q4", "2022A", "2024", "2025E", "2026E"):
+        assert period in sample.periods
+    assert period_range(sample.periods) == "2019Q1–2026E"
+
+
+def test_sample_tables_and_figures_by_number_and_caption(sample: DocumentProfile) -> None:
+    assert [e.label for e in sample.tables if e.label] == [f"表{n}" for n in range(1, 8)]
+    assert [e.label for e in sample.figures] == ["图1", "图2", "图3"]
+    table3 = next(e for e in sample.tables if e.label == "表3")
+    assert table3.caption == "表3：2024年全球晶圆代工厂营收排名"
+    assert table3.page == 2
+    assert any(e.caption == "基本数据" and not e.label for e in sample.tables)
+
+
+def test_small_content_list_tickers_aliases_and_defined_terms(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {"type": "text", "text": "Orchestra BioMed (NASDAQ: OBIO) 季度报告", "text_level": 1},
+            {"type": "text", "text": "公司与宁德时代（300750.SZ）合作，宁德时代（CATL）为其客户。"},
+            {"type": "text", "text": "公司主要产品为图像传感器（CIS）。图像传感器需求回暖。"},
+            {
+                "type": "table",
+                "table_caption": ["Figure 2 is not this; 表9：可比公司估值（倍）"],
+                "table_body": "<table><tr><td>公司</td><td>2024A</td><td>2025E</td></tr>"
+                "<tr><td>市盈率</td><td>20.1</td><td>18.0</td></tr></table>",
+            },
+        ],
+    )
+    names = {e.name: e for e in profile.entities}
+    assert names["Orchestra BioMed"].tickers == ("NASDAQ: OBIO",)
+    assert names["宁德时代"].tickers == ("300750.SZ",)
+    assert names["宁德时代"].aliases == ("CATL",)
+    # a term, not a company; its name is the tail the document writes again (not "公司主要产品为…")
+    assert Metric("图像传感器", "", "CIS") in profile.metrics
+    assert Metric("市盈率", "倍") in profile.metrics
+    assert profile.periods == ("2024A", "2025E")
+    (table,) = profile.tables
+    assert table.label == ""  # its caption does not start with its number
+
+
+def test_json_round_trip_and_union(sample: DocumentProfile, settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    assert profile_from_json(profile_to_json(sample)) == sample
+    byd = profile_of(_chunks(settings, counter, BYD))
+    union = merge_profiles([sample, byd])
+    assert union.subject == "中芯国际 / 比亚迪"
+    assert {e.name for e in union.entities} == {e.name for e in sample.entities + byd.entities}
+    assert len(union.exhibits) == len(sample.exhibits) + len(byd.exhibits)
+    assert union.periods == tuple(sorted(set(sample.periods) | set(byd.periods)))
+
+
+def _rows(library: Library) -> list[tuple[str, str]]:
+    with sqlite3.connect(library.catalogue.path) as db:
+        return db.execute("SELECT kb, doc_id FROM profiles").fetchall()
+
+
+def test_stored_with_the_document_and_deleted_with_it(library: Library) -> None:
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
+    assert _rows(library) == [("kb", report.doc_id)]
+    stored = library.profile("kb", report.doc_id)
+    assert stored == profile_of(library.chunks("kb", report.doc_id))
+    assert library.library_profile("kb") == merge_profiles([stored])  # type: ignore[list-item]
+    assert library.delete_document("kb", report.doc_id)
+    assert _rows(library) == []
+    assert library.profile("kb", report.doc_id) is None
+    assert library.library_profile("kb") == DocumentProfile("", "")
+
+
+def test_a_failed_write_leaves_neither_document_nor_profile(library: Library) -> None:
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
+    chunks = library.chunks("kb", report.doc_id)
+    info = library.catalogue.document("kb", report.doc_id)
+    assert info is not None
+    twice = [chunks[0], chunks[0]]  # a repeated chunk id: the insert fails mid-transaction
+    with pytest.raises(sqlite3.IntegrityError):
+        library.catalogue.add_document(
+            "kb", replace(info, doc_id="other"), twice, [[], []], "", "{}"
+        )
+    assert library.catalogue.document("kb", "other") is None
+    assert _rows(library) == [("kb", report.doc_id)]
+
+
+def test_a_library_older_than_profiles_gets_them_on_first_read(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    library = Library(settings, embedder=HashEmbedder(), counter=counter)
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
+    library.catalogue.close()
+    with sqlite3.connect(settings.data_dir / "catalogue.sqlite") as db:  # as written before
+        db.execute("DROP TABLE profiles")
+        db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
+    reopened = Library(settings, embedder=HashEmbedder(), counter=counter)
+    assert _rows(reopened) == []  # opening computes nothing
+    profile = reopened.profile("kb", report.doc_id)
+    assert profile is not None and profile.subject == "中芯国际"
+    assert _rows(reopened) == [("kb", report.doc_id)]  # kept: computed once
+    assert reopened.profiles("kb") == {report.doc_id: profile}
