@@ -98,8 +98,10 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    _profiles(lib.profiles(kb), {doc.doc_id: doc.name for doc in docs})
     _preview(lib, kb, {doc.doc_id: doc.name for doc in docs}, confirm)
+    # After the preview: a section of expanders drawn above it would move its picker and delete
+    # button while a user (or a browser test) reaches for them.
+    _profiles(lib.profiles(kb), {doc.doc_id: doc.name for doc in docs})
 
 
 def _profiles(profiles: dict[str, DocumentProfile], names: dict[str, str]) -> None:
