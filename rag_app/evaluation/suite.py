@@ -50,6 +50,14 @@ class EvalSet:
     index: str = ""  # the index folder under OUT/index (sets over the same documents share one)
 
 
+def _ours(
+    name: str, folder: str, questions: str, scopes: tuple[str, ...], index: str = ""
+) -> EvalSet:
+    """A set of ours: the documents and questions under ``assets/<folder>``."""
+    base = REPO / "assets" / folder
+    return EvalSet(name, (base / "docs",), base / questions, scopes, index=index)
+
+
 def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
     return {
         "tatqa": EvalSet(
@@ -64,66 +72,58 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             eval_dir / "crud_zh_dev" / "questions.jsonl",
             ("pooled",),
         ),
-        "broker": EvalSet(
-            "broker_zh (ours)",
-            (REPO / "assets" / "broker_eval" / "docs",),
-            REPO / "assets" / "broker_eval" / "questions.jsonl",
-            ("pooled", "doc"),
-        ),
-        "broker_list": EvalSet(
+        "broker": _ours("broker_zh (ours)", "broker_eval", "questions.jsonl", ("pooled", "doc")),
+        "broker_list": _ours(
             "broker_zh list questions (ours)",
-            (REPO / "assets" / "broker_eval" / "docs",),
-            REPO / "assets" / "broker_eval" / "questions_list.jsonl",
+            "broker_eval",
+            "questions_list.jsonl",
             ("pooled", "doc"),
             index="broker",
         ),
-        "broker_followup": EvalSet(
+        "broker_followup": _ours(
             "broker_zh follow-ups (ours)",
-            (REPO / "assets" / "broker_eval" / "docs",),
-            REPO / "assets" / "broker_eval" / "questions_followup.jsonl",
+            "broker_eval",
+            "questions_followup.jsonl",
             ("pooled", "doc"),
             index="broker",
         ),
-        "broker_answerability": EvalSet(
+        "broker_answerability": _ours(
             "broker_zh answerability (ours)",
-            (REPO / "assets" / "broker_eval" / "docs",),
-            REPO / "assets" / "broker_eval" / "questions_unanswerable.jsonl",
+            "broker_eval",
+            "questions_unanswerable.jsonl",
             ("pooled",),
             index="broker",
         ),
-        "broker_multi": EvalSet(
+        "broker_multi": _ours(
             "broker_zh two-company (ours)",
-            (REPO / "assets" / "broker_eval" / "docs",),
-            REPO / "assets" / "broker_eval" / "questions_multi.jsonl",
+            "broker_eval",
+            "questions_multi.jsonl",
             ("pooled",),
             index="broker",
         ),
         # The second set (assets/second_eval): other documents and phrasings, frozen before the
         # question reading was tuned, to report changes on questions they were not fitted on.
-        "second": EvalSet(
-            "second_zh (ours, frozen)",
-            (REPO / "assets" / "second_eval" / "docs",),
-            REPO / "assets" / "second_eval" / "questions.jsonl",
-            ("pooled", "doc"),
+        "second": _ours(
+            "second_zh (ours, frozen)", "second_eval", "questions.jsonl", ("pooled", "doc")
         ),
-        "second_multi": EvalSet(
+        "second_multi": _ours(
             "second_zh two-document (ours, frozen)",
-            (REPO / "assets" / "second_eval" / "docs",),
-            REPO / "assets" / "second_eval" / "questions_multi.jsonl",
+            "second_eval",
+            "questions_multi.jsonl",
             ("pooled",),
             index="second",
         ),
-        "second_followup": EvalSet(
+        "second_followup": _ours(
             "second_zh follow-ups (ours, frozen)",
-            (REPO / "assets" / "second_eval" / "docs",),
-            REPO / "assets" / "second_eval" / "questions_followup.jsonl",
+            "second_eval",
+            "questions_followup.jsonl",
             ("pooled", "doc"),
             index="second",
         ),
-        "second_answerability": EvalSet(
+        "second_answerability": _ours(
             "second_zh answerability (ours, frozen)",
-            (REPO / "assets" / "second_eval" / "docs",),
-            REPO / "assets" / "second_eval" / "questions_unanswerable.jsonl",
+            "second_eval",
+            "questions_unanswerable.jsonl",
             ("pooled",),
             index="second",
         ),
