@@ -152,6 +152,11 @@ RELEVANCE_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "off_period": ("{about}，问题问的是{asked}", "{about}, the question asks {asked}"),
     "off_metric": ("{about}，问题问的是{asked}", "{about}, the question asks {asked}"),
+    "off_no_metric": ("未给出问题问的{asked}", "gives no {asked}, which the question asks"),
+    "off_reference": (
+        "不是问题问的{asked}",
+        "not from {asked}, which the question asks about",
+    ),
     "stage_revising": ("自查：补充检索并修订回答…", "Self-check: retrieving what is missing…"),
     "revised": (
         "🔁 自查修订：{n} 处陈述缺少依据或不切题，补充检索后已修订回答",

@@ -14,7 +14,13 @@ from rag_app.text.language import WORD_CHAR
 from rag_app.text.latex import latex_to_text
 from rag_app.text.notes import note_mark, table_marks
 from rag_app.text.periods import find_years, is_whole_year_label
-from rag_app.text.phrasing import continues, describes_axes, states_direction
+from rag_app.text.phrasing import (
+    continues,
+    describes_axes,
+    is_caption_of,
+    reference_number,
+    states_direction,
+)
 from rag_app.text.sentences import split_sentences
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
 from rag_app.understand.analysis import QueryAnalysis
@@ -215,23 +221,6 @@ def row_value(
     return found[0]
 
 
-_CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
-
-
-def _figure_number(ref: str) -> str:
-    """The number of a figure reference: "图3" -> "3", "图十二" -> "12"; "" for none."""
-    digits = "".join(ch for ch in ref if ch.isdigit())
-    if digits:
-        return digits
-    chinese = "".join(ch for ch in ref if ch in _CN_DIGITS or ch == "十")
-    if not chinese:
-        return ""
-    tens, _, units = chinese.rpartition("十")
-    if "十" not in chinese:
-        return str(_CN_DIGITS.get(chinese, 0) or "")
-    return str(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(units, 0))
-
-
 def with_caption(text: str, chunk: Chunk, max_chars: int = _MAX_CHARS) -> str:
     """A figure's quoted sentence headed by the figure's caption ("图3：…：2024Q4营收…", the
     caption cut to ``max_chars``), once per figure; other text as it is."""
@@ -251,10 +240,10 @@ class FigureScores:
     def __init__(self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> None:
         self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
         self.years = set(find_years(query.text))
-        ref = query.reference("image")
-        number = _figure_number(ref)
-        pattern = re.compile(rf"\s*(?:图表?|figure|fig\.?)\s*{number}(?!\d)", re.I)
-        self.pointed = {n for n, cap in self.captions.items() if number and pattern.match(cap)}
+        number = reference_number(query.reference("image"))
+        self.pointed = {
+            n for n, cap in self.captions.items() if is_caption_of(cap, "image", number)
+        }
 
     def __contains__(self, number: int) -> bool:
         return number in self.captions

@@ -84,9 +84,13 @@ def _chunk_of(source: Any) -> Chunk:
 
 
 def _units_of(source: Any) -> list[str]:
+    """What the model saw of a prompt source (its block) and what its card shows (the whole
+    chunk): a block cut to the budget or to an excerpt leaves out sentences the offline
+    answerer quotes from the chunk, and the reader checks them against the card."""
+    units = source_units_from_chunk(_chunk_of(source))
     if not isinstance(source, (Chunk, Hit)) and isinstance(getattr(source, "text", None), str):
-        return source_units_from_block(source.text)  # what the model saw
-    return source_units_from_chunk(_chunk_of(source))
+        return source_units_from_block(source.text) + units
+    return units
 
 
 def _as_mapping(sources: Mapping[int, Any] | Sequence[Any]) -> dict[int, Any]:
@@ -107,7 +111,8 @@ def check_answer(
     """Check the citations and the support of every sentence of an answer.
 
     ``sources`` maps each ``[Source N]`` number to what it stood for: a prompt ``Source`` (its
-    ``text``, the block the model saw, is checked), a ``Chunk`` or a ``Hit`` (text, table rows,
+    ``text``, the block the model saw, and its whole chunk, which its card shows, are checked),
+    a ``Chunk`` or a ``Hit`` (text, table rows,
     caption, description); ``PromptResult.sources`` may be passed as is. ``embedder`` adds the
     semantic side (one batched ``embed_queries`` call); None checks words and numbers only.
     ``question`` is the analysis of the question answered: with ``settings.relevance`` on (and

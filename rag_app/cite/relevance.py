@@ -12,9 +12,15 @@ the check errs towards "on the question":
 - period: off when the sentence names years and none is one the question asks (a range asks
   every year in it). A clause of a table row read out ("2024A 577.96；2025E 650.1") is read
   with the rest of its sentence, a Markdown table row with its header row.
-- metric: off when the sentence names a quantity (a finance synonym group's term) and no term
-  of the asked metric's synonym group (市盈率 meets PE; revenue meets Total revenues); only when
-  the question asks for a quantity (not a process node or a status).
+- metric: off when the question asks for a quantity (not a process node or a status) and the
+  sentence, read with its paragraph up to its end, names no term of the asked metric's synonym
+  group (市盈率 meets PE; revenue meets Total revenues): it gives another quantity, or none at
+  all. Sharing a word is not giving the metric: a risk sentence on 先进制程研发 does not answer
+  "2024年的研发费用是多少？", nor does a 增长率 row.
+- figure or table: a question pointing at one ("图2", "Figure 3", "表6") is answered by that
+  one only: a sentence is on it when it cites the source captioned with that number, names it
+  ("如图2所示"), quotes what discusses it (its description or the paragraph introducing it) or
+  cites a source that names it. A row that shares the number 3 with "Figure 3" is not.
 A Latin name asked over Chinese reports (SMIC, 中芯国际) is not judged: the two cannot be matched.
 """
 
@@ -24,7 +30,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from rag_app.cite.report import SentenceCheck
-from rag_app.text.aspects import SourceSubject, english_off, off_question
+from rag_app.models import Reason
+from rag_app.text.aspects import SourceSubject, english_off, off_question, why
+from rag_app.text.phrasing import is_caption_of, names_reference, reference_number
 from rag_app.text.sentences import full_stops
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -40,7 +48,8 @@ def judge_relevance(
     Never raises."""
     subjects = sorted({s.subject for s in sources.values() if s.subject}, key=len, reverse=True)
     asked = question.aspects(subjects)
-    if not (asked.names or asked.years or asked.metrics):
+    reference = _reference(question)
+    if not (asked.names or asked.years or asked.metrics or reference):
         return checks
     out = []
     for check in checks:
@@ -50,7 +59,11 @@ def judge_relevance(
         context = _context(answer, check)
         numbers = check.cited or ((check.best_source,) if check.best_source else ())
         cited = [sources[n] for n in numbers if n in sources]
-        reasons = off_question(asked, context, cited, subjects)
+        paragraph = context if context.lstrip().startswith("|") else _paragraph(answer, check)
+        reasons = off_question(asked, context, cited, subjects, paragraph)
+        if reference:
+            off = off_reference(reference, check.text, context, cited, list(sources.values()))
+            reasons = (*reasons, off) if off is not None else reasons
         if reasons:
             check = replace(
                 check,
@@ -60,6 +73,49 @@ def judge_relevance(
             )
         out.append(check)
     return out
+
+
+def _reference(question: QueryAnalysis) -> tuple[str, str, str] | None:
+    """(kind, number, as written) of the table or figure the question points at, or None."""
+    for kind, written in question.references:
+        number = reference_number(written)
+        if number:
+            return (kind, number, written)
+    return None
+
+
+def off_reference(
+    reference: tuple[str, str, str],
+    text: str,
+    context: str,
+    cited: list[SourceSubject],
+    sources: list[SourceSubject],
+) -> Reason | None:
+    """Why a sentence (``text``, read in its ``context``, citing ``cited``) is not from the
+    table or figure ``reference`` points at; None when it is from it or about it."""
+    kind, number, written = reference
+    if any(c.kind == kind and is_caption_of(c.caption, kind, number) for c in cited):
+        return None
+    if names_reference(context, kind, number):
+        return None
+    if any(names_reference(c.text, kind, number) for c in cited):
+        return None  # the paragraph that discusses it ("如表6所示")
+    quoted = _compact(text)
+    for source in sources:
+        if source.kind == kind and is_caption_of(source.caption, kind, number):
+            if len(quoted) >= 8 and quoted in _compact(source.discussion):
+                return None  # what its description or introducing paragraph says
+    return why("reference", asked=written)
+
+
+def _compact(text: str) -> str:
+    return "".join(text.split()).rstrip("。.；;")
+
+
+def _paragraph(answer: str, check: SentenceCheck) -> str:
+    """The answer's line up to the end of the sentence: what may name its metric for it."""
+    line_start = answer.rfind("\n", 0, check.start) + 1
+    return answer[line_start : check.end]
 
 
 def _context(answer: str, check: SentenceCheck) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from rag_app.models import Chunk, Reason
+from rag_app.text import lexicon
 from rag_app.text.names import leading_name
 from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, YEAR_RANGE
 from rag_app.text.spans import spans, strip_modifiers
@@ -28,6 +29,8 @@ _NOT_QUANTITY = frozenset({"预测", "同比", "环比", "风险提示", "产线
 _QUANTITY_GROUPS = tuple(
     tuple(t.lower() for t in g) for g in SYNONYM_GROUPS if g[0] not in _NOT_QUANTITY
 )
+# Words asking for a share of a quantity rather than the quantity (data file: its origin).
+_SHARE_WORDS = tuple(sorted(lexicon.word_set("share_words.txt")))
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Aspects:
     years: tuple[str, ...] = ()
     periods: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
+    shares: tuple[str, ...] = ()  # asked: a share of the metric (比重, share), any such word
 
 
 def question_aspects(question: str, subjects: Collection[str] = ()) -> Aspects:
@@ -51,7 +55,10 @@ def question_aspects(question: str, subjects: Collection[str] = ()) -> Aspects:
     if lead and not any(same_name(lead, n) for n in names):
         names.append(lead)
     years, periods = _years(question)
-    return Aspects(tuple(names), years, periods, _metrics(question, subjects))
+    lowered_metrics = _metrics(question, subjects)
+    asks_share = any(contains_term(lowered, w) for w in _SHARE_WORDS)
+    shares = _SHARE_WORDS if asks_share else ()
+    return Aspects(tuple(names), years, periods, lowered_metrics, shares)
 
 
 def text_aspects(text: str, subjects: Collection[str] = ()) -> Aspects:
@@ -130,27 +137,48 @@ class SourceSubject:
 
     subject: str
     text: str
+    # The chunk's type and caption, and what discusses a table or figure: its description and
+    # the paragraph introducing it (which of them a question's "图3" points at).
+    kind: str = ""
+    caption: str = ""
+    discussion: str = ""
+    headings: str = ""  # its heading path: with the caption, what names a table row's metric
 
 
 def source_subject(chunk: Chunk, shown: str = "") -> SourceSubject:
     """The subject of ``chunk``'s document and the text the model saw of it (``shown``)."""
     words = sorted(subject_words(chunk))
     text = "\n".join(x for x in (chunk.search_text, chunk.text, shown) if x)
-    return SourceSubject(words[0] if words else "", text.lower())
+    discussion = "\n".join(x for x in (chunk.description, chunk.context) if x.strip())
+    return SourceSubject(
+        words[0] if words else "",
+        text.lower(),
+        chunk.type,
+        chunk.caption.strip(),
+        discussion,
+        " > ".join(chunk.heading_path),
+    )
 
 
 def off_question(
-    asked: Aspects, context: str, cited: list[SourceSubject], subjects: Collection[str] = ()
+    asked: Aspects,
+    context: str,
+    cited: list[SourceSubject],
+    subjects: Collection[str] = (),
+    paragraph: str | None = None,
 ) -> tuple[Reason, ...]:
     """Why a sentence (read in its ``context``, citing sources about ``cited``) is about
-    another company, period or metric than ``asked`` (a question's aspects); () when on it."""
+    another company, period or metric than ``asked`` (a question's aspects), or gives none of
+    the asked quantity; () when on it. ``paragraph`` is the text up to the sentence's end that
+    may name the metric for it ("2024年毛利率为18.6%，2025E为21.8%": the second clause gives
+    毛利率 too); None for ``context`` alone."""
     told = text_aspects(context, subjects)
     return tuple(
         r
         for r in (
             off_company(asked, told, cited),
             off_period(asked, told),
-            off_metric(asked, told, context),
+            off_metric(asked, told, context if paragraph is None else paragraph, cited),
         )
         if r is not None
     )
@@ -184,13 +212,25 @@ def off_period(asked: Aspects, told: Aspects) -> Reason | None:
     )
 
 
-def off_metric(asked: Aspects, told: Aspects, context: str) -> Reason | None:
+def off_metric(
+    asked: Aspects, told: Aspects, context: str, cited: Collection[SourceSubject] = ()
+) -> Reason | None:
+    """Off when the question asks for a quantity and neither ``context`` nor the caption or
+    headings of the ``cited`` sources name any of its terms (a table row "智能手机 370" gives
+    the 营收 of its caption "分应用领域季度营收"): it names another quantity ("毛利率, the
+    question asks 营业收入"), or none at all, however many words it shares with the question
+    (a risk sentence's 研发 does not give 研发费用)."""
     quantities = [m for m in asked.metrics if is_quantity(m)]
-    if not quantities or not told.metrics:
+    if not quantities:
         return None  # a question on a process node or a status asks for no figure
-    if any(names_metric(context, m) for m in asked.metrics):
+    labels = "\n".join(f"{c.caption}\n{c.headings}" for c in cited)
+    if any(names_metric(context, m) or names_metric(labels, m) for m in asked.metrics):
         return None
-    return why("metric", about=told.metrics[0], asked=asked.metrics[0])
+    if asked.shares and any(contains_term(context.lower(), w) for w in asked.shares):
+        return None  # "海外销量占总销量的比重": "海外占比…" gives the share asked
+    if told.metrics:
+        return why("metric", about=told.metrics[0], asked=quantities[0])
+    return why("no_metric", asked=quantities[0])
 
 
 def why(kind: str, **values: str) -> Reason:
@@ -202,4 +242,8 @@ def english_off(reason: Reason) -> str:
     v = reason.value
     if reason.key == "off_company":
         return f"about {v('about')}, the question asks about {v('asked')}"
+    if reason.key == "off_no_metric":
+        return f"gives no {v('asked')}, which the question asks"
+    if reason.key == "off_reference":
+        return f"not from {v('asked')}, which the question asks about"
     return f"{v('about')}, the question asks {v('asked')}"

@@ -75,6 +75,43 @@ def content_references(question: str) -> dict[str, str]:
     return out
 
 
+_CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
+# How a caption or a sentence names a numbered table or figure ("图3：", "Figure 3.", "如表6所示").
+_NAMING = {"table": r"(?:表|table)", "image": r"(?:图表|图|figure|fig\.?)"}
+
+
+def reference_number(ref: str) -> str:
+    """The number of a table or figure reference: "图3" -> "3", "图十二" -> "12", "Figure 3"
+    -> "3"; "" for none."""
+    digits = "".join(ch for ch in ref if ch.isdigit())
+    if digits:
+        return digits
+    chinese = "".join(ch for ch in ref if ch in _CN_DIGITS or ch == "十")
+    if not chinese:
+        return ""
+    if "十" not in chinese:
+        return str(_CN_DIGITS.get(chinese, 0) or "")
+    tens, _, units = chinese.rpartition("十")
+    return str(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(units, 0))
+
+
+def is_caption_of(caption: str, kind: str, number: str) -> bool:
+    """Whether ``caption`` is the caption of ``kind`` ("table" / "image") number ``number``: it
+    opens with its label ("图3：…", "Figure 3. …")."""
+    label = _NAMING.get(kind)
+    if not label or not number:
+        return False
+    return re.match(rf"\s*{label}\s*{number}(?!\d)", caption, re.I) is not None
+
+
+def names_reference(text: str, kind: str, number: str) -> bool:
+    """Whether ``text`` names ``kind`` number ``number`` anywhere ("如图2所示", "see Figure 2")."""
+    label = _NAMING.get(kind)
+    if not label or not number:
+        return False
+    return re.search(rf"{label}\s*{number}(?!\d)", text, re.I) is not None
+
+
 # A question about what a figure shows: it points at one ("图3", "Figure 1") or asks for a trend.
 _ASKS_FOR_TREND = re.compile(
     r"趋势|走势|变化|增速|增长|哪一?年|\btrends?\b|\bchange\b|\bgrowth\b", re.I

@@ -112,15 +112,15 @@ def test_chinese_text_question_quotes_the_sentence_with_its_source(answerer):
     answer = collect(events).text
     assert answer.splitlines()[0] == NOTICE["zh"]
     lines = quoted_lines(answer)
-    assert 2 <= len(lines) <= 4
-    assert lines[0] == "- 公司2023年营业收入为63.2亿美元，同比下降8.6%。 [Source 1]"
+    # the one sentence giving 营业收入: the others name no revenue and answer nothing asked
+    assert lines == ["- 公司2023年营业收入为63.2亿美元，同比下降8.6%。 [Source 1]"]
     assert all(re.search(r" \[Source \d+\]$", line) for line in lines)
 
 
 def test_streams_in_small_pieces_ending_in_done(answerer):
     events = list(answerer.stream(request("中芯国际2023年营业收入是多少？", SOURCES)))
     tokens = [e for e in events if e.kind == "token"]
-    assert len(tokens) > 20
+    assert len(tokens) > 15
     assert [e.kind for e in events][-1] == "done"
     # pieces of at most 4 characters, except whole words ("28nm ") and markers
     assert all(len(e.text) <= 4 or e.text.isascii() for e in tokens)
@@ -204,7 +204,7 @@ def test_no_sources(answerer):
 
 
 def test_source_numbers_come_from_the_caller(answerer):
-    answer = answerer.answer_text(analyse_query("中芯南方的产能是多少"), [(7, TABLE), (9, TEXT)])
+    answer = answerer.answer_text(analyse_query("中芯南方的制程是什么"), [(7, TABLE), (9, TEXT)])
     assert "[Source 7]" in answer and "[Source 9]" in answer
     assert "[Source 1]" not in answer
 
