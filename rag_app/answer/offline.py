@@ -33,6 +33,8 @@ from rag_app.answer.quotes import (
     Candidate,
     ScoredSentence,
     chunk_candidates,
+    clip,
+    discussion_candidates,
     figure_scores,
     with_caption,
 )
@@ -141,20 +143,37 @@ class ExtractiveAnswerer:
                 settings.max_sentence_chars,
             )
         ]
+        figures = figure_scores(query, sources) if settings.figure_sentences else None
+        if figures is not None and figures.pointed:
+            # "图2是什么走势？": what the paragraph introducing the figure says of it, too; its
+            # caption alone, the stand-in for a missing description, then says nothing more
+            discussed = {
+                number: found
+                for rank, (number, chunk) in enumerate(sources)
+                if number in figures.pointed
+                and (
+                    found := discussion_candidates(number, rank, chunk, settings.max_sentence_chars)
+                )
+            }
+            captions = {clip(chunk.caption.strip()) for n, chunk in sources if n in discussed}
+            candidates = [
+                c for c in candidates if not (c.source in discussed and c.text in captions)
+            ]
+            candidates += [cand for found in discussed.values() for cand in found]
         if not candidates:
             return []
         idf = _idf(candidates, q_words | q_bigrams)
         top_idf = max(idf.values(), default=1.0)
         question_lower = f"{question} {synonyms}".lower()
-        figures = figure_scores(query, sources) if settings.figure_sentences else None
 
         scored: list[ScoredSentence] = []
         for cand in candidates:
             matched_words = sorted(q_words & cand.words)
             matched_bigrams = sorted(q_bigrams & cand.bigrams)
             # Enough overlap to quote: a shared word, or two shared bigrams (a name jieba cut
-            # differently in the question and in the text).
-            if not matched_words and len(matched_bigrams) < 2:
+            # differently in the question and in the text); the figure asked about needs none.
+            pointed = figures is not None and cand.source in figures.pointed
+            if not matched_words and len(matched_bigrams) < 2 and not pointed:
                 continue
             score = sum(idf[t] for t in matched_words)
             score += settings.bigram_weight * sum(idf[t] for t in matched_bigrams)

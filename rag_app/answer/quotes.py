@@ -18,10 +18,12 @@ from rag_app.text.phrasing import (
     continues,
     describes_axes,
     is_caption_of,
+    names_reference,
     reference_number,
     states_direction,
 )
 from rag_app.text.sentences import split_sentences
+from rag_app.text.subjects import subject_words
 from rag_app.text.tables import column_labels, labelled_rows, parse_table
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -235,21 +237,28 @@ class FigureScores:
     points at ("图3"), +1 for a sentence stating a direction or peak or naming the year asked;
     a sentence describing the axes, legend or unit answers no question about what the figure
     shows and is not quoted (``quotable``). When the question points at a figure the sources
-    hold, what other sources say scores -1: the answer is that figure's."""
+    hold, the answer is that figure's: its description and the paragraph introducing it
+    (``discussion_candidates``) are quoted whether or not they share a word with the question,
+    and other sources only where they name it ("如图2所示"): a table row sharing the number 3
+    with "Figure 3" says nothing of it."""
 
     def __init__(self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> None:
         self.captions = {n: c.caption.strip() for n, c in sources if c.type == "image"}
         self.years = set(find_years(query.text))
-        number = reference_number(query.reference("image"))
+        self.number = reference_number(query.reference("image"))
         self.pointed = {
-            n for n, cap in self.captions.items() if is_caption_of(cap, "image", number)
+            n for n, cap in self.captions.items() if is_caption_of(cap, "image", self.number)
         }
 
     def __contains__(self, number: int) -> bool:
         return number in self.captions
 
     def quotable(self, cand: Candidate) -> bool:
-        """False for a figure's sentence on how it is drawn ("柱状图为…（亿元，左轴）")."""
+        """False for a figure's sentence on how it is drawn ("柱状图为…（亿元，左轴）"), and,
+        when the question points at a figure the sources hold, for what other sources say
+        unless it names that figure."""
+        if self.pointed and cand.source not in self.pointed:
+            return names_reference(cand.text, "image", self.number)
         return cand.source not in self.captions or not describes_axes(cand.text)
 
     def score(self, cand: Candidate) -> float:
@@ -259,6 +268,25 @@ class FigureScores:
         if states_direction(cand.text) or any(year in cand.text for year in self.years):
             out += 1.0
         return out
+
+
+def discussion_candidates(
+    number: int, rank: int, chunk: Chunk, max_chars: int = _MAX_CHARS
+) -> list[Candidate]:
+    """The sentences of the paragraph introducing a figure (``chunk.context``) that name what
+    its caption names (besides the report's company), quotable after its description's: a
+    figure without a description is discussed only there ("从经营指标看，公司产能利用率……持续
+    回升" before "图2：中芯国际季度毛利率与产能利用率"); the paragraph before a figure may also
+    be on something else."""
+    about = set(match_terms(chunk.caption)[0]) - set(subject_words(chunk))
+    out = []
+    for i, text in enumerate(quotable_sentences(chunk.context, max_chars)):
+        words, bigrams = match_terms(text)
+        if not about & words:
+            continue
+        order = rank * 10_000 + 5_000 + i
+        out.append(Candidate(number, order, text, frozenset(words), frozenset(bigrams)))
+    return out
 
 
 def figure_scores(

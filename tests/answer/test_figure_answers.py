@@ -1,0 +1,75 @@
+"""Issue 24 item 6: a question pointing at a figure ("图2", "Figure 3") is answered from that
+figure, its description and the paragraph discussing it, not from rows sharing its number."""
+
+from __future__ import annotations
+
+from rag_app.answer.offline import ExtractiveAnswerer
+from rag_app.models import Chunk
+from rag_app.understand.analysis import analyse_query
+
+TITLE = "中芯国际（688981.SH）深度报告"
+FIGURE_2 = Chunk(
+    chunk_id="smic:0017",
+    doc_id="smic",
+    type="image",
+    text="图2：中芯国际季度毛利率与产能利用率",
+    search_text=f"{TITLE} > 经营指标\n图2：中芯国际季度毛利率与产能利用率",
+    item_indices=(39,),
+    caption="图2：中芯国际季度毛利率与产能利用率",
+    context=(
+        "从经营指标看，公司产能利用率已自2023年一季度68.1%的低点持续回升。"
+        "毛利率方面，2024年一季度毛利率一度降至13.7%，此后逐季改善，四季度毛利率回升至22.6%。"
+        "公司获评年度最佳雇主。"
+    ),
+)
+FIGURE_3 = Chunk(
+    chunk_id="smic:0030",
+    doc_id="smic",
+    type="image",
+    text="图3：中芯国际季度营收及增速",
+    search_text=f"{TITLE} > 特色工艺\n图3：中芯国际季度营收及增速",
+    item_indices=(61,),
+    caption="图3：中芯国际季度营收及增速",
+    description=(
+        "柱状图为2023Q1至2024Q4中芯国际单季度营业收入（亿元，左轴）。"
+        "2024Q4营收为样本期内单季最高，同比增速自2023Q4由负转正并持续扩大。"
+    ),
+    context="2024年公司车规级工艺平台通过多家头部车企供应链认证，份额快速提升。",
+)
+RANKING = Chunk(
+    chunk_id="smic:0009",
+    doc_id="smic",
+    type="table",
+    text="",
+    search_text=f"{TITLE} > 行业格局\n表3：2024年全球晶圆代工厂营收排名",
+    item_indices=(20,),
+    table_html=(
+        "<table><tr><th>排名</th><th>厂商</th><th>2024年营收（亿美元）</th></tr>"
+        "<tr><td>2</td><td>三星</td><td>131.8</td></tr>"
+        "<tr><td>3</td><td>中芯国际</td><td>80.3</td></tr></table>"
+    ),
+    caption="表3：2024年全球晶圆代工厂营收排名",
+    header_rows=1,
+)
+SOURCES = [(1, RANKING), (2, FIGURE_2), (3, FIGURE_3)]
+
+
+def quoted(question: str) -> list[str]:
+    text = ExtractiveAnswerer().answer_text(analyse_query(question), SOURCES)
+    return [line for line in text.splitlines() if line.startswith("- ")]
+
+
+def test_a_figure_without_description_is_answered_from_the_paragraph_discussing_it() -> None:
+    lines = quoted("图2是什么走势？")
+    assert lines and all(line.endswith("[Source 2]") for line in lines)
+    assert lines[0].startswith("- 图2：中芯国际季度毛利率与产能利用率：")
+    assert any("回升至22.6%" in line for line in lines)
+    assert not any("最佳雇主" in line for line in lines)  # names nothing the caption names
+    assert "- 图2：中芯国际季度毛利率与产能利用率 [Source 2]" not in lines  # the caption alone
+
+
+def test_figure_3_is_the_figure_numbered_3_not_rows_holding_a_3() -> None:
+    lines = quoted("What does Figure 3 show?")
+    assert lines and all(line.endswith("[Source 3]") for line in lines)
+    assert "单季最高" in lines[0]
+    assert not any("车规级" in line for line in lines)  # the paragraph before it is on another topic
