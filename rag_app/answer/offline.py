@@ -65,6 +65,11 @@ NOT_FOUND = {
     "zh": "参考资料中未找到相关信息。",
     "en": "The sources do not contain the answer.",
 }
+# Before quotes of which none answers the question (another metric, company or period).
+NOT_ANSWERED = {
+    "zh": "参考资料中未找到直接回答该问题的内容；以下是最接近的句子：",
+    "en": "The sources do not answer this directly; the closest sentences:",
+}
 
 
 _DIGIT = re.compile(r"\d")
@@ -112,12 +117,19 @@ class ExtractiveAnswerer:
     ) -> list[ScoredSentence]:
         """The sentences the answer to the question ``query`` quotes, best first (empty when
         none overlaps the question)."""
+        return self._select(query, sources)[0]
+
+    def _select(
+        self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+    ) -> tuple[list[ScoredSentence], bool]:
+        """(the quotes, whether they answer the question: False when none is about the asked
+        company, period and quantity and the closest are quoted in their place)."""
         # Finance synonyms, across languages too: "P/E" meets a row labelled 市盈率, 营收 one
         # labelled 营业收入.
         question, terms = query.text, query.terms
         q_words, q_bigrams, synonyms = set(terms.words), set(terms.bigrams), terms.synonyms
         if not q_words and not q_bigrams:
-            return []
+            return [], True
         settings = self.settings
         subjects = document_subjects(chunk for _, chunk in sources)
         named_docs = _named_documents(query, subjects) if settings.named_reports else {}
@@ -161,7 +173,7 @@ class ExtractiveAnswerer:
             ]
             candidates += [cand for found in discussed.values() for cand in found]
         if not candidates:
-            return []
+            return [], True
         idf = _idf(candidates, q_words | q_bigrams)
         top_idf = max(idf.values(), default=1.0)
         question_lower = f"{question} {synonyms}".lower()
@@ -188,7 +200,7 @@ class ExtractiveAnswerer:
                 score += settings.figure_bonus * top_idf * figures.score(cand)
             scored.append(ScoredSentence(cand, score, tuple(matched_words + matched_bigrams)))
         if not scored:
-            return []
+            return [], True
         scored.sort(key=lambda s: (-s.score, s.candidate.order))
         listing = (
             list_of_table(
@@ -241,22 +253,25 @@ class ExtractiveAnswerer:
                 skipped.append(item)  # another company's, year's or metric's: answers nothing
                 continue
             chosen.append(item)
-        # Nothing on the question: the best quotes still, and the citation check says whose.
-        return chosen or skipped[: settings.min_sentences]
+        # Nothing on the question: the best quotes still, said to be the closest, and the
+        # citation check says whose.
+        return (chosen, True) if chosen else (skipped[: settings.min_sentences], False)
 
     def answer_text(
         self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
     ) -> str:
         """The whole answer ``stream`` would send to the question ``query``, as one string."""
         lang = "en" if lang == "en" else "zh"
-        chosen = self.select(query, sources)
+        chosen, answers = self._select(query, sources)
         values: list[str] = []
-        if chosen and self.settings.value_lines:
+        if chosen and answers and self.settings.value_lines:
             values, chosen = value_lines(query, chosen, sources, lang)
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:
             body = "\n".join(_quoted_lines(chosen, sources, self.settings.max_sentence_chars))
+            if not answers:
+                body = f"{NOT_ANSWERED[lang]}\n\n{body}"
         if values:
             # each its own paragraph: Markdown would run lines one "\n" apart together
             body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")

@@ -32,7 +32,11 @@ def label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
 
 def _same_name(asked: str, subject: str) -> bool:
     """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
-    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart."""
+    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart, nor
+    a Latin name from a Chinese one (SMIC, 中芯国际: an English question over Chinese reports),
+    as the citation check does not tell them apart."""
+    if asked.isascii() != subject.isascii():
+        return True
     return not subject or subject in asked or asked in subject
 
 

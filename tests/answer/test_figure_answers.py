@@ -72,4 +72,47 @@ def test_figure_3_is_the_figure_numbered_3_not_rows_holding_a_3() -> None:
     lines = quoted("What does Figure 3 show?")
     assert lines and all(line.endswith("[Source 3]") for line in lines)
     assert "单季最高" in lines[0]
-    assert not any("车规级" in line for line in lines)  # the paragraph before it is on another topic
+    assert not any(
+        "车规级" in line for line in lines
+    )  # the paragraph before it is on another topic
+
+
+FORECAST = Chunk(
+    chunk_id="smic:0004",
+    doc_id="smic",
+    type="table",
+    text="",
+    search_text=f"{TITLE} > 盈利预测\n表1：盈利预测与估值",
+    item_indices=(7,),
+    table_html=(
+        "<table><tr><th>项目</th><th>2024A</th><th>2025E</th></tr>"
+        "<tr><td>营业收入（百万元）</td><td>57,796</td><td>67,850</td></tr>"
+        "<tr><td>毛利率（%）</td><td>18.6</td><td>21.8</td></tr></table>"
+    ),
+    caption="表1：盈利预测与估值",
+    header_rows=1,
+)
+RISKS = Chunk(
+    chunk_id="smic:0002",
+    doc_id="smic",
+    type="text",
+    text="风险提示：下游需求复苏不及预期；先进制程研发及客户导入不及预期。",
+    search_text=f"{TITLE} > 风险提示\n风险提示",
+    item_indices=(2,),
+)
+
+
+def test_an_english_question_gets_the_value_first_line_too() -> None:
+    # item 7: "SMIC" over a report on 中芯国际 cannot be matched by name, and is not refused
+    text = ExtractiveAnswerer().answer_text(
+        analyse_query("What was SMIC's gross margin in 2024?"), [(1, FORECAST)], "en"
+    )
+    assert "中芯国际 2024A 毛利率: 18.6% [Source 1]" in text.split("\n\n")[1]
+
+
+def test_quotes_that_answer_nothing_asked_are_said_to_be_the_closest() -> None:
+    text = ExtractiveAnswerer().answer_text(
+        analyse_query("中芯国际2024年的研发费用是多少？"), [(1, RISKS)]
+    )
+    assert text.split("\n\n")[1] == "参考资料中未找到直接回答该问题的内容；以下是最接近的句子："
+    assert "研发" in text.split("\n\n")[2]
