@@ -142,3 +142,24 @@ def test_rows_sharing_only_the_figures_number_are_off_question() -> None:
     answer = "- 排名: 3; 厂商: 中芯国际; 2024年营收（亿美元）: 80.3 [Source 2]"
     (row,) = _factual(answer, "What does Figure 3 show?", {1: FIGURE_2, 2: RANKING})
     assert not row.relevant
+
+
+def test_a_block_cut_inside_its_math_does_not_hide_the_number() -> None:
+    # The budget cut the block inside "$2 5 { \pm } 3 ~ ^ { \circ" (read as "2 5"), the card
+    # shows the whole chunk: the quote's 25 is the card's.
+    chunk = Chunk(
+        chunk_id="cell:0009",
+        doc_id="cell",
+        type="text",
+        text=(
+            "最大脉冲放电电流1000A。正常工作的单体电芯 $2 5 { \\pm } 3 ~ ^ { \\circ } "
+            "\\mathrm { C }$ ，最长放电时间为 $1 0 ~ \\mathrm { s }$ 。"
+        ),
+        search_text="储能电芯技术白皮书 > 脉冲放电\n最大脉冲放电电流1000A",
+        item_indices=(9,),
+    )
+    block = "[Source 1] (文件: cell)\n最大脉冲放电电流1000A。正常工作的单体电芯 $2 5 { \\pm } 3 ~ ^ { \\circ"
+    source = Source(1, Hit(chunk, 1.0), (), "cut", block)
+    answer = "- 正常工作的单体电芯 25±3°C ，最长放电时间为 10 s 。 [Source 1]"
+    (sentence,) = _factual(answer, "最长放电时间是多少？", {1: source})
+    assert sentence.supported, sentence.reason
