@@ -43,6 +43,7 @@ from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
+from rag_app.text.coined import coined_names, document_texts, naming_documents
 from rag_app.text.subjects import document_subjects, named_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -142,6 +143,8 @@ class ExtractiveAnswerer:
                 q_words -= n_words
                 q_bigrams -= n_bigrams
         named = _sources_of(named_docs, subjects, sources)
+        if named is None and settings.named_reports:
+            named = _coined_sources(query, sources)
         candidates = [
             cand
             for rank, (number, chunk) in enumerate(sources)
@@ -314,6 +317,16 @@ def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
     subjects = document_subjects(chunk for _, chunk in sources)
     return _sources_of(_named_documents(query, subjects), subjects, sources)
+
+
+def _coined_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
+    """The sources of the documents that mention a name the question writes in capitals
+    ("KEHGCN"), when others do not (``text.coined``); None otherwise."""
+    texts = document_texts(chunk for _, chunk in sources)
+    naming = naming_documents(coined_names(query.text), texts)
+    if naming is None:
+        return None
+    return {number for number, chunk in sources if chunk.doc_id in naming}
 
 
 def _sources_of(

@@ -21,6 +21,8 @@ the check errs towards "on the question":
   one only: a sentence is on it when it cites the source captioned with that number, names it
   ("如图2所示"), quotes what discusses it (its description or the paragraph introducing it) or
   cites a source that names it. A row that shares the number 3 with "Figure 3" is not.
+- a name written in capitals ("KEHGCN", ``text.coined``) that some of the sources' documents
+  mention and others do not: a sentence citing only the others is about another document.
 A Latin name asked over Chinese reports (SMIC, 中芯国际) is not judged: the two cannot be matched.
 """
 
@@ -32,6 +34,7 @@ from dataclasses import replace
 from rag_app.cite.report import SentenceCheck
 from rag_app.models import Reason
 from rag_app.text.aspects import SourceSubject, english_off, off_question, why
+from rag_app.text.coined import coined_names, naming_documents
 from rag_app.text.phrasing import is_caption_of, names_reference, reference_number
 from rag_app.text.sentences import full_stops
 from rag_app.understand.analysis import QueryAnalysis
@@ -49,7 +52,12 @@ def judge_relevance(
     subjects = sorted({s.subject for s in sources.values() if s.subject}, key=len, reverse=True)
     asked = question.aspects(subjects)
     reference = _reference(question)
-    if not (asked.names or asked.years or asked.metrics or reference):
+    coined = coined_names(question.text)
+    texts: dict[str, str] = {}
+    for source in sources.values():
+        texts[source.document] = f"{texts.get(source.document, '')}\n{source.text}"
+    naming = naming_documents(coined, texts)
+    if not (asked.names or asked.years or asked.metrics or reference or naming):
         return checks
     out = []
     for check in checks:
@@ -64,6 +72,10 @@ def judge_relevance(
         if reference:
             off = off_reference(reference, check.text, context, cited, list(sources.values()))
             reasons = (*reasons, off) if off is not None else reasons
+        if naming and cited and not any(r.key == "off_company" for r in reasons):
+            if not {c.document for c in cited} & naming:
+                about = next((c.subject or c.document for c in cited), "")
+                reasons = (*reasons, why("company", about=about, asked=coined[0]))
         if reasons:
             check = replace(
                 check,

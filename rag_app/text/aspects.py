@@ -143,6 +143,7 @@ class SourceSubject:
     caption: str = ""
     discussion: str = ""
     headings: str = ""  # its heading path: with the caption, what names a table row's metric
+    document: str = ""  # its document's id
 
 
 def source_subject(chunk: Chunk, shown: str = "") -> SourceSubject:
@@ -157,6 +158,7 @@ def source_subject(chunk: Chunk, shown: str = "") -> SourceSubject:
         chunk.caption.strip(),
         discussion,
         " > ".join(chunk.heading_path),
+        chunk.doc_id,
     )
 
 
