@@ -38,6 +38,7 @@ from rag_app.answer.quotes import (
     figure_scores,
     with_caption,
 )
+from rag_app.answer.stated_values import stated_value_lines
 from rag_app.answer.values import label_named, value_lines
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
@@ -269,6 +270,8 @@ class ExtractiveAnswerer:
         values: list[str] = []
         if chosen and answers and self.settings.value_lines:
             values, chosen = value_lines(query, chosen, sources, lang)
+            if not values:  # no table row gives it: a quoted sentence may state it
+                values = stated_value_lines(query, chosen, sources, lang)
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:

@@ -30,13 +30,24 @@ def label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
     return bool(label_words) and label_words <= q_words
 
 
-def _same_name(asked: str, subject: str) -> bool:
-    """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
-    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart, nor
-    a Latin name from a Chinese one (SMIC, 中芯国际: an English question over Chinese reports),
-    as the citation check does not tell them apart."""
-    if asked.isascii() != subject.isascii():
+def is_asked_subject(query: QueryAnalysis, subject: str, alone: bool) -> bool:
+    """Whether a report about ``subject`` is about the company the question asks (any, when it
+    names none; ``alone``: the one company the sources are about)."""
+    asked = query.name
+    if not asked or (subject and subject in query.text):  # "What is BYD's (比亚迪) ...": it says so
         return True
+    return _same_name(asked, subject, alone)
+
+
+def _same_name(asked: str, subject: str, alone: bool) -> bool:
+    """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
+    "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart. A
+    Latin name and a Chinese subject (SMIC, 中芯国际: an English question over Chinese reports)
+    cannot be matched by their letters: they are taken as one when the report is ``alone``,
+    the one company the sources are about, and as two otherwise (NAURA's question is not
+    answered from 中芯国际's row)."""
+    if subject and asked.isascii() != subject.isascii():
+        return alone
     return not subject or subject in asked or asked in subject
 
 
@@ -64,7 +75,7 @@ def value_lines(
     q_words = set(terms.words)
     subjects = document_subjects(chunk for _, chunk in sources)
     doc_of = {number: chunk.doc_id for number, chunk in sources}
-    asked_name = query.name
+    alone = len({s for words in subjects.values() for s in words}) == 1
     found_lines: list[tuple[int, str, str]] = []  # (index in chosen, metric, line)
     answered: set[int] = set()  # indices in chosen of rows a line gives
     named_rows: set[int] = set()  # ... and of rows whose label the question names
@@ -86,7 +97,7 @@ def value_lines(
             unit = ""
         metric = " ".join(ROW_UNIT.sub("", p).strip() for p in (cand.metric, column) if p)
         subject = "".join(sorted(subjects.get(doc_of.get(cand.source, ""), frozenset())))
-        if asked_name and not _same_name(asked_name, subject):
+        if not is_asked_subject(query, subject, alone):
             # "蓝鲸存储科技2024年净利润" is not answered by 中芯国际's 归母净利润 row's value
             continue
         amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()
