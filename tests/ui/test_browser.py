@@ -837,6 +837,32 @@ def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: An
     assert "左轴" not in text and "右轴" not in text, text[:400]
 
 
+def test_figure_2_is_answered_from_the_paragraph_discussing_it(page: Any) -> None:
+    # issue 24: 图2 has no description; the paragraph before it states the trend. The ranking
+    # table's row "排名: 2" shares only the number 2 and is not quoted.
+    message = ask(page, "图2是什么走势？")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    first = next(line for line in text.splitlines() if "Source" in line)
+    assert "图2" in first and "回升" in text, text[:400]
+    assert "三星" not in text, text[:400]
+
+
+def test_an_english_question_gets_the_value_first(page: Any) -> None:
+    # issue 24: the value line in the question's language, SMIC being the one company in view
+    message = ask(page, "What was SMIC's gross margin in 2024?")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    assert "中芯国际 2024A 毛利率: 18.6%" in text, text[:400]
+
+
+def test_figure_3_is_the_figure_numbered_3(page: Any) -> None:
+    # issue 24: not the table rows holding a 3 (序号: 3, 排名: 3)
+    message = ask(page, "What does Figure 3 show?")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    first = next(line for line in text.splitlines() if "Source" in line)
+    assert "图3" in first and "单季最高" in first, text[:400]
+    assert "序号" not in text and "排名" not in text, text[:400]
+
+
 def test_a_page_opened_by_its_address_is_the_app_around_it(
     browser: Any, app_server: StreamlitServer
 ) -> None:
