@@ -20,14 +20,15 @@ from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, period_tokens
 from rag_app.text.phrasing import content_references
-from rag_app.text.subjects import document_subjects
+from rag_app.text.subjects import TICKER, subject_names
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
 
 # "营业收入（百万元）" -> ("营业收入", "百万元"); a bracketed tail of up to 8 characters.
 _UNIT_TAIL = re.compile(r"^(.*?\S)\s*[（(]([^()（）]{1,8})[)）]\s*$")
 # A listed company as reports write it: a name, then its ticker in brackets: "中芯国际（688981.SH）",
 # "Orchestra BioMed (NASDAQ: OBIO)"; the exchange code is the data's own (SH, SZ, HK, NYSE...).
-_TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
+_TICKER = TICKER
+_TICKER_ONLY = re.compile(TICKER)
 _NAMED_TICKER = re.compile(
     rf"([{CJK_UNIFIED}]{{2,12}}|[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){{0,4}})\s*"
     rf"[（(]\s*((?:{_TICKER})(?:\s*[,，;；/、]\s*(?:{_TICKER}))*)\s*[)）]"
@@ -95,10 +96,13 @@ class DocumentProfile:
 def profile_of(chunks: Sequence[Chunk]) -> DocumentProfile:
     """The profile of one document from its chunks, in their order."""
     doc_id = chunks[0].doc_id if chunks else ""
-    subject = "".join(sorted(document_subjects(chunks).get(doc_id, frozenset())))
+    names = subject_names(chunks)
+    subject = names[0] if names else ""
     entities: dict[str, Entity] = {}
     if subject:
-        entities[subject] = Entity(subject)
+        tickers = tuple(n for n in names[1:] if _TICKER_ONLY.fullmatch(n))
+        aliases = tuple(n for n in names[1:] if n not in tickers)
+        entities[subject] = Entity(subject, tickers, aliases)
     metrics: dict[Metric, None] = {}
     periods: set[str] = set()
     exhibits: list[Exhibit] = []

@@ -71,6 +71,16 @@ def cut(text: str, search_mode: bool = False) -> list[str]:
     return list(jieba.cut_for_search(text) if search_mode else jieba.cut(text))
 
 
+def tagged(text: str) -> list[tuple[str, str]]:
+    """jieba's words of ``text`` with their part of speech (jieba.posseg's tags, learned from
+    its corpus: ns a place, nr a person, nt an organisation, nz another proper noun, eng a
+    Latin word; a finance term of our dictionary is "x", like punctuation)."""
+    _segmenter()
+    import jieba.posseg as posseg
+
+    return [(pair.word, pair.flag) for pair in posseg.cut(text)]
+
+
 def cjk_bigrams(text: str, stop_chars: frozenset[str] = BIGRAM_STOP_CHARS) -> set[str]:
     """Adjacent Chinese character pairs of ``text`` that contain none of ``stop_chars``."""
     bigrams: set[str] = set()

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
-from rag_app.text.language import CJK_UNIFIED
+from rag_app.text.analyzer import tagged
+from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.periods import PERIOD_SPAN
 from rag_app.text.spans import METRICS, strip_modifiers
 
@@ -75,3 +76,159 @@ def leading_name(question: str) -> str:
                 if not any(w == name.lower() for w in _QUESTION_WORDS):
                     return name
     return ""
+
+
+# Proper nouns by jieba's tags: place, person, organisation, other.
+_PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
+# Words that carry no content of their own: pronouns and question words (r), numerals and
+# measures (m, q, mq), particles (u*), modal words (y), prepositions (p), conjunctions (c),
+# adverbs (d), auxiliary verbs and copulas (one-character v), direction words (f).
+_FUNCTION_TAGS = ("r", "m", "q", "u", "y", "p", "c", "d", "f", "e", "o", "t")
+_WORD = re.compile(rf"[{CJK_UNIFIED}A-Za-z]")
+# A Latin name: two or more capitalised words, or one with its possessive ("Orvella's").
+_LATIN_NAMES = re.compile(
+    r"(?<![A-Za-z])([A-Z][a-z][A-Za-z&\-]*(?:\s+(?:[A-Z][A-Za-z&\-]*\.?))+|[A-Z][a-z]{2,}(?=['’]s\b))"
+)
+
+
+_OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\s+[a-z]")
+_FIRST_WORD = re.compile(r"\s*([A-Z][a-z]+)(?!['’]s)\b")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?:\s+[A-Z][A-Za-z]+)*(?![A-Za-z])")
+
+
+def proper_names(question: str) -> tuple[str, ...]:
+    """The names ``question`` gives that are not words: a Chinese proper noun (jieba tags it a
+    place, person or organisation: 德国, 北辰, 华虹) with the words after it up to a function
+    word ("北辰智控"), and a Latin name of capitalised words not starting the sentence
+    ("Sorvik Robotics", "the United States"), or in a Chinese question any capitalised Latin
+    word ("Orvella二季度"). The first word of an English sentence asks ("What are"): no name."""
+    names: list[str] = []
+    words = tagged(question)
+    i = 0
+    while i < len(words):
+        word, tag = words[i]
+        if tag in _PROPER_TAGS and _CJK_RUN.fullmatch(word):
+            run = word
+            j = i + 1
+            while j < len(words) and _CJK_RUN.fullmatch(words[j][0]) and (
+                words[j][1] in ("ng", "n", "nz", "vn") or words[j][1].startswith("n")
+            ) and len(run) < 6:
+                run += words[j][0]
+                j += 1
+            if len(run) >= 2:
+                names.append(run)
+            i = j
+            continue
+        i += 1
+    # an English sentence's first word asks ("What are the ...", "How much ..."): not a name
+    english = (cjk_share(question) or 0.0) < 0.5
+    opening = (_FIRST_WORD if english else _OPENING_WORD).match(question)
+    asks_from = opening.end(1) if opening else 0
+    for match in _LATIN_NAMES.finditer(question):
+        name = match.group(1).rstrip(".")
+        if match.start() < asks_from:
+            rest = name.split(None, 1)
+            if len(rest) < 2 or not rest[1][:1].isupper():
+                continue
+            name = rest[1]
+        names.append(name)
+    if not english:
+        # in a Chinese question a capitalised Latin word is a name ("Orvella二季度"); an
+        # upper-case one is an acronym, a ticker or a metric (ROE, ZPHR) and is left alone
+        names.extend(m.group(0) for m in _LATIN_WORD.finditer(question) if m.start() >= asks_from)
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def content_words(
+    question: str, leave_out: tuple[str, ...] = (), nouns: bool = False
+) -> tuple[str, ...]:
+    """The words of ``question`` that say what it asks for, in order: not function words,
+    punctuation, periods or the names ``leave_out`` ("营业收入" of "北辰智控2024年的营业收入是多少？"
+    with 北辰智控 left out). ``nouns``: only its Chinese nouns of two characters or more (what a
+    report must write for the question to be about something it holds)."""
+    text = question
+    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
+        text = text.replace(name, " ")
+    text = PERIOD_SPAN.sub(" ", text)
+    out = []
+    for word, tag in tagged(text):
+        if not _WORD.search(word) or word.isdigit():
+            continue
+        if (tag != "eng" and tag.startswith(_FUNCTION_TAGS)) or (
+            tag.startswith("v") and len(word) == 1
+        ):
+            continue
+        if nouns and not (_noun(word, tag) and len(word) >= 2):
+            continue
+        out.append(word)
+    return tuple(out)
+
+
+def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
+    """The noun a Chinese question asks for: its last noun of three characters or more
+    ("资产负债率", "增加额"), or its last two-character noun with the noun right before it
+    ("速动 比率", "现金流 净额": a compound, its halves apart); "" when it ends on a two-character
+    word alone ("什么变化", "哪些
+    指标", "时候投产"), which says what kind of answer it wants, not what a report must hold."""
+    text = question
+    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
+        text = text.replace(name, " ")
+    text = PERIOD_SPAN.sub(" ", text)
+    words = tagged(text)
+    nouns = [i for i, (word, tag) in enumerate(words) if _noun(word, tag) and len(word) >= 2]
+    if not nouns:
+        return ""
+    last = nouns[-1]
+    word, tag = words[last]
+    if len(word) >= 3:
+        return word
+    before = words[last - 1] if last - 1 in nouns else ("", "")
+    if tag.startswith("n") and before[1].startswith("n"):
+        return f"{before[0]} {word}"
+    return ""
+
+
+def _noun(word: str, tag: str) -> bool:
+    """A Chinese noun by jieba's tag (a term of our finance dictionary, tagged "x", is one)."""
+    return bool(_CJK_RUN.fullmatch(word)) and (tag.startswith("n") or tag in ("vn", "x"))
+
+
+def is_place(name: str) -> bool:
+    """Whether a name starts as a place does (jieba tags its first word a place or a
+    direction: 中国, 国内, 德国)."""
+    words = tagged(name)
+    return bool(words) and words[0][1] in ("ns", "s", "f")
+
+
+def sounds_like(latin: str, chinese: str) -> bool:
+    """Whether a Latin name is a Chinese name written in pinyin, as companies' English names
+    often are ("Hua Hong" of 华虹半导体, "LONGi" of 隆基绿能, "Chengyuan Intelligent" of
+    澄远智能): its letters, or their start, within one edit of the pinyin of two or more
+    characters of the Chinese name (pypinyin's readings), starting at one of its first four."""
+    from pypinyin import lazy_pinyin
+
+    letters = re.sub(r"[^a-z]", "", latin.lower())
+    if len(letters) < 4:
+        return False
+    run = _CJK_RUN.match(chinese)
+    syllables = lazy_pinyin(run.group()) if run else []
+    # a legal name may lead with its place (江苏澄远智能…): the name may start up to 3 in
+    for start in range(min(4, max(len(syllables) - 1, 0))):
+        for end in range(start + 2, len(syllables) + 1):
+            reading = "".join(syllables[start:end])
+            if _within_one_edit(letters[: len(reading) + 1], reading) or _within_one_edit(
+                letters, reading
+            ):
+                return True
+    return False
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1 :] or (len(a) == len(b) and a[i + 1 :] == b[i + 1 :])

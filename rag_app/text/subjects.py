@@ -1,10 +1,17 @@
 """What a report is about, and which reports a question names: the leading name of the document
-title that chunking writes first in every chunk's searched text ("比亚迪 > 盈利预测 > ...")."""
+title that chunking writes first in every chunk's searched text ("比亚迪 > 盈利预测 > ...").
+
+``subject_names`` reads more than the title's first word: a report names its own company the way
+listings and filings do, with a ticker ("中芯国际（688981.SH）", "Orvella Robotics（ORVL.US）") or
+in its legal form ("杭州拓衡传感科技股份有限公司", "… Co., Ltd."), in its title or, when the title
+is a section heading ("第二节 公司简介"), on its first page; the names it gives that company in
+brackets ("Orvella Robotics Inc.（奥维拉机器人，NYSE: ORVL）") are its other names.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from rag_app.models import Chunk
 from rag_app.text import lexicon
@@ -17,6 +24,21 @@ PATH_SEPARATOR = " > "
 # space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
 _LEADING_NAME = re.compile(rf"^([{CJK_UNIFIED}]{{2,12}})(?=[（(：:，,\s\d]|$)")
 _GENERIC_TITLES = lexicon.word_set("generic_titles.txt")
+# A listing's ticker: 688981.SH, 1347.HK, ORVL.US, "NYSE: ORVL".
+TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{1,5}\.[A-Z]{2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
+_LATIN_NAME = r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,4}"
+_LEGAL_FORM = re.compile(r"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$")
+# A name followed by its ticker in brackets (the ticker may follow other names: "奥维拉机器人，NYSE: ORVL").
+_WITH_TICKER = re.compile(
+    rf"([{CJK_UNIFIED}]{{2,12}}|{_LATIN_NAME})\s*[（(]([^()（）]{{0,30}}?(?:{TICKER})[^()（）]{{0,20}})[)）]"
+)
+# The legal form of a company's name: the shape of the name, not a list of companies.
+_LEGAL_NAME = re.compile(
+    rf"[{CJK_UNIFIED}（）()]{{4,30}}?(?:股份有限公司|有限责任公司|有限公司)"
+    r"|[A-Z][A-Za-z&\-]*(?:\s+[A-Z][A-Za-z&\-]*){0,5},?\s+(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)"
+)
+# A bracket's names, split: "奥维拉机器人，NYSE: ORVL" -> 奥维拉机器人, NYSE: ORVL
+_BRACKET_SPLIT = re.compile(r"\s*[，,、;；/]\s*")
 
 
 def search_title(chunk: Chunk) -> str:
@@ -67,3 +89,114 @@ def named_subjects(
                 named.setdefault(word, []).append(doc_id)
     order = sorted(named, key=lambda w: lowered.index(w.lower()))
     return {w: tuple(named[w]) for w in order}
+
+
+def is_listed(name: str) -> bool:
+    """Whether a subject name is a company's as listings and filings write it (with a ticker or
+    in legal form), as ``subject_names`` finds it in a company's own report."""
+    return bool(re.fullmatch(TICKER, name) or _LEGAL_NAME.fullmatch(name))
+
+
+def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
+    """The names of the company or topic one document is about, its main name first: a name
+    its title gives with a ticker or in legal form, else the first such name on its first page
+    when its title is a section heading, else the title's leading name (``subject_words``); then
+    the other names the document gives it in brackets and the Latin legal names on its first
+    page. Empty when the document names no subject."""
+    if not chunks:
+        return ()
+    title = search_title(chunks[0])
+    first_page = _first_page_texts(chunks)
+    main = _listed_name(title)
+    leading = next(iter(document_subjects(chunks).get(chunks[0].doc_id, frozenset())), "")
+    if not main and (not leading or not _named_elsewhere(leading, first_page)):
+        whole_text = "\n".join(c.text for c in chunks)
+        main = next(
+            (n for n in map(_listed_name, first_page) if n and _named_often(n, whole_text)), ""
+        )
+    main = main or leading
+    if not main:
+        return ()
+    names = dict.fromkeys([main])
+    whole = "\n".join([title, *first_page])
+    for match in _WITH_TICKER.finditer(whole):
+        name = match.group(1).strip()
+        if _same(name, main):
+            names[name] = None
+            names.update(dict.fromkeys(n for n in _BRACKET_SPLIT.split(match.group(2)) if n))
+    if not main.isascii():
+        for match in _LEGAL_NAME.finditer(whole):
+            if match.group(0).isascii():
+                names[match.group(0)] = None
+    return tuple(n for n in names if n)
+
+
+def _listed_name(text: str) -> str:
+    """The first name ``text`` gives with a ticker or in legal form ("" when none)."""
+    found = [m for m in (_WITH_TICKER.search(text), _LEGAL_NAME.search(text)) if m is not None]
+    if not found:
+        return ""
+    first = min(found, key=lambda m: m.start())
+    return (first.group(1) if first.re is _WITH_TICKER else first.group(0)).strip()
+
+
+def _first_page_texts(chunks: Sequence[Chunk]) -> list[str]:
+    pages = [c.page for c in chunks if c.page is not None]
+    first = min(pages) if pages else None
+    return [c.text for c in chunks if c.page == first or first is None][:40]
+
+
+def _named_elsewhere(name: str, texts: Sequence[str]) -> bool:
+    """Whether a title's leading name is written again on its first page (a subject is; a
+    section number is not)."""
+    return sum(text.count(name) for text in texts) >= 2
+
+
+def _named_often(name: str, text: str, times: int = 3) -> bool:
+    """Whether a document names a company often: some four characters of its name before the
+    legal form (澄远智能 of 江苏澄远智能装备股份有限公司) written ``times`` times, as a report on
+    that company does; a news story naming a company once does not."""
+    core = _LEGAL_FORM.sub("", name)
+    return any(text.count(core[i : i + 4]) >= times for i in range(max(len(core) - 3, 0)))
+
+
+def _same(name: str, main: str) -> bool:
+    a, b = name.lower(), main.lower()
+    return bool(a) and (a in b or b in a)
+
+
+def covers(names: Sequence[str], asked: str) -> bool:
+    """Whether a name a question asks about (or a head of it: ``name_prefixes``) is one of a
+    document's subject ``names``: one holds the other ("澄远智能" of "江苏澄远智能装备股份有限公司",
+    "Orvella" of "Orvella Robotics")."""
+    if asked.isascii():
+        # Latin names match by whole words, two at least when the name has two ("Chengyuan
+        # Intelligent" of "Jiangsu Chengyuan Intelligent Equipment Co., Ltd."; not "Total")
+        words = re.findall(r"[a-z0-9&]+", asked.lower())
+        if not words:
+            return False
+        heads = [words[:k] for k in range(len(words), min(2, len(words)) - 1, -1)]
+        for name in names:
+            held = re.findall(r"[a-z0-9&]+", name.lower())
+            for head in heads:
+                if any(held[i : i + len(head)] == head for i in range(len(held))):
+                    return True
+        return False
+    lowered = [n.lower() for n in names if len(n) >= 2]
+    for a in name_prefixes(asked):
+        if any(a in n or n in a for n in lowered):
+            return True
+    return False
+
+
+def name_prefixes(name: str, shortest: int = 4) -> list[str]:
+    """A name a question gives, then its shorter heads, longest first: a name read off a
+    question may run on into what it asks ("拓衡传感董事会" -> 拓衡传感董事, ..., 拓衡传感), down to
+    ``shortest`` characters in Chinese (or the name, if shorter), its first word in Latin."""
+    a = name.strip().lower()
+    if len(a) < 2:
+        return []
+    if a.isascii():
+        words = a.split()
+        return [" ".join(words[:k]) for k in range(len(words), 0, -1)]
+    return [a[:k] for k in range(len(a), min(shortest, len(a)) - 1, -1)]

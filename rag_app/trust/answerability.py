@@ -1,31 +1,71 @@
-"""Whether the library holds what a question asks for, checked before it is answered.
+"""Whether the library holds what a question asks for, read against what each document is
+and holds, before the question is answered.
 
-A question names a subject (company or report: its analysis' ``name``, ``text.names``), periods
-and metrics (its ``spans``, ``text.spans``). Each is held against the library as it is now:
-- a subject no report is about and no chunk mentions ("宁德时代" over the sample): not held;
-- a year that appears nowhere in the named subject's reports (2028 when its tables stop at 2026E);
-- a metric none of whose synonyms the named subject's reports write.
-Each gap names the closest things the library does hold (its reports' subjects, the years its
-tables cover, its tables' row labels). A question whose subject is not held, whose every year is
-outside, or whose metric is absent is declined: the offline answerer says so instead of quoting
-another company's, year's or metric's numbers, and a model's prompt carries the finding with the
-instruction to say so. A question missing some of several years is answered with a note.
+A question gives names (the one it leads with, ``text.names.leading_name``; the proper nouns
+jieba tags and the Latin names it writes, ``text.names.proper_names``), periods and the noun it
+asks for (``text.names.head_noun``). Each document is read once (``_Document``): the names of
+what it is about (``text.subjects.subject_names``: a company with its ticker or legal name, its
+English and Chinese names; an English name is also matched by its pinyin), its text, the periods
+its tables are laid out by, its labels. Then:
+- a name no document is about:
+  - written nowhere: a subject the library does not hold ("宁德时代" over the sample);
+  - written only as a row of another report's table (an industry report's ranking, a
+    prospectus's customers) that gives nothing of what is asked: a company only mentioned
+    (北辰智控's 董事长); where the row gives it (its 市场份额), the question is answered there;
+- a company's own report (a Chinese report on a listed or legally named company, the strict
+  reading; a story or an English filing's page is read as before):
+  - another name it gives (a country, a plant) not written in the report, or written only in a
+    sentence that says nothing asked ("德国、法国渠道的拓展" for revenue in 德国);
+  - the noun asked for, written nowhere in it, nor as a label in other words (资产负债率);
+  - a finance metric of the lexicon for which it gives no value (a table label, or a sentence
+    with a number: "研发投入大、周期长" gives none);
+- a year none of its tables is laid out by and no sentence states with what is asked (a date
+  in a fact sheet, "2024年6月18日", is not a year of figures); a quarter whose neighbours its
+  tables give but not it (Q3 2024 of a call giving 2024Q2, 2025Q1, 2025Q2).
+Each gap names the closest things the library does hold. A question whose subject, name or
+metric is not held, or whose every year is outside, is declined: the offline answerer says so
+instead of quoting another company's, year's or metric's numbers, and a model's prompt carries
+the finding with the instruction to say so. A question missing some of several years is
+answered with a note.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rag_app.index.library import Library, Snapshot
+from rag_app.index.profile import profile_of
 from rag_app.models import Chunk
-from rag_app.text.language import cjk_share
-from rag_app.text.periods import find_years
-from rag_app.text.spans import strip_modifiers
-from rag_app.text.subjects import document_subjects
+from rag_app.text.language import CJK_CLASS, cjk_share
+from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
+from rag_app.text.sentences import split_sentences
+from rag_app.text.spans import Span, strip_modifiers
+from rag_app.text.names import (
+    content_words,
+    head_noun,
+    is_place,
+    proper_names,
+    sounds_like,
+)
+from rag_app.text.subjects import (
+    covers,
+    document_subjects,
+    is_listed,
+    name_prefixes,
+    search_title,
+    subject_names,
+)
+from rag_app.trust.mentions import gives, mention_context
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
-from rag_app.text.tables import parse_table
+from rag_app.text.tables import column_labels, parse_table
 from rag_app.understand.analysis import QueryAnalysis
 
+
+# A value: a number that is not a year of a date alone (2024年6月 dates; 12.5, 3,265 are values).
+_NUMBER = re.compile(r"(?<![\d.（(])\d+(?:[.,]\d+)*(?![\d）)])(?!\s*年)")
+# A Latin name the question gives again in Chinese, in brackets right after it.
+_ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
 @dataclass(frozen=True)
 class Gap:
@@ -53,9 +93,19 @@ class Finding:
 class _Document:
     """What the check reads of one document, built once per document version."""
 
-    subjects: frozenset[str]
+    subjects: frozenset[str]  # its title's subject words (比亚迪)
+    names: tuple[str, ...]  # every name of what it is about (text.subjects.subject_names)
+    # a company's own report (its subject named with a ticker or in legal form): what it does
+    # not give is read strictly; a story or a topic's report is read leniently
+    listed: bool
+    title: str  # its title line, for saying where a name is mentioned
+    entities: tuple[str, ...]  # the names its tables list (regions, customers), for a gap's "held"
     text: str  # its chunks' searched text, lower-cased
-    table_years: frozenset[str]  # the years its tables' cells and headers name
+    chunks: tuple[str, ...]  # the same, chunk by chunk
+    labels: tuple[str, ...]  # the metrics its tables and terms name (lower-case)
+    headers: tuple[str, ...]  # every row and column label of its tables (lower-case)
+    table_years: frozenset[str]  # the years its tables are laid out by (headers, row labels)
+    table_periods: frozenset[str]  # those periods as written: 2024q2, 2025e
     # Read when a question first needs them (mutable caches of a frozen record).
     _lazy: dict[str, object] = field(default_factory=dict)
 
@@ -63,6 +113,65 @@ class _Document:
         if "years" not in self._lazy:
             self._lazy["years"] = frozenset(find_years(self.text))
         return self._lazy["years"]  # type: ignore[return-value]
+
+    def period_tokens(self) -> frozenset[str]:
+        """The quarters and halves it names (2024q2), in its tables' headers or its text."""
+        if "periods" not in self._lazy:
+            found = set(period_tokens(self.text)) | set(self.table_periods)
+            found.update(re.sub(r"\s+", "", m.group(0)) for m in PART_OF_YEAR.finditer(self.text))
+            self._lazy["periods"] = frozenset(found)
+        return self._lazy["periods"]  # type: ignore[return-value]
+
+    def lacks_part(self, part: str) -> bool:
+        """Whether it lays out quarters (or halves) of ``part``'s year but not ``part``: Q3 2024
+        of a call whose tables give 2024Q2, 2025Q1 and 2025Q2."""
+        held = self.period_tokens()
+        kin = [t for t in held if t[:4] == part[:4] and len(t) == len(part) and t[4] == part[4]]
+        return part not in held and bool(kin)
+
+    def states(self, year: str, head: str, words: tuple[str, ...]) -> bool:
+        """Whether a sentence of its text writes ``year`` with what is asked: the question's
+        ``head`` noun, else one of its ``words`` (or a synonym); a year its text only dates
+        something by ("2024年6月18日") is not a year it reports what is asked for."""
+        asked = tuple(head.split()) if head else words
+        for sentence in split_sentences(self.text):
+            if year in sentence and (not asked or any(_written_term(w, sentence) for w in asked)):
+                return True
+        return False
+
+    def writes(self, term: str) -> bool:
+        """Whether it writes a term (or a synonym), or for a compound (``head_noun``'s: "乘用车
+        销量") its first half, which says which of the things the second names is asked."""
+        first, _, second = term.rpartition(" ")
+        if first:  # a compound (总资产 规模): held as written, or by its specific first half
+            return any(_written_term(t, self.text) for t in (first + second, first))
+        if _written_term(term, self.text):
+            return True
+        # in other words: a label not much longer holding all its characters (总投资: 项目投资总额)
+        chars = set(term)
+        return any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels)
+
+    def gives_value(self, term: str) -> bool:
+        """Whether it gives a value for a quantity: the term heads a table's row or column
+        (or a metric's label holds it in other words: ``writes``), or a sentence writes it with
+        a number ("先进制程研发投入大" names R&D spending and gives none)."""
+        if any(term in header for header in self.headers):
+            return True
+        chars = set(term)
+        if any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels):
+            return True
+        return any(
+            term in sentence and _NUMBER.search(sentence.replace(term, ""))
+            for chunk in self.chunks
+            if term in chunk
+            for sentence in split_sentences(chunk)
+        )
+
+    def strict(self) -> bool:
+        """Whether what it does not give is read strictly: a Chinese company's own report. A
+        story, a topic's report or an English filing's page (one page of many) is read as
+        before: a name or a word written anywhere in it holds."""
+        return self.listed and self.chinese() >= 0.5
 
     def chinese(self) -> float:
         """The share of the document's words that are Chinese."""
@@ -86,35 +195,52 @@ def assess(
     if not docs:
         return Finding()
     subjects = sorted({w for d in docs for w in profile[d].subjects})
+    asked = _asked_names(question.text, question.name)
+    snap = library.snapshot(kb)
+    about = _docs_about(question.text, asked, docs, profile)
+    if about is None:
+        scope, gap = _mentioned_scope(
+            question.text, question.name, question.synonyms, asked, docs, profile, snap, subjects
+        )
+    else:
+        reports = [d for d in about if profile[d].strict()]
+        scope, gap = about, _unheld_name(question.text, reports, profile, snap) if reports else None
+    if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
+        head = head_noun(question.text, asked)
+        if head and not any(profile[d].writes(head) for d in scope):
+            gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
+    if gap is not None:
+        return Finding((gap,), declines=True)
+    # a company's periods may be given where another report writes it (an industry report's
+    # ranking gives a company's 2024 share that its prospectus stops before): the years there
+    elsewhere = _years_elsewhere(question, asked, about, docs, profile, snap) if about else set()
     gaps: list[Gap] = []
-    name = question.name
-    about = _docs_about(question.text, name, docs, profile)
-    # A Latin name over Chinese reports (CATL, 宁德时代) cannot be told held or not: not checked.
-    if (
-        name
-        and about is None
-        and (not name.isascii() or all(profile[d].chinese() < 0.5 for d in docs))
-    ):
-        if not any(_head(name) in profile[d].text for d in docs):
-            gaps.append(Gap("subject", name, tuple(subjects)))
-            return Finding(tuple(gaps), declines=True)
-    scope = about or docs
     spans = question.spans(subjects)
     asked_years = sorted({y for s in spans if s.kind == "period" for y in find_years(s.text)})
-    held_years = sorted({y for d in scope for y in profile[d].years()}) if asked_years else []
-    missing = [y for y in asked_years if y not in held_years]
+    words = content_words(question.text, asked, nouns=True)
+    head = head_noun(question.text, asked) if question.language == "zh" else ""
+    in_tables = sorted({y for d in scope for y in profile[d].table_years})
+    missing = [
+        y
+        for y in asked_years
+        if y not in in_tables
+        and y not in elsewhere
+        and not any(profile[d].states(y, head, words) for d in scope)
+        and not any(not profile[d].strict() and y in profile[d].years() for d in scope)
+    ]
+    parts = [p for p in question.periods if len(p) > 4 and p[:4].isdigit()]
+    missing += [
+        p.upper()
+        for p in parts
+        if p[:4] not in missing and all(profile[d].lacks_part(p) for d in scope)
+    ]
+    asked_years += [p for p in parts if p[:4] not in asked_years]
+    held_years = sorted({y for d in scope for y in profile[d].years()}) if missing else []
     if missing:
         # the closest held: the years its tables cover (else any year its text names)
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
-    for span in spans:
-        if span.kind != "metric":
-            continue
-        term = strip_modifiers(span.text.lower()) or span.text.lower()
-        group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
-        if not any(contains_term(profile[d].text, t.lower()) for d in scope for t in group):
-            rows = _row_labels(library.snapshot(kb), scope)
-            gaps.append(Gap("metric", span.text, rows[:8]))
+    gaps += _lexicon_metrics(spans, scope, profile, snap)
     declines = bool(gaps) and (
         any(g.kind == "metric" for g in gaps)
         or (bool(missing) and len(missing) == len(asked_years))
@@ -122,28 +248,187 @@ def assess(
     return Finding(tuple(gaps), declines)
 
 
+def _mentioned_scope(
+    question: str,
+    lead: str,
+    synonyms: tuple[str, ...],
+    asked: tuple[str, ...],
+    docs: list[str],
+    profile: dict[str, _Document],
+    snap: Snapshot,
+    subjects: list[str],
+) -> tuple[list[str], Gap | None]:
+    """The documents a question naming no report's subject is answered from: all of them when
+    it names nothing; when it names a company no report is about, those that write it where
+    they give what is asked (a ranking's row gives 市场份额, not 董事长). A name written nowhere
+    is a subject the library does not hold."""
+    if not asked:
+        return docs, None
+    # the name a question leads with must be written (its first three characters at least);
+    # a proper noun read elsewhere in it (a person, a place) need only be written in part
+    name = _as_written(asked[0], [profile[d].text for d in docs], 3 if lead else 2)
+    if not name:
+        return docs, Gap("subject", asked[0], tuple(subjects))
+    written = [d for d in docs if name in profile[d].text]
+    mentions = mention_context(snap, written, name)
+    # a Chinese question's words; an English one's finance terms in their Chinese synonyms
+    if (cjk_share(question) or 0) >= 0.5:
+        giving = [m for m in mentions if gives(m, content_words(question, asked))]
+    else:
+        # read against a Chinese report by its finance terms' Chinese synonyms; an English
+        # report's rows (a segment, a region) are not held against an English question's words
+        alternatives = [t for t in synonyms if not t.isascii()]
+        giving = [
+            m
+            for m in mentions
+            if not alternatives
+            or profile[m.doc_id].chinese() < 0.5
+            or any(gives(m, (t,)) for t in alternatives)
+        ]
+    listed_in = [m for m in mentions if m.labels]
+    if not giving and listed_in and not is_place(asked[0]):
+        # a row of a table (a ranking, a customer list) that gives nothing asked: a company
+        # that is only mentioned; a name only a story's sentences write is not held against it
+        where = tuple(dict.fromkeys(m.caption or profile[m.doc_id].title for m in listed_in))
+        return docs, Gap("mentioned", asked[0], where)
+    # narrowed to the Chinese reports whose tables list it; a story's sentences (or an English
+    # filing's rows, a segment or a region) narrow nothing
+    narrowed = [m.doc_id for m in giving if m.labels and profile[m.doc_id].chinese() >= 0.5]
+    return list(dict.fromkeys(narrowed)) or docs, None
+
+
+def _unheld_name(
+    question: str, about: list[str], profile: dict[str, _Document], snap: Snapshot
+) -> Gap | None:
+    """A name the question gives besides its subject (a country, a plant, a customer) that
+    the subject's reports do not write: neither in a table that lists it, nor in a sentence
+    with a word of what is asked ("德国、法国渠道的拓展" says nothing of revenue in 德国)."""
+    rest = question
+    for d in about:
+        for written in (*profile[d].subjects, *profile[d].names):
+            rest = rest.replace(written, " ")
+    named = _asked_names(rest)
+    others = [
+        n
+        for n in named
+        if not any(covers(profile[d].names, n) or _sounds_like(n, profile[d]) for d in about)
+    ]
+    words = content_words(rest, named)
+    for name in others:
+        if name.isascii() and _ALIASED.search(rest[rest.find(name) + len(name) :]):
+            continue  # "Malaysia Kuching base (马来西亚古晋基地)": the question names it again
+        written = _as_written(name, [profile[d].text for d in about], 2)
+        mentions = mention_context(snap, about, written) if written else []
+        if not any(m.labels or any(w in m.text.lower() for w in words) for m in mentions):
+            return Gap("name", name, tuple(e for d in about for e in profile[d].entities))
+    return None
+
+
+def _lexicon_metrics(
+    spans: tuple[Span, ...],
+    scope: list[str],
+    profile: dict[str, _Document],
+    snap: Snapshot,
+) -> list[Gap]:
+    """The finance metrics a question names (``text.spans``, by the finance lexicon) for which
+    no report of ``scope`` gives a value in any of their synonyms (``_Document.gives_value``):
+    the lexicon bridges an English question and a Chinese report (研发费用 for "R&D expense")
+    and tells 扣非净利润 from 净利润, which the words alone do not."""
+    gaps = []
+    for span in spans:
+        if span.kind != "metric":
+            continue
+        term = strip_modifiers(span.text.lower()) or span.text.lower()
+        group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
+        if not any(
+            profile[d].gives_value(t.lower())
+            if profile[d].strict()
+            else contains_term(profile[d].text, t.lower())
+            for d in scope
+            for t in group
+        ):
+            gaps.append(Gap("metric", span.text, _row_labels(snap, scope)[:8]))
+    return gaps
+
+
+def _years_elsewhere(
+    question: QueryAnalysis,
+    asked: tuple[str, ...],
+    about: list[str],
+    docs: list[str],
+    profile: dict[str, _Document],
+    snap: Snapshot,
+) -> set[str]:
+    """The years written where a report not about the question's subject writes it and
+    gives what is asked (the row, sentence or caption itself)."""
+    words = content_words(question.text, asked) if question.language == "zh" else ()
+    years: set[str] = set()
+    for d in docs:
+        if d in about or not _writes_any(asked, profile[d]):
+            continue
+        for name in (n for n in asked if len(n) >= 4):
+            for mention in mention_context(snap, [d], name):
+                if gives(mention, words):
+                    years.update(find_years(" ".join((mention.text, mention.caption))))
+    return years
+
+
+def _writes_any(asked: tuple[str, ...], document: _Document) -> bool:
+    """Whether a document writes one of the names a question gives (of four characters or
+    more: a company's short name, not a bare surname)."""
+    return any(len(n) >= 4 and n.lower() in document.text for n in asked)
+
+
+def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
+    """The names the question gives: the one it leads with, then the proper nouns and Latin
+    names it writes (``text.names``); an acronym (CATL, ROE) is not held against the library:
+    it may be a Chinese report's company or a metric."""
+    names = [leading, *proper_names(question)]
+    return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
+
+
+def _sounds_like(name: str, document: _Document) -> bool:
+    """Whether a Latin name is the pinyin of one of the document's Chinese subject names."""
+    return name.isascii() and any(
+        sounds_like(name, n) for n in (*document.names, *document.subjects) if not n.isascii()
+    )
+
+
 def _docs_about(
-    question: str, name: str, docs: list[str], profile: dict[str, _Document]
+    question: str, asked: tuple[str, ...], docs: list[str], profile: dict[str, _Document]
 ) -> list[str] | None:
-    """The documents whose subject the question names (by its leading name or anywhere in it);
-    None when it names no held subject."""
+    """The documents whose subject the question names (a subject word written in it, or a
+    name it gives that is one of the document's subject names); None when it names none."""
     lowered = question.lower()
     about = [
         d
         for d in docs
-        for s in profile[d].subjects
-        if s.lower() in lowered or (name and (s in name or name in s))
+        if any(s.lower() in lowered for s in profile[d].subjects)
+        or any(
+            covers(profile[d].names, name) or _sounds_like(name, profile[d])
+            for name in asked
+            if len(name) > 2 or not is_place(name)  # 中国 is no 中国金茂
+        )
     ]
     return list(dict.fromkeys(about)) or None
 
 
-def _head(name: str) -> str:
-    """What of a name must appear in the library for it to count as mentioned: its first three
-    characters in Chinese (the leading run may run on: "西门子医疗计划在" is 西门子's), its first
-    word in English."""
-    if name.isascii():
-        return name.split()[0].lower()
-    return name[:3].lower()
+def _as_written(name: str, texts: list[str], shortest: int = 3) -> str:
+    """The longest head of ``name`` (``name_prefixes``, down to ``shortest`` Chinese characters)
+    that one of ``texts`` (lower-case) writes, else its longest tail so written (福建宁德 as 宁德);
+    "" when none is."""
+    lowered = name.strip().lower()
+    tails = [lowered[k:] for k in range(1, len(lowered) - shortest + 1)]
+    for part in (*name_prefixes(name, shortest), *([] if lowered.isascii() else tails)):
+        if any(part in text for text in texts):
+            return part
+    return ""
+
+
+def _written_term(word: str, text: str) -> bool:
+    """Whether ``text`` writes ``word`` or a synonym."""
+    group = next((g for g in SYNONYM_GROUPS if word in g), (word,))
+    return any(t.lower() in text for t in group)
 
 
 def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
@@ -154,17 +439,39 @@ def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
 
 
 def _read_document(chunks: list[Chunk]) -> _Document:
-    """One pass over a document's chunks."""
-    table_years: set[str] = set()
-    for chunk in chunks:
-        if chunk.type == "table":
-            table_years.update(find_years(chunk.text))
+    """One pass over a document's chunks, and its profile (``index.profile``): the periods its
+    tables are laid out by (not a date a cell holds: "2024年6月18日"), the names they list."""
+    profile = profile_of(chunks)
     subjects = next(iter(document_subjects(chunks).values()), frozenset())
+    names = subject_names(chunks)
     return _Document(
-        subjects=frozenset(subjects or ()),
+        subjects=frozenset(subjects or ()) or frozenset(names[:1]),
+        names=names,
+        listed=any(is_listed(n) for n in names),
+        title=search_title(chunks[0]) if chunks else "",
+        entities=tuple(e.name for e in profile.entities if e.name not in names)[:40],
         text="\n".join(c.search_text for c in chunks).lower(),
-        table_years=frozenset(table_years),
+        chunks=tuple(c.search_text.lower() for c in chunks),
+        labels=tuple(m.name.lower() for m in profile.metrics),
+        headers=_headers(chunks),
+        table_years=frozenset(y for p in profile.periods for y in find_years(p)),
+        table_periods=frozenset(p.lower() for p in profile.periods),
     )
+
+
+def _headers(chunks: list[Chunk]) -> tuple[str, ...]:
+    """Every column label and row label of a document's tables, lower-cased."""
+    out: dict[str, None] = {}
+    for chunk in chunks:
+        if chunk.type != "table" or not chunk.table_html:
+            continue
+        try:
+            grid = parse_table(chunk.table_html, chunk.header_rows)
+        except ValueError:
+            continue
+        out.update(dict.fromkeys(label.lower() for label in column_labels(grid) if label))
+        out.update(dict.fromkeys(r[0].strip().lower() for r in grid.data_rows if r and r[0]))
+    return tuple(out)
 
 
 def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:
@@ -190,6 +497,14 @@ def _say(gap: Gap, language: str) -> str:
             return f"The library holds no report on {gap.asked}" + (
                 f"; it holds: {held}." if held else "."
             )
+        if gap.kind == "mentioned":
+            return f"No report in the library covers {gap.asked}; it is only mentioned" + (
+                f" in: {held}." if held else "."
+            )
+        if gap.kind == "name":
+            return f"The library's report does not mention {gap.asked}" + (
+                f"; it gives: {held}." if held else "."
+            )
         if gap.kind == "period":
             return f"The library's reports do not cover {gap.asked}" + (
                 f" (they cover {held.replace(', ', ' to ')})." if held else "."
@@ -199,6 +514,12 @@ def _say(gap: Gap, language: str) -> str:
         )
     if gap.kind == "subject":
         return f"库中没有{gap.asked}的报告" + (f"；现有：{held}。" if held else "。")
+    if gap.kind == "mentioned":
+        return f"库中没有关于{gap.asked}的报告，它只在以下内容中被提及，且未给出所问数据：" + (
+            f"{held}。" if held else "。"
+        )
+    if gap.kind == "name":
+        return f"库中相关报告没有提到{gap.asked}" + (f"；报告中有：{held}。" if held else "。")
     if gap.kind == "period":
         return f"库中报告不含{gap.asked}年的数据" + (
             f"（只覆盖{held.replace('、', '至')}年）。" if held else "。"

@@ -1,0 +1,76 @@
+"""Names read off a question and off a report: jieba's proper nouns, Latin names, the noun a
+question asks for, pinyin names, and a report's own subject names."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.models import Chunk
+from rag_app.text.names import content_words, head_noun, is_place, proper_names, sounds_like
+from rag_app.text.subjects import covers, is_listed, subject_names
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("东栎机器人的董事长是谁？", ("东栎机器人",)),
+        ("Orvella二季度在德国的收入是多少？", ("德国", "Orvella")),
+        ("What was Sorvik Robotics' revenue in 2024?", ("Sorvik Robotics",)),
+        ("How much revenue did Halvorsen Marine make in 2024?", ("Halvorsen Marine",)),
+        ("What are the 2025E gross margins of SMIC?", ()),  # "What" asks; SMIC is an acronym
+        ("Zephyr Mobility（ZPHR）上半年收入多少？", ("Zephyr Mobility",)),
+    ],
+)
+def test_the_names_a_question_gives(question: str, names: tuple[str, ...]) -> None:
+    assert proper_names(question) == names
+
+
+@pytest.mark.parametrize(
+    ("question", "leave_out", "head"),
+    [
+        ("澄远智能2024年末资产负债率是多少？", ("澄远智能",), "资产负债率"),
+        ("拓衡传感2023年速动比率是多少？", ("拓衡传感",), "速动 比率"),
+        ("中芯国际营收同比增速在2023Q4之后呈现什么变化？", ("中芯国际",), ""),
+        ("比亚迪泰国罗勇工厂是什么时候投产的？", ("比亚迪",), ""),
+    ],
+)
+def test_the_noun_a_question_asks_for(question: str, leave_out: tuple[str, ...], head: str) -> None:
+    assert head_noun(question, leave_out) == head
+
+
+def test_content_words_leave_out_names_periods_and_function_words() -> None:
+    assert content_words("北辰智控2024年的营业收入是多少？", ("北辰智控",)) == ("营业收入",)
+    assert content_words("东栎机器人的董事长是谁？", ("东栎机器人",), nouns=True) == ("董事长",)
+
+
+def test_pinyin_names_and_places() -> None:
+    assert sounds_like("LONGi", "隆基绿能") and sounds_like("Hua Hong", "华虹半导体")
+    assert sounds_like("Chengyuan Intelligent", "江苏澄远智能装备股份有限公司")
+    assert not sounds_like("Brightline Dynamics", "江苏澄远智能装备股份有限公司")
+    assert is_place("德国") and is_place("中国制造业") and not is_place("华虹")
+
+
+def _chunk(n: int, text: str, title: str, page: int = 0, kind: str = "text") -> Chunk:
+    return Chunk(
+        chunk_id=f"d:{n}", doc_id="d", type=kind, text=text, search_text=f"{title}\n{text}",
+        item_indices=(n,), pages=(page,),
+    )  # fmt: skip
+
+
+def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
+    ticker = [_chunk(0, "正文", "中芯国际（688981.SH）深度报告：产能扩张")]
+    assert subject_names(ticker)[:2] == ("中芯国际", "688981.SH")
+    # a title that is a section heading: the legal name its first page gives, named often
+    section = "第二节 公司简介和主要财务指标"
+    annual = [
+        _chunk(0, "公司的中文名称 江苏澄远智能装备股份有限公司 Jiangsu Chengyuan Intelligent "
+                  "Equipment Co., Ltd.", section),
+        *[_chunk(i, f"澄远智能第{i}项业务稳步增长。", section, page=1) for i in range(1, 4)],
+    ]  # fmt: skip
+    names = subject_names(annual)
+    assert names[0] == "江苏澄远智能装备股份有限公司" and is_listed(names[0])
+    assert covers(names, "澄远智能") and covers(names, "Chengyuan Intelligent")
+    assert not covers(names, "Chengyuan Robotics Holdings")  # two words must match
+    # a story naming a company once is not about it
+    story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
+    assert subject_names(story) == () or not is_listed(subject_names(story)[0])

@@ -1,0 +1,101 @@
+"""The question read against what the library holds (a company's own report, an industry
+report that only ranks other companies): a company only mentioned, a place the report does not
+write, a metric it does not give, a year only a date names, an English name by its pinyin. Two
+small content lists in the shape MinerU writes; the deterministic hash embedder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_app.index.library import Library
+from rag_app.trust.answerability import assess
+from rag_app.understand.analysis import analyse_query
+from tests.conftest import hash_library
+
+SECTION = "第二节 公司简介和主要财务指标"
+
+
+def _table(rows: list[list[str]], caption: str = "", page: int = 0) -> dict:
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return {"type": "table", "table_caption": [caption] if caption else [],
+            "table_body": f"<table>{body}</table>", "page_idx": page}  # fmt: skip
+
+
+def _text(text: str, page: int = 0, level: int = 0) -> dict:
+    item: dict = {"type": "text", "text": text, "page_idx": page}
+    if level:
+        item["text_level"] = level
+    return item
+
+
+ANNUAL = [
+    _text(SECTION, level=1),
+    _table([["公司的中文名称", "江苏澄远智能装备股份有限公司"], ["公司的中文简称", "澄远智能"],
+            ["公司的外文名称", "Jiangsu Chengyuan Intelligent Equipment Co., Ltd."],
+            ["信息披露日期", "2025年4月18日"]]),  # fmt: skip
+    _text("澄远智能主营工业机器人，澄远智能的产品覆盖多关节机器人与协作机器人。"),
+    _table([["主要会计数据", "2024年", "2023年", "2022年"],
+            ["营业收入（元）", "3,286,451,209.37", "2,915,337,804.12", "2,466,102,331.58"],
+            ["归属于上市公司股东的净利润（元）", "312,684,550.21", "268,115,402.77", "221,937,018.40"]],
+           "单位：元", page=1),  # fmt: skip
+    _text("海外市场方面，澄远智能在越南新设服务中心，境外业务稳步推进。", page=1),
+]
+INDUSTRY = [
+    _text("工业机器人行业深度报告：国产替代进入深水区", level=1),
+    _text("2024年中国工业机器人销量30.9万台，国产品牌份额继续提升。"),
+    _table([["排名", "厂商", "销量（万台）", "市场份额（%）"], ["1", "北辰智控", "2.9", "9.4"],
+            ["2", "东栎机器人", "2.1", "6.8"], ["3", "澄远智能", "1.7", "5.5"]],
+           "表2：2024年中国工业机器人市场竞争格局（按销量）"),  # fmt: skip
+]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("reading")
+    paths = []
+    for name, items in (("annual", ANNUAL), ("industry", INDUSTRY)):
+        path = folder / f"{name}_content_list.json"
+        path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return hash_library(folder, counter, paths)
+
+
+def _finding(library: Library, question: str):  # type: ignore[no-untyped-def]
+    return assess(analyse_query(question), library, "default")
+
+
+def test_the_profile_knows_which_company_a_report_is_about(library: Library) -> None:
+    profiles = library.profiles("default")
+    assert profiles["annual"].subject == "江苏澄远智能装备股份有限公司"
+    assert profiles["industry"].subject == "工业机器人行业深度报告"
+
+
+def test_a_company_only_ranked_is_answered_only_for_what_the_ranking_gives(
+    library: Library,
+) -> None:
+    chairman = _finding(library, "东栎机器人的董事长是谁？")
+    assert chairman.declines and chairman.gaps[0].kind == "mentioned"
+    assert "表2" in chairman.note() and "东栎机器人" in chairman.note()
+    assert not _finding(library, "东栎机器人的市场份额是多少？").declines
+    assert _finding(library, "北辰智控2024年的营业收入是多少？").declines
+
+
+def test_what_the_company_report_does_not_hold_is_said(library: Library) -> None:
+    place = _finding(library, "澄远智能在越南的销售收入是多少？")  # 越南 written, no revenue there
+    assert place.declines and place.gaps[0].kind == "name"
+    metric = _finding(library, "澄远智能2024年末资产负债率是多少？")
+    assert metric.declines and metric.gaps[0].kind == "metric"
+    # 2025 is only a date in the fact sheet, not a year the report gives figures for
+    year = _finding(library, "澄远智能2025年的营业收入是多少？")
+    assert year.declines and year.gaps[0].kind == "period"
+    assert not _finding(library, "澄远智能2024年的营业收入是多少？").gaps
+
+
+def test_english_names_are_held_by_their_words_or_their_pinyin(library: Library) -> None:
+    absent = _finding(library, "What was Brightline Dynamics' revenue in 2024?")
+    assert absent.declines and absent.gaps[0].kind == "subject"
+    assert not _finding(library, "What was Chengyuan Intelligent's revenue in 2024?").declines
+    assert not _finding(library, "澄远智能2024年的归母净利润是多少？").declines
