@@ -17,7 +17,15 @@ description's sentence stating the trend (not the axes).
 
 A question naming a year and a table row ("中芯国际2026年的市盈率") is answered value first, with
 its unit, period and subject ("中芯国际 2026E 市盈率：106.2 倍 [Source 3]"), then the rows it
-asks about as the evidence.
+asks about as the evidence; when no row gives it, the value a quoted sentence states for the
+asked year (``stated_values``), in either language of the question.
+
+A question pointing at a figure ("图2", "Figure 3") is answered from that figure: its
+description and the sentences of the paragraph introducing it, whether or not they share a word
+with the question (``quotes.FigureScores``). A question naming some of the sources' reports, by
+their subject or by a name in capitals ("KEHGCN", ``text.coined``), is answered from those.
+Quotes of which none answers the question (another company, year or quantity, the citation
+check's judges) are quoted only as the closest, under a line saying so.
 """
 
 from __future__ import annotations

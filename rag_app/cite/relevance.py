@@ -3,8 +3,11 @@ from whether its sources support it. A row quoted exactly from 中芯国际's re
 a question on 宁德时代; a 2025E figure does not answer a question on 2026; 毛利率 does not answer
 a question on 营业收入.
 
-Each of the three aspects (``rag_app.text.aspects``) is judged only when both sides name it, so
-the check errs towards "on the question":
+"On the question" means answering it (issue 24): giving the asked quantity, or showing the
+figure or table asked about, for the asked company and period; sharing a word with the question
+is not enough. Company and period (``rag_app.text.aspects``) are judged only when both sides
+name one, so the check errs towards "on the question" there; the quantity, the figure or table
+and a name in capitals are judged whenever the question asks for one:
 - company: a question naming no company, or a sentence naming none whose cited source mentions
   the asked one, is never off-company. A sentence naming none takes its cited sources' subject
   (the leading name of their document's title, ``text.subjects``); it is off when none of them
@@ -14,9 +17,11 @@ the check errs towards "on the question":
   with the rest of its sentence, a Markdown table row with its header row.
 - metric: off when the question asks for a quantity (not a process node or a status) and the
   sentence, read with its paragraph up to its end, names no term of the asked metric's synonym
-  group (市盈率 meets PE; revenue meets Total revenues): it gives another quantity, or none at
+  group (市盈率 meets PE; revenue meets Total revenues), nor does its cited table's caption or
+  heading (a row "智能手机 370" under "分应用领域季度营收"): it gives another quantity, or none at
   all. Sharing a word is not giving the metric: a risk sentence on 先进制程研发 does not answer
-  "2024年的研发费用是多少？", nor does a 增长率 row.
+  "2024年的研发费用是多少？", nor does a 增长率 row. A question asking a share (比重, 占比) is
+  answered by a sentence naming a share.
 - figure or table: a question pointing at one ("图2", "Figure 3", "表6") is answered by that
   one only: a sentence is on it when it cites the source captioned with that number, names it
   ("如图2所示"), quotes what discusses it (its description or the paragraph introducing it) or
