@@ -110,9 +110,12 @@ def proper_names(question: str) -> tuple[str, ...]:
         if tag in _PROPER_TAGS and _CJK_RUN.fullmatch(word):
             run = word
             j = i + 1
-            while j < len(words) and _CJK_RUN.fullmatch(words[j][0]) and (
-                words[j][1] in ("ng", "n", "nz", "vn") or words[j][1].startswith("n")
-            ) and len(run) < 6:
+            while (
+                j < len(words)
+                and _CJK_RUN.fullmatch(words[j][0])
+                and (words[j][1] in ("ng", "n", "nz", "vn") or words[j][1].startswith("n"))
+                and len(run) < 6
+            ):
                 run += words[j][0]
                 j += 1
             if len(run) >= 2:

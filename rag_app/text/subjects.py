@@ -27,7 +27,9 @@ _GENERIC_TITLES = lexicon.word_set("generic_titles.txt")
 # A listing's ticker: 688981.SH, 1347.HK, ORVL.US, "NYSE: ORVL".
 TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{1,5}\.[A-Z]{2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
 _LATIN_NAME = r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,4}"
-_LEGAL_FORM = re.compile(r"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$")
+_LEGAL_FORM = re.compile(
+    r"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$"
+)
 # A name followed by its ticker in brackets (the ticker may follow other names: "奥维拉机器人，NYSE: ORVL").
 _WITH_TICKER = re.compile(
     rf"([{CJK_UNIFIED}]{{2,12}}|{_LATIN_NAME})\s*[（(]([^()（）]{{0,30}}?(?:{TICKER})[^()（）]{{0,20}})[)）]"

@@ -3,7 +3,7 @@ and holds, before the question is answered.
 
 A question gives names (the one it leads with, ``text.names.leading_name``; the proper nouns
 jieba tags and the Latin names it writes, ``text.names.proper_names``), periods and the noun it
-asks for (``text.names.head_noun``). Each document is read once (``_Document``): the names of
+asks for (``text.names.head_noun``). Each document is read once (``Document``): the names of
 what it is about (``text.subjects.subject_names``: a company with its ticker or legal name, its
 English and Chinese names; an English name is also matched by its pinyin), its text, the periods
 its tables are laid out by, its labels. Then:
@@ -32,15 +32,10 @@ answered with a note.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rag_app.index.library import Library, Snapshot
-from rag_app.index.profile import profile_of
-from rag_app.models import Chunk
 from rag_app.text.language import CJK_CLASS, cjk_share
-from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
-from rag_app.text.sentences import split_sentences
-from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.names import (
     content_words,
     head_noun,
@@ -48,24 +43,21 @@ from rag_app.text.names import (
     proper_names,
     sounds_like,
 )
+from rag_app.text.periods import find_years
+from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.subjects import (
     covers,
-    document_subjects,
-    is_listed,
     name_prefixes,
-    search_title,
-    subject_names,
 )
-from rag_app.trust.mentions import gives, mention_context
 from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
-from rag_app.text.tables import column_labels, parse_table
+from rag_app.text.tables import parse_table
+from rag_app.trust.document_reading import Document, read_document
+from rag_app.trust.mentions import gives, mention_context
 from rag_app.understand.analysis import QueryAnalysis
 
-
-# A value: a number that is not a year of a date alone (2024年6月 dates; 12.5, 3,265 are values).
-_NUMBER = re.compile(r"(?<![\d.（(])\d+(?:[.,]\d+)*(?![\d）)])(?!\s*年)")
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
+
 
 @dataclass(frozen=True)
 class Gap:
@@ -89,97 +81,6 @@ class Finding:
         return " ".join(_say(gap, language) for gap in self.gaps)
 
 
-@dataclass(frozen=True)
-class _Document:
-    """What the check reads of one document, built once per document version."""
-
-    subjects: frozenset[str]  # its title's subject words (比亚迪)
-    names: tuple[str, ...]  # every name of what it is about (text.subjects.subject_names)
-    # a company's own report (its subject named with a ticker or in legal form): what it does
-    # not give is read strictly; a story or a topic's report is read leniently
-    listed: bool
-    title: str  # its title line, for saying where a name is mentioned
-    entities: tuple[str, ...]  # the names its tables list (regions, customers), for a gap's "held"
-    text: str  # its chunks' searched text, lower-cased
-    chunks: tuple[str, ...]  # the same, chunk by chunk
-    labels: tuple[str, ...]  # the metrics its tables and terms name (lower-case)
-    headers: tuple[str, ...]  # every row and column label of its tables (lower-case)
-    table_years: frozenset[str]  # the years its tables are laid out by (headers, row labels)
-    table_periods: frozenset[str]  # those periods as written: 2024q2, 2025e
-    # Read when a question first needs them (mutable caches of a frozen record).
-    _lazy: dict[str, object] = field(default_factory=dict)
-
-    def years(self) -> frozenset[str]:
-        if "years" not in self._lazy:
-            self._lazy["years"] = frozenset(find_years(self.text))
-        return self._lazy["years"]  # type: ignore[return-value]
-
-    def period_tokens(self) -> frozenset[str]:
-        """The quarters and halves it names (2024q2), in its tables' headers or its text."""
-        if "periods" not in self._lazy:
-            found = set(period_tokens(self.text)) | set(self.table_periods)
-            found.update(re.sub(r"\s+", "", m.group(0)) for m in PART_OF_YEAR.finditer(self.text))
-            self._lazy["periods"] = frozenset(found)
-        return self._lazy["periods"]  # type: ignore[return-value]
-
-    def lacks_part(self, part: str) -> bool:
-        """Whether it lays out quarters (or halves) of ``part``'s year but not ``part``: Q3 2024
-        of a call whose tables give 2024Q2, 2025Q1 and 2025Q2."""
-        held = self.period_tokens()
-        kin = [t for t in held if t[:4] == part[:4] and len(t) == len(part) and t[4] == part[4]]
-        return part not in held and bool(kin)
-
-    def states(self, year: str, head: str, words: tuple[str, ...]) -> bool:
-        """Whether a sentence of its text writes ``year`` with what is asked: the question's
-        ``head`` noun, else one of its ``words`` (or a synonym); a year its text only dates
-        something by ("2024年6月18日") is not a year it reports what is asked for."""
-        asked = tuple(head.split()) if head else words
-        for sentence in split_sentences(self.text):
-            if year in sentence and (not asked or any(_written_term(w, sentence) for w in asked)):
-                return True
-        return False
-
-    def writes(self, term: str) -> bool:
-        """Whether it writes a term (or a synonym), or for a compound (``head_noun``'s: "乘用车
-        销量") its first half, which says which of the things the second names is asked."""
-        first, _, second = term.rpartition(" ")
-        if first:  # a compound (总资产 规模): held as written, or by its specific first half
-            return any(_written_term(t, self.text) for t in (first + second, first))
-        if _written_term(term, self.text):
-            return True
-        # in other words: a label not much longer holding all its characters (总投资: 项目投资总额)
-        chars = set(term)
-        return any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels)
-
-    def gives_value(self, term: str) -> bool:
-        """Whether it gives a value for a quantity: the term heads a table's row or column
-        (or a metric's label holds it in other words: ``writes``), or a sentence writes it with
-        a number ("先进制程研发投入大" names R&D spending and gives none)."""
-        if any(term in header for header in self.headers):
-            return True
-        chars = set(term)
-        if any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels):
-            return True
-        return any(
-            term in sentence and _NUMBER.search(sentence.replace(term, ""))
-            for chunk in self.chunks
-            if term in chunk
-            for sentence in split_sentences(chunk)
-        )
-
-    def strict(self) -> bool:
-        """Whether what it does not give is read strictly: a Chinese company's own report. A
-        story, a topic's report or an English filing's page (one page of many) is read as
-        before: a name or a word written anywhere in it holds."""
-        return self.listed and self.chinese() >= 0.5
-
-    def chinese(self) -> float:
-        """The share of the document's words that are Chinese."""
-        if "chinese" not in self._lazy:
-            self._lazy["chinese"] = cjk_share(self.text[:20000]) or 0.0
-        return self._lazy["chinese"]  # type: ignore[return-value]
-
-
 def assess(
     question: QueryAnalysis, library: Library, kb: str, doc_ids: tuple[str, ...] = ()
 ) -> Finding:
@@ -190,7 +91,7 @@ def assess(
     if kb not in library.knowledge_bases():
         return Finding()
     # per document, kept across uploads: after one only the new documents are read
-    profile = per_document("answerability", library, kb, _read_document)
+    profile = per_document("answerability", library, kb, read_document)
     docs = [d for d in profile if not doc_ids or d in doc_ids]
     if not docs:
         return Finding()
@@ -254,7 +155,7 @@ def _mentioned_scope(
     synonyms: tuple[str, ...],
     asked: tuple[str, ...],
     docs: list[str],
-    profile: dict[str, _Document],
+    profile: dict[str, Document],
     snap: Snapshot,
     subjects: list[str],
 ) -> tuple[list[str], Gap | None]:
@@ -298,7 +199,7 @@ def _mentioned_scope(
 
 
 def _unheld_name(
-    question: str, about: list[str], profile: dict[str, _Document], snap: Snapshot
+    question: str, about: list[str], profile: dict[str, Document], snap: Snapshot
 ) -> Gap | None:
     """A name the question gives besides its subject (a country, a plant, a customer) that
     the subject's reports do not write: neither in a table that lists it, nor in a sentence
@@ -327,11 +228,11 @@ def _unheld_name(
 def _lexicon_metrics(
     spans: tuple[Span, ...],
     scope: list[str],
-    profile: dict[str, _Document],
+    profile: dict[str, Document],
     snap: Snapshot,
 ) -> list[Gap]:
     """The finance metrics a question names (``text.spans``, by the finance lexicon) for which
-    no report of ``scope`` gives a value in any of their synonyms (``_Document.gives_value``):
+    no report of ``scope`` gives a value in any of their synonyms (``Document.gives_value``):
     the lexicon bridges an English question and a Chinese report (研发费用 for "R&D expense")
     and tells 扣非净利润 from 净利润, which the words alone do not."""
     gaps = []
@@ -356,7 +257,7 @@ def _years_elsewhere(
     asked: tuple[str, ...],
     about: list[str],
     docs: list[str],
-    profile: dict[str, _Document],
+    profile: dict[str, Document],
     snap: Snapshot,
 ) -> set[str]:
     """The years written where a report not about the question's subject writes it and
@@ -373,7 +274,7 @@ def _years_elsewhere(
     return years
 
 
-def _writes_any(asked: tuple[str, ...], document: _Document) -> bool:
+def _writes_any(asked: tuple[str, ...], document: Document) -> bool:
     """Whether a document writes one of the names a question gives (of four characters or
     more: a company's short name, not a bare surname)."""
     return any(len(n) >= 4 and n.lower() in document.text for n in asked)
@@ -387,7 +288,7 @@ def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
 
 
-def _sounds_like(name: str, document: _Document) -> bool:
+def _sounds_like(name: str, document: Document) -> bool:
     """Whether a Latin name is the pinyin of one of the document's Chinese subject names."""
     return name.isascii() and any(
         sounds_like(name, n) for n in (*document.names, *document.subjects) if not n.isascii()
@@ -395,7 +296,7 @@ def _sounds_like(name: str, document: _Document) -> bool:
 
 
 def _docs_about(
-    question: str, asked: tuple[str, ...], docs: list[str], profile: dict[str, _Document]
+    question: str, asked: tuple[str, ...], docs: list[str], profile: dict[str, Document]
 ) -> list[str] | None:
     """The documents whose subject the question names (a subject word written in it, or a
     name it gives that is one of the document's subject names); None when it names none."""
@@ -425,53 +326,11 @@ def _as_written(name: str, texts: list[str], shortest: int = 3) -> str:
     return ""
 
 
-def _written_term(word: str, text: str) -> bool:
-    """Whether ``text`` writes ``word`` or a synonym."""
-    group = next((g for g in SYNONYM_GROUPS if word in g), (word,))
-    return any(t.lower() in text for t in group)
-
-
 def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
     if not held:
         return ()
     lo, hi = held[0], held[-1]
     return (lo, hi) if lo != hi else (lo,)
-
-
-def _read_document(chunks: list[Chunk]) -> _Document:
-    """One pass over a document's chunks, and its profile (``index.profile``): the periods its
-    tables are laid out by (not a date a cell holds: "2024年6月18日"), the names they list."""
-    profile = profile_of(chunks)
-    subjects = next(iter(document_subjects(chunks).values()), frozenset())
-    names = subject_names(chunks)
-    return _Document(
-        subjects=frozenset(subjects or ()) or frozenset(names[:1]),
-        names=names,
-        listed=any(is_listed(n) for n in names),
-        title=search_title(chunks[0]) if chunks else "",
-        entities=tuple(e.name for e in profile.entities if e.name not in names)[:40],
-        text="\n".join(c.search_text for c in chunks).lower(),
-        chunks=tuple(c.search_text.lower() for c in chunks),
-        labels=tuple(m.name.lower() for m in profile.metrics),
-        headers=_headers(chunks),
-        table_years=frozenset(y for p in profile.periods for y in find_years(p)),
-        table_periods=frozenset(p.lower() for p in profile.periods),
-    )
-
-
-def _headers(chunks: list[Chunk]) -> tuple[str, ...]:
-    """Every column label and row label of a document's tables, lower-cased."""
-    out: dict[str, None] = {}
-    for chunk in chunks:
-        if chunk.type != "table" or not chunk.table_html:
-            continue
-        try:
-            grid = parse_table(chunk.table_html, chunk.header_rows)
-        except ValueError:
-            continue
-        out.update(dict.fromkeys(label.lower() for label in column_labels(grid) if label))
-        out.update(dict.fromkeys(r[0].strip().lower() for r in grid.data_rows if r and r[0]))
-    return tuple(out)
 
 
 def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:

@@ -1,0 +1,154 @@
+"""What the answerability check reads of one document, once per document version: the names
+of what it is about, its text (whole and chunk by chunk), the periods its tables are laid out by,
+its labels and headers; and what it can say of a term or a year (``writes``, ``gives_value``,
+``states``, ``lacks_part``). ``trust.answerability`` holds questions against it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag_app.index.profile import profile_of
+from rag_app.models import Chunk
+from rag_app.text.language import cjk_share
+from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
+from rag_app.text.sentences import split_sentences
+from rag_app.text.subjects import document_subjects, is_listed, search_title, subject_names
+from rag_app.text.synonyms import SYNONYM_GROUPS
+from rag_app.text.tables import column_labels, parse_table
+
+# A value: a number that is not a year of a date alone (2024年6月 dates; 12.5, 3,265 are values).
+_NUMBER = re.compile(r"(?<![\d.（(])\d+(?:[.,]\d+)*(?![\d）)])(?!\s*年)")
+
+
+@dataclass(frozen=True)
+class Document:
+    """What the check reads of one document, built once per document version."""
+
+    subjects: frozenset[str]  # its title's subject words (比亚迪)
+    names: tuple[str, ...]  # every name of what it is about (text.subjects.subject_names)
+    # a company's own report (its subject named with a ticker or in legal form): what it does
+    # not give is read strictly; a story or a topic's report is read leniently
+    listed: bool
+    title: str  # its title line, for saying where a name is mentioned
+    entities: tuple[str, ...]  # the names its tables list (regions, customers), for a gap's "held"
+    text: str  # its chunks' searched text, lower-cased
+    chunks: tuple[str, ...]  # the same, chunk by chunk
+    labels: tuple[str, ...]  # the metrics its tables and terms name (lower-case)
+    headers: tuple[str, ...]  # every row and column label of its tables (lower-case)
+    table_years: frozenset[str]  # the years its tables are laid out by (headers, row labels)
+    table_periods: frozenset[str]  # those periods as written: 2024q2, 2025e
+    # Read when a question first needs them (mutable caches of a frozen record).
+    _lazy: dict[str, object] = field(default_factory=dict)
+
+    def years(self) -> frozenset[str]:
+        if "years" not in self._lazy:
+            self._lazy["years"] = frozenset(find_years(self.text))
+        return self._lazy["years"]  # type: ignore[return-value]
+
+    def period_tokens(self) -> frozenset[str]:
+        """The quarters and halves it names (2024q2), in its tables' headers or its text."""
+        if "periods" not in self._lazy:
+            found = set(period_tokens(self.text)) | set(self.table_periods)
+            found.update(re.sub(r"\s+", "", m.group(0)) for m in PART_OF_YEAR.finditer(self.text))
+            self._lazy["periods"] = frozenset(found)
+        return self._lazy["periods"]  # type: ignore[return-value]
+
+    def lacks_part(self, part: str) -> bool:
+        """Whether it lays out quarters (or halves) of ``part``'s year but not ``part``: Q3 2024
+        of a call whose tables give 2024Q2, 2025Q1 and 2025Q2."""
+        held = self.period_tokens()
+        kin = [t for t in held if t[:4] == part[:4] and len(t) == len(part) and t[4] == part[4]]
+        return part not in held and bool(kin)
+
+    def states(self, year: str, head: str, words: tuple[str, ...]) -> bool:
+        """Whether a sentence of its text writes ``year`` with what is asked: the question's
+        ``head`` noun, else one of its ``words`` (or a synonym); a year its text only dates
+        something by ("2024年6月18日") is not a year it reports what is asked for."""
+        asked = tuple(head.split()) if head else words
+        for sentence in split_sentences(self.text):
+            if year in sentence and (not asked or any(written_term(w, sentence) for w in asked)):
+                return True
+        return False
+
+    def writes(self, term: str) -> bool:
+        """Whether it writes a term (or a synonym), or for a compound (``head_noun``'s: "乘用车
+        销量") its first half, which says which of the things the second names is asked."""
+        first, _, second = term.rpartition(" ")
+        if first:  # a compound (总资产 规模): held as written, or by its specific first half
+            return any(written_term(t, self.text) for t in (first + second, first))
+        if written_term(term, self.text):
+            return True
+        # in other words: a label not much longer holding all its characters (总投资: 项目投资总额)
+        chars = set(term)
+        return any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels)
+
+    def gives_value(self, term: str) -> bool:
+        """Whether it gives a value for a quantity: the term heads a table's row or column
+        (or a metric's label holds it in other words: ``writes``), or a sentence writes it with
+        a number ("先进制程研发投入大" names R&D spending and gives none)."""
+        if any(term in header for header in self.headers):
+            return True
+        chars = set(term)
+        if any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels):
+            return True
+        return any(
+            term in sentence and _NUMBER.search(sentence.replace(term, ""))
+            for chunk in self.chunks
+            if term in chunk
+            for sentence in split_sentences(chunk)
+        )
+
+    def strict(self) -> bool:
+        """Whether what it does not give is read strictly: a Chinese company's own report. A
+        story, a topic's report or an English filing's page (one page of many) is read as
+        before: a name or a word written anywhere in it holds."""
+        return self.listed and self.chinese() >= 0.5
+
+    def chinese(self) -> float:
+        """The share of the document's words that are Chinese."""
+        if "chinese" not in self._lazy:
+            self._lazy["chinese"] = cjk_share(self.text[:20000]) or 0.0
+        return self._lazy["chinese"]  # type: ignore[return-value]
+
+
+def written_term(word: str, text: str) -> bool:
+    """Whether ``text`` writes ``word`` or a synonym."""
+    group = next((g for g in SYNONYM_GROUPS if word in g), (word,))
+    return any(t.lower() in text for t in group)
+
+
+def read_document(chunks: list[Chunk]) -> Document:
+    """One pass over a document's chunks, and its profile (``index.profile``): the periods its
+    tables are laid out by (not a date a cell holds: "2024年6月18日"), the names they list."""
+    profile = profile_of(chunks)
+    subjects = next(iter(document_subjects(chunks).values()), frozenset())
+    names = subject_names(chunks)
+    return Document(
+        subjects=frozenset(subjects or ()) or frozenset(names[:1]),
+        names=names,
+        listed=any(is_listed(n) for n in names),
+        title=search_title(chunks[0]) if chunks else "",
+        entities=tuple(e.name for e in profile.entities if e.name not in names)[:40],
+        text="\n".join(c.search_text for c in chunks).lower(),
+        chunks=tuple(c.search_text.lower() for c in chunks),
+        labels=tuple(m.name.lower() for m in profile.metrics),
+        headers=_headers(chunks),
+        table_years=frozenset(y for p in profile.periods for y in find_years(p)),
+        table_periods=frozenset(p.lower() for p in profile.periods),
+    )
+
+
+def _headers(chunks: list[Chunk]) -> tuple[str, ...]:
+    """Every column label and row label of a document's tables, lower-cased."""
+    out: dict[str, None] = {}
+    for chunk in chunks:
+        if chunk.type != "table" or not chunk.table_html:
+            continue
+        try:
+            grid = parse_table(chunk.table_html, chunk.header_rows)
+        except ValueError:
+            continue
+        out.update(dict.fromkeys(label.lower() for label in column_labels(grid) if label))
+        out.update(dict.fromkeys(r[0].strip().lower() for r in grid.data_rows if r and r[0]))
+    return tuple(out)
