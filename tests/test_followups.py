@@ -127,3 +127,35 @@ def test_the_real_client_rewrites_through_an_openai_style_server(sample: Library
         server.enqueue(Reply(status=503), Reply(status=503), Reply(status=503), Reply(status=503))
         down = understand(FOLLOW, [FIRST], sample, "default", sample.settings, llm)
         assert down.text == MEANT and down.how == "carried" and "model failed" in down.note
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "meant"),
+    [
+        # the user's two cases on the sample (issue 24 item 4): both companies; the last year
+        # the report covers when neither turn names a period, not whichever rows rank first
+        ("中芯国际的产能是多少？", "和华虹比呢？", "中芯国际和华虹集团2024年的产能分别是多少？"),
+        ("中芯国际的产能利用率是多少？", "它的产能呢？", "中芯国际2024年的产能是多少？"),
+        # a table row's value is as of the report: no year put in
+        (
+            "中芯天津（T1）的当前产能是多少？",
+            "中芯北京（B1）呢？",
+            "中芯北京（B1）的当前产能是多少？",
+        ),
+    ],
+)
+def test_follow_ups_are_read_against_the_sample_reports_profile(
+    sample: Library, first: str, follow: str, meant: str
+) -> None:
+    understood = understand(follow, [first], sample, "default", sample.settings)
+    assert understood.text == meant and understood.how == "carried"
+
+
+def test_the_latest_period_is_a_setting(sample: Library) -> None:
+    settings = replace(
+        sample.settings, followup=replace(sample.settings.followup, latest_period=False)
+    )
+    understood = understand(
+        "它的产能呢？", ["中芯国际的产能利用率是多少？"], sample, "default", settings
+    )
+    assert understood.text == "中芯国际的产能是多少？"

@@ -200,7 +200,11 @@ def _asked(question: Question, conversation: str, library: Library, kb: str) -> 
         from rag_app.pipeline.followups import understand
 
         earlier = question.earlier_questions
-        understood = understand(question.question, earlier, library, kb, library.settings)
+        answers = [content for role, content in question.history if role == "assistant"]
+        answer = answers[-1] if answers and question.history[-1][0] == "assistant" else ""
+        understood = understand(
+            question.question, earlier, library, kb, library.settings, answer=answer
+        )
         return analyse_query(question.question, understood)
     return analyse_query(question.question)
 

@@ -30,6 +30,7 @@ from rag_app.models import (
     Understood,
 )
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
+from rag_app.prompt.history import strip_citations
 from rag_app.trust.answerability import Finding
 from rag_app.trust.self_rag import RevisionSteps, revise
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
@@ -110,7 +111,10 @@ class Pipeline:
 
         model = None if self.llm is self.offline else self.llm
         earlier = [turn.user for turn in history]
-        return understand(question, earlier, self.library, options.kb, self.settings, model)
+        answer = strip_citations(history[-1].assistant) if history else ""
+        return understand(
+            question, earlier, self.library, options.kb, self.settings, model, answer=answer
+        )
 
     def prompt_settings(self, options: AskOptions) -> PromptSettings:
         """The settings' prompt knobs with this question's budget, mode and system prompt."""

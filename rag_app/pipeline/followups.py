@@ -3,11 +3,14 @@
 ``understand`` is what the pipeline, the evaluation and any client use: with a configured model
 (and ``FollowUpSettings.model_rewrite``) the model rewrites the follow-up within a time limit
 (rag_app.answer.rewrite); otherwise, or when that fails, what the earlier questions named carries
-over (rag_app.understand.followup), with the library's report subjects as the names it knows.
+over (rag_app.understand.followup), read against what the library holds: its documents'
+subjects, the entities their profiles name (with aliases and tickers) and the metrics of their
+tables (``Known``, built once per knowledge-base generation).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag_app.answer.base import LLM
@@ -15,7 +18,11 @@ from rag_app.answer.rewrite import RewriteFailed, rewrite_question
 from rag_app.config import Settings
 from rag_app.index.library import Library
 from rag_app.models import Understood
+from rag_app.text.language import CJK_UNIFIED
 from rag_app.understand.followup import standalone
+from rag_app.understand.known import Known, known_of
+
+_CJK = re.compile(f"[{CJK_UNIFIED}]")
 
 
 def understand(
@@ -25,9 +32,11 @@ def understand(
     kb: str,
     settings: Settings,
     llm: LLM | None = None,
+    answer: str = "",
 ) -> Understood:
     """``question`` made standalone from the ``earlier`` user questions (oldest first) of its
-    conversation; ``llm`` None (or the offline answerer) means no model rewrite."""
+    conversation; ``llm`` None (or the offline answerer) means no model rewrite; ``answer`` is
+    the answer to the last earlier question, when known (what "这家公司" may point at)."""
     options = settings.followup
     earlier = (
         [q for q in earlier if q.strip()][-options.history_turns :] if options.history_turns else []
@@ -43,16 +52,45 @@ def understand(
         else:
             return Understood(text, "model" if text != question else "")
     if options.carry_over:
-        subjects = _subjects(library, kb)
-        resolution = standalone(question, earlier, subjects, options.max_ellipsis_chars)
+        known = _known(library, kb, options.min_bigram_share)
+        resolution = standalone(
+            question, earlier, known, options.max_ellipsis_chars, answer, options.latest_period
+        )
         if resolution.changed:
             return Understood(resolution.text, "carried", resolution.carried, note)
     return Understood(question, "", (), note)
 
 
-def _subjects(library: Library, kb: str) -> set[str]:
+def _known(library: Library, kb: str, min_share: float) -> Known:
+    """What the knowledge base holds that a question can name, once per generation."""
+    from rag_app.retrieve.signals import per_generation
     from rag_app.retrieve.subjects import subjects_by_document
 
     if kb not in library.knowledge_bases():
-        return set()
-    return {word for words in subjects_by_document(library, kb).values() for word in words}
+        return Known()
+
+    def build(_snapshot: object) -> Known:
+        by_document = subjects_by_document(library, kb)
+        subjects: list[str] = []
+        entities: list[tuple[str, str, tuple[str, ...]]] = []
+        metrics: list[str] = []
+        periods: dict[str, list[str]] = {}
+        quantities: list[str] = []
+        for doc_id, profile in library.profiles(kb).items():
+            words = sorted(by_document.get(doc_id, ()))
+            subjects += words
+            owner = profile.subject or (words[0] if words else "")
+            periods.setdefault(owner, []).extend(profile.periods)
+            if profile.subject:
+                subjects.append(profile.subject)
+            entities += [(e.name, owner, e.aliases + e.tickers) for e in profile.entities]
+            for metric in profile.metrics:
+                # "产能 当前产能": a table's section and its column, each a metric's words
+                parts = metric.name.split()
+                if not all(_CJK.search(part) for part in parts):
+                    parts = [metric.name]  # an English label keeps its words together
+                metrics += [*parts, *([metric.alias] if metric.alias else [])]
+                quantities += parts if metric.unit else []
+        return known_of(subjects, entities, metrics, periods, quantities, min_share)
+
+    return per_generation(f"followup_known {min_share}", library, kb, build)

@@ -77,9 +77,18 @@ class FollowUpSettings:
     rewrite_timeout_s: float = 8.0
     # Earlier user turns read: a conversation's last six questions hold what a follow-up leans on.
     history_turns: int = 6
-    # A follow-up is a short turn: a question longer than this that names none of the earlier
-    # turns' kinds (subject, period, metric) stands alone.
+    # A follow-up is a short turn: an elliptic one ("那2026年呢？") is at most this long, and a
+    # question naming no one longer than this gets the earlier subject only when it points back
+    # (它, 该公司) or asks for a metric or a period (English: a quarter of it in words).
     max_ellipsis_chars: int = 24
+    # A follow-up asking for a metric when neither it nor the question before names a period
+    # ("它的产能呢？") asks for the last year the subject's report covers ("2024年"), not for
+    # whichever rows rank first (issue 24: 2023Q1-Q3 rows came back for the sample report).
+    latest_period: bool = True
+    # A run of words the library holds nothing of exactly is a name or a metric when this share
+    # of its character bigrams are one entry's: half, so 华虹 is 华虹集团 and 扣非净利润 (净利,
+    # 利润 of four) a profit line, while 研发中心 is no 研发费用 (rag_app.understand.known).
+    min_bigram_share: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -1,44 +1,39 @@
-"""Follow-up questions made standalone from the question before them, without a model.
+"""Follow-up questions made standalone from the question before them, as slots, without a model.
 
-A follow-up names only what changes ("那2026年呢？", "华虹半导体呢？", "每股收益呢？") or points back
-("它的产能呢？", "What is its P/E?"). Both questions are read as spans of a kind: periods (2025年,
-2026E, Q2 2024), subjects (the library's report subjects: 中芯国际), metrics (a finance term and
-the words bound to it: 当前产能, 预测归母净利润) and, for a question with none of those, its topic
-(the name before its first 的: 中芯天津（T1）). Then:
-- a follow-up that holds nothing but spans (and cue words, pronouns, particles) is the question
-  before with each of its spans put in place of the span of the same kind ("那2026年呢？" after
-  "中芯国际2025年的毛利率是多少？" is "中芯国际2026年的毛利率是多少？");
-- a follow-up "X呢？" whose X is of no known kind puts X in place of the subject or topic it most
-  resembles ("中芯北京（B1）呢？" after a question on 中芯天津（T1）);
-- a follow-up with words of its own that points back (它, 其, its, 同年) gets the earlier subject
-  (and period, for 同年) in place of the pointer, or the subject before it when it names none;
-- any other question stands alone and is left as it is.
+Both questions are read into slots against what the library holds (``understand.slots``): who
+they ask about, when, what, and how they ask. Then:
+- an elliptic follow-up ("那2026年呢？", "华虹半导体呢？", "每股收益呢？", "它的产能呢？",
+  "和华虹比呢？") holds nothing but slots: the question is written again from the earlier
+  question's slots with the follow-up's in place of those it names, and the earlier question's
+  own asking words ("中芯国际2026年的毛利率是多少？"); a name set beside the earlier one (和X比,
+  compared with X) asks for both ("中芯国际和华虹集团的产能分别是多少？"); a place of the
+  earlier company keeps its company (比亚迪合肥基地 -> 比亚迪常州基地);
+- a follow-up with words of its own that names no one ("它2026年的每股收益是多少？",
+  "该公司的ROE是多少？", "研发费用是多少？") gets the earlier subject in place of its pointer
+  (or before its words) when it points back, asks for a metric or a period, or is short; and
+  the earlier period when it asks for a metric at none; 同年 and "that year" get the earlier
+  period;
+- a question that names its own subject, or asks for one (哪家, which), stands alone.
+A quantity asked of a report's company at no period in either turn ("它的产能呢？" after "中芯国际
+的产能利用率是多少？") is asked at the last year the report covers ("2024年"), not left to
+whichever rows rank first. The earlier subject is the name the earlier question asks about;
+when that question asked for one (哪家公司…), the first name the earlier answer gives, when the
+caller passes it. English questions are written in the earlier question's own words, its slots
+replaced.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
-from rag_app.text import lexicon
-from rag_app.text.language import CJK_UNIFIED
-from rag_app.text.spans import Span, spans
+from rag_app.understand.known import Known
+from rag_app.understand.slots import Piece, Reading, read
 
-_WORDS = lexicon.keyed_groups("followup_words.txt")
-_CUES = sorted((*_WORDS["cue_zh"], *_WORDS["cue_en"]), key=len, reverse=True)
-_PRONOUNS = sorted((*_WORDS["pronoun_zh"], *_WORDS["pronoun_en"]), key=len, reverse=True)
-_SAME_PERIOD = sorted((*_WORDS["same_period_zh"], *_WORDS["same_period_en"]), key=len, reverse=True)
-_PARTICLES = sorted((*_WORDS["particle_zh"], *_WORDS["particle_en"]), key=len, reverse=True)
-_INTERROGATIVES = _WORDS["interrogative"]
-_CJK = re.compile(f"[{CJK_UNIFIED}]")
-# Characters a metric phrase does not reach over: function words, punctuation, digits.
-_METRIC_BOUNDARY = set("的年是为在和与及、，,。？?！!（）()：: 呢吗多少了于从到对月季") | set(
-    "0123456789"
-)
-_PUNCT = re.compile(r"[\s,，。.？?！!：:；;、'\"“”‘’]+")
-_LATIN_NAME = re.compile(r"(?<=\s)([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)(?:'s|’s)?")
+_NO_LIBRARY = Known()
+# A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
+_CLOSING = " ？?。.!！呢"
 
 
 @dataclass(frozen=True)
@@ -57,244 +52,296 @@ class Resolution:
 def standalone(
     question: str,
     earlier: Sequence[str],
-    subjects: Collection[str] = (),
+    known: Known = _NO_LIBRARY,
     max_ellipsis_chars: int = FollowUpSettings.max_ellipsis_chars,
+    answer: str = "",
+    latest_period: bool = FollowUpSettings.latest_period,
 ) -> Resolution:
     """``question`` made standalone from the earlier user questions (oldest first), each of which
-    is first made standalone from those before it; ``subjects`` are the library's report subjects.
-    A question longer than ``max_ellipsis_chars`` naming none of the earlier kinds stands alone."""
+    is first made standalone from those before it; ``known`` is what the library holds and
+    ``answer`` the answer to the last earlier question ("" when not known). An elliptic
+    follow-up is one of at most ``max_ellipsis_chars``; with ``latest_period``, a metric asked
+    for at no period is asked for at the last year its subject's report covers."""
     previous = ""
     for turn in earlier:
-        previous = resolve(turn, previous, subjects, max_ellipsis_chars).text if previous else turn
+        if previous:
+            previous = resolve(turn, previous, known, max_ellipsis_chars, "", latest_period).text
+        else:
+            previous = turn
     if not previous:
         return Resolution(question)
-    return resolve(question, previous, subjects, max_ellipsis_chars)
+    return resolve(question, previous, known, max_ellipsis_chars, answer, latest_period)
 
 
 def resolve(
     question: str,
     previous: str,
-    subjects: Collection[str] = (),
+    known: Known = _NO_LIBRARY,
     max_ellipsis_chars: int = FollowUpSettings.max_ellipsis_chars,
+    answer: str = "",
+    latest_period: bool = FollowUpSettings.latest_period,
 ) -> Resolution:
     """``question`` as it stands alone after ``previous`` (itself standalone)."""
-    q_spans, p_spans = spans(question, subjects), spans(previous, subjects)
-    p_topic = topic(previous, p_spans)
-    cue = _leading(question, _CUES)
-    pronoun, same = _find(question, _PRONOUNS), _find(question, _SAME_PERIOD)
-    short = len(question.strip()) <= max_ellipsis_chars
-    names_subject = any(s.kind == "subject" for s in q_spans)
-    q_topic = None if names_subject or pronoun else topic(question, q_spans)
-    pieces = q_spans + ([q_topic] if q_topic is not None else [])
-    # "它2026年呢？" is the same measure at another time; "它的产能呢？" a new one of the company's
-    elliptic_pointer = (
-        pronoun
-        and not same
-        and any(s.kind == "period" for s in pieces)
-        and not _residual(question, pieces)
+    now, before = read(question, known), read(previous, known)
+    if not now.pieces:
+        return Resolution(question)  # nothing to read: "？", "好的"
+    subject = before.subject
+    if before.asks_which and answer:  # 这家公司 after 哪家公司…: the company the answer gives
+        said = read(answer, known)
+        subject = said.first("name") or said.subject or subject
+    # English words are about four characters: a short question has as many as six of them
+    short = len(question.split() if now.english else question.strip()) <= (
+        max_ellipsis_chars // 4 if now.english else max_ellipsis_chars
     )
-    if (pronoun or same) and not elliptic_pointer:
-        return _point_back(question, names_subject, p_spans, p_topic, pronoun, same)
-    if (
-        pieces
-        and short
-        and not _residual(question, pieces)
-        and (cue or _ends_asking(question))
-        and _kinds(p_spans, p_topic) - _kinds(pieces, None)
+    slots = [
+        p for p in now.pieces if p.kind in ("name", "period", "period_part", "metric", "words")
+    ]
+    if now.asks_name and now.first("pointer") is None:
+        return _same_period(now, before)  # 哪家公司的毛利率最高？ asks across the library
+    if now.elliptic and slots and short and _leans(now):
+        return _merged(now, before, subject, known if latest_period else _no_latest(known))
+    pointer = now.first("pointer")
+    if _names_own_subject(now, known) or subject is None:
+        return _same_period(now, before)
+    if pointer is not None or (
+        not now.english and (short and now.asks or now.first("metric") or now.first("period"))
     ):
-        return _replace_spans(previous, p_spans, p_topic, pieces)
-    if cue and short and not names_subject:
-        return _point_back(question, names_subject, p_spans, p_topic, "", "")
-    return Resolution(question)
+        latest = _latest(subject, known) if latest_period else ""
+        return _carried(now, before, subject, latest, known)  # names no one: the earlier subject
+    return _same_period(now, before)
 
 
-def _kinds(found: list[Span], extra: Span | None) -> set[str]:
-    """The kinds a question names, a subject and a topic both counting as "who"."""
-    kinds = {"who" if s.kind in ("subject", "topic") else s.kind for s in found}
-    return kinds | ({"who"} if extra is not None else set())
+def _leans(now: Reading) -> bool:
+    """An elliptic follow-up leans on the earlier question unless it names who, when and what."""
+    kinds = {"name" if p.kind == "words" else p.kind for p in now.pieces} - {"period_part"}
+    return not {"name", "period", "metric"} <= kinds
 
 
-def topic(text: str, found: list[Span]) -> Span | None:
-    """What a question is about when it is a name the library does not know as a subject, or a
-    subject with more words (比亚迪合肥基地): its words before the first 的 (or before its first
-    metric or period) in Chinese; its first capitalised name after the first word in English."""
-    first = min((s.start for s in found if s.kind != "subject"), default=len(text))
-    head = text[:first]
-    cut = head.find("的")
-    if cut > 0:
-        head = head[:cut]
-    cleaned = _strip_leading(head.strip(), _CUES)
-    cleaned = _strip_trailing(cleaned.strip(" ，,？?"), _PARTICLES).strip(" ，,？?")
+def _names_own_subject(now: Reading, known: Known) -> bool:
+    """A name of the library, or one the question leads with that is not a metric's words."""
+    if now.first("name") is not None:
+        return True
+    if now.subject is None:
+        return False
+    kind, _, share = known.closest(now.subject.text)
+    return not (kind == "metric" and share >= known.min_share)
+
+
+# elliptic follow-ups: the question written again from the slots ----------------------------------
+def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) -> Resolution:
+    carried: list[str] = []
+    words = now.of("words")
+    alone = len(words) == 1 and len(now.pieces) - len(now.of("pointer")) == 1  # X呢, its X
+    unknown = [p for p in words if p.nominal or alone]
+    # words the library holds nothing like: a name when proper nouns (capitalised in English)
+    # or set beside the earlier name (和拓衡传感比呢), else a metric (研发投入呢)
+    as_names = [p for p in unknown if p.proper or now.compares or p.text[:1].isupper()]
+    if unknown and not as_names:
+        now = replace(now, pieces=tuple(
+            replace(p, kind="metric") if p in unknown else p for p in now.pieces
+        ))  # fmt: skip
+    names = [p.value for p in now.pieces if p.kind == "name" or p in as_names]
+    if names and now.compares and subject is not None and len(names) == 1:
+        subjects = [subject.value, names[0]]
+        carried.append(f"subject {subject.value} + {names[0]}")
+    elif names:
+        subjects = [_placed(n, subject, known) for n in names]
+        carried.append(f"subject {subject.value if subject else ''} -> {'、'.join(subjects)}")
+    else:
+        subjects = [subject.value] if subject else []
+        if subject:
+            carried.append(f"subject {subject.value}")
+    period = _slot(now, before, "period", carried)
+    asked = now.first("metric") or before.first("metric")
     if (
-        2 <= len(cleaned) <= 16
-        and _CJK.search(cleaned)
-        and not _find(cleaned, _PRONOUNS)
-        and not _find(cleaned, _SAME_PERIOD)
-        and not _find(cleaned, _INTERROGATIVES)
+        not period
+        and asked is not None
+        and not asked.lead  # 当前产能, 预测净利润: the modifier says when
+        and subject is not None
+        and known.is_quantity(asked.text)
     ):
-        start = text.index(cleaned)
-        return Span("topic", start, start + len(cleaned), cleaned)
-    name = _LATIN_NAME.search(text)
-    if name is not None and not _find(name.group(1), _INTERROGATIVES):
-        return Span("topic", name.start(1), name.start(1) + len(name.group(1)), name.group(1))
-    return None
+        period = _latest(subject, known)
+        if period:
+            carried.append(f"period {period} (latest reported)")
+    if before.english:  # its own words, the subject as it wrote it unless replaced
+        metric = _metric(now, before, carried)
+        subjects = subjects if names else []
+        period = period.removesuffix("年") if period[:4].isdigit() else period  # 2026年: 2026
+        return Resolution(_filled(before, subjects, period, metric), tuple(carried))
+    rest = _rest(now, before, carried)
+    if len(subjects) > 1 and "是" in rest:
+        cut = rest.rindex("是")
+        rest = rest[:cut] + "分别" + rest[cut:]
+    return Resolution(f"{'和'.join(subjects)}{period}{rest}", tuple(carried))
 
 
-def _strip_trailing(text: str, words: Sequence[str]) -> str:
-    changed = True
-    while changed:
-        changed = False
-        for word in words:
-            if not word.isascii() and text.endswith(word) and len(text) > len(word):
-                text, changed = text[: -len(word)], True
+def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
+    """What the earlier question asks of its subject and period, in its words after them
+    ("的毛利率预测是多少？", "采用什么工艺节点？"), the follow-up's metric in place of its own;
+    "的<metric>是多少？" when it named no metric the follow-up's could replace."""
+    start = before.subject.end if before.subject is not None else 0
+    olds = [p for p in before.of("metric") if p.start >= start]
+    new = now.first("metric")
+    edits = [(p.start, p.end, "") for p in before.of("period") if p.start >= start]
+    if new is not None and not olds:
+        carried.append(f"metric {new.text}")
+        return f"的{new.text}是多少？"
+    if new is not None:
+        text = new.text if new.lead else olds[0].lead + new.text
+        old = before.text[olds[0].start : olds[-1].end]
+        edits.append((olds[0].start, olds[-1].end, text))
+        carried.append(f"metric {old} -> {text}")
+    elif olds:
+        carried.append(f"kept {before.text[olds[0].start : olds[-1].end]}")
+    rest = _edited(before.text, edits)[start:].strip()
+    return rest if rest.rstrip(_CLOSING) else "的情况如何？"
+
+
+def _latest(subject: Piece, known: Known) -> str:
+    """The last year the report on ``subject`` covers: "" when the library does not say, or
+    when the subject is a row of a table (中芯天津（T1）, 比亚迪合肥基地) rather than the report's
+    company: a row's values are as of the report, not of a year."""
+    entry = known.names.get(subject.head.lower())
+    if entry is None or not entry.subject or subject.value != subject.head:
+        return ""
+    return known.latest.get(entry.name, "")
+
+
+def _no_latest(known: Known) -> Known:
+    return replace(known, latest={})
+
+
+def _placed(name: str, subject: Piece | None, known: Known) -> str:
+    """A place of the earlier company keeps its company: 常州基地 after 比亚迪合肥基地 is
+    比亚迪常州基地, 宜宾基地 after 宁德车里湾基地 (a place in 宁德时代's report) 宁德时代宜宾基地;
+    not when the name is a report's subject or starts as the company does (华虹无锡Fab7)."""
+    if subject is None:
+        return name
+    head = known.names.get(subject.head.lower())
+    new = known.names.get(name.lower())
+    if head is None or (new is not None and new.subject):
+        return name
+    if head.subject and subject.value != subject.head:
+        owner = head.name  # 比亚迪 of 比亚迪合肥基地
+    elif not head.subject and head.owner and new is not None and new.owner == head.owner:
+        owner = head.owner  # 宁德时代, whose report names 宁德车里湾基地 and 宜宾基地
+    else:
+        return name
+    return name if name.startswith(owner[:2]) else owner + name
+
+
+def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
+    new, old = now.first(kind), before.first(kind)
+    part = now.first("period_part")
+    if new is None and part is not None:  # 一季度呢 after 2024年...: 2024年一季度
+        year = old.text[: old.text.find("年") + 1] if old is not None and "年" in old.text else ""
+        new = replace(part, text=year + part.text)
+    if new is not None:
+        carried.append(f"{kind} {old.text} -> {new.text}" if old else f"{kind} {new.text}")
+        return new.text
+    if old is not None:
+        carried.append(f"kept {old.text}")
+        return old.text
+    return ""
+
+
+def _metric(now: Reading, before: Reading, carried: list[str]) -> str:
+    """The follow-up's metric (with the earlier one's modifiers when it names it bare:
+    预测归母净利润 -> 预测每股收益), else the earlier question's metric words."""
+    olds = before.of("metric")
+    old = before.text[olds[0].start : olds[-1].end] if olds else ""
+    new = now.first("metric")
+    if new is None:
+        if old:
+            carried.append(f"kept {old}")
+        return old
+    text = new.text if new.lead or not olds else olds[0].lead + new.text
+    carried.append(f"metric {old} -> {text}" if old else f"metric {text}")
     return text
 
 
-def _residual(question: str, found: list[Span]) -> str:
-    """What a question holds besides its spans, cue, pronouns and particles."""
-    text = question
-    for span in sorted(found, key=lambda s: s.start, reverse=True):
-        text = text[: span.start] + " " + text[span.end :]
-    text = _strip_leading(text.strip(), _CUES)
-    for words in (_PRONOUNS, _SAME_PERIOD, _PARTICLES):
-        for word in words:
-            text = _remove_word(text, word)
-    return _PUNCT.sub("", text)
-
-
-def _remove_word(text: str, word: str) -> str:
-    if word.isascii():
-        return re.sub(rf"(?i)(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", " ", text)
-    return text.replace(word, " ")
-
-
-def _replace_spans(
-    previous: str, p_spans: list[Span], p_topic: Span | None, pieces: list[Span]
-) -> Resolution:
-    """The question before with each span of the follow-up in place of its own of that kind."""
-    subject = next((s for s in p_spans if s.kind == "subject"), None)
+def _filled(before: Reading, subjects: list[str], period: str, metric: str) -> str:
+    """An English question: the earlier one with its subject, period and metric replaced."""
     edits: list[tuple[int, int, str]] = []
-    carried: list[str] = []
-    for new in pieces:
-        olds = [s for s in p_spans if s.kind == new.kind]
-        if new.kind in ("period", "metric") and olds:
-            # a metric named bare keeps the earlier one's modifiers: 预测归母净利润 -> 预测毛利率
-            text = new.text if new.lead or new.kind == "period" else olds[0].lead + new.text
-            edits.append((olds[0].start, olds[0].end, text))
-            carried.append(f"{new.kind} {olds[0].text} -> {text}")
-        elif new.kind == "period":
-            where = subject.end if subject else p_topic.end if p_topic else 0
-            edits.append((where, where, new.text))
-            carried.append(f"period {new.text}")
-        elif new.kind == "metric":
-            edits.append((len(previous.rstrip("？?")), len(previous.rstrip("？?")), new.text))
-            carried.append(f"metric {new.text}")
-        else:
-            target, text = _name_target(subject, p_topic, new)
-            if target is None:
-                edits.append((0, 0, text))
-                carried.append(f"subject {text}")
-            else:
-                edits.append((target.start, target.end, text))
-                carried.append(f"{target.kind} {target.text} -> {text}")
-    text = previous
-    for start, end, new_text in sorted(edits, reverse=True):
-        text = text[:start] + new_text + text[end:]
-    replaced = {new.kind for new in pieces}
-    kept = [
-        f"kept {s.text}"
-        for s in p_spans
-        if s.kind not in replaced and not (s.kind == "subject" and replaced & {"subject", "topic"})
-    ]
-    return Resolution(text, (*carried, *kept))
+    subject = before.subject
+    if subject is not None and subjects:
+        edits.append((subject.start, subject.end, " and ".join(subjects)))
+    old_period = before.first("period")
+    if old_period is not None:
+        edits.append((old_period.start, old_period.end, period))
+    elif period:
+        end = len(before.text.rstrip(_CLOSING))
+        edits.append((end, end, f" in {period}"))
+    olds = before.of("metric")
+    if olds and metric:
+        edits.append((olds[0].start, olds[-1].end, metric))
+    return _edited(before.text, edits)
 
 
-def _name_target(subject: Span | None, p_topic: Span | None, new: Span) -> tuple[Span | None, str]:
-    """Where a follow-up's name goes in the question before, and as what text: a known subject
-    replaces the subject; another name replaces the topic when the topic is more than the
-    subject (比亚迪合肥基地 -> 比亚迪乌兹别克斯坦工厂, the subject kept), else the subject."""
-    if new.kind == "subject" or p_topic is None:
-        return subject or p_topic, new.text
-    if subject is not None and subject.start >= p_topic.start and subject.end <= p_topic.end:
-        if p_topic.end - p_topic.start > subject.end - subject.start:
-            owner = p_topic.text[: subject.end - p_topic.start]
-            return p_topic, new.text if new.text.startswith(owner) else owner + new.text
-        return subject, new.text
-    return p_topic, new.text
-
-
-def _point_back(
-    question: str,
-    names_subject: bool,
-    p_spans: list[Span],
-    p_topic: Span | None,
-    pronoun: str,
-    same: str,
+# follow-ups with words of their own: the earlier subject (and period) carried in ----------------
+def _carried(
+    now: Reading, before: Reading, subject: Piece, latest: str, known: Known
 ) -> Resolution:
-    """A follow-up with words of its own: the earlier subject in place of its pointer (or before
-    it), the earlier period in place of 同年."""
-    subject = next((s for s in p_spans if s.kind == "subject"), None) or p_topic
-    period = next((s for s in p_spans if s.kind == "period"), None)
-    text, carried = question, []
-    if same and period is not None:
-        text = _replace_word(text, same, period.text)
-        carried.append(f"period {period.text}")
-    if subject is not None and not names_subject:
-        if pronoun:
-            owner = subject.text
-            if pronoun.endswith("的"):
-                owner += "的"
-            elif pronoun.isascii() and pronoun in (
-                "its",
-                "their",
-                "the company's",
-                "this company's",
-            ):
-                owner += "'s"
-            text = _replace_word(text, pronoun, owner)
-        else:
-            body = _strip_leading(text.strip(), _CUES).lstrip(" ，,")
-            text = f"{subject.text}{' ' if subject.text.isascii() else ''}{body}"
-        carried.append(f"subject {subject.text}")
-    return Resolution(text, tuple(carried)) if carried else Resolution(question)
+    pointer = now.first("pointer")
+    owner = subject.text if now.english else subject.value
+    if now.english and pointer is not None and pointer.text.lower() in ("its", "their"):
+        owner += "'s"
+    elif now.english and pointer is not None and pointer.text.lower().endswith("'s"):
+        owner += "'s"
+    carried = [f"subject {subject.value}"]
+    period = ""
+    old_period = before.first("period")
+    if (
+        not now.english
+        and now.first("period") is None
+        and now.first("same_period") is None
+        and now.first("metric") is not None
+        and old_period is not None
+    ):
+        period = old_period.text
+        carried.append(f"period {period}")
+    elif (
+        latest
+        and not now.english
+        and any(latest and not m.lead and known.is_quantity(m.text) for m in now.of("metric"))
+        and not (now.first("period") or now.first("same_period") or old_period)
+    ):
+        period = latest
+        carried.append(f"period {period} (latest reported)")
+    where = pointer if pointer is not None else _first_slot(now)
+    end = where.end if pointer is not None else where.start
+    if period and now.text[end:].lstrip().startswith(tuple(p.text for p in now.of("metric"))):
+        period += "的"  # 资本开支是多少 -> 中芯国际2024年的资本开支是多少
+    edits = [(where.start, end, owner + period)]
+    edits += _period_pointers(now, before, carried)
+    return Resolution(_edited(now.text, edits), tuple(carried))
 
 
-def _replace_word(text: str, word: str, new: str) -> str:
-    if word.isascii():
-        return re.sub(rf"(?i)(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", new, text, count=1)
-    return text.replace(word, new, 1)
+def _first_slot(now: Reading) -> Piece:
+    """Where a follow-up's own words begin (its subject goes before them)."""
+    return next((p for p in now.pieces if p.kind != "same_period"), Piece("words", 0, 0, ""))
 
 
-def _leading(text: str, words: Sequence[str]) -> str:
-    stripped = text.strip().lower()
-    for word in words:
-        if stripped.startswith(word.lower()) and (
-            not word.isascii() or len(stripped) == len(word) or not stripped[len(word)].isalnum()
-        ):
-            return word
-    return ""
+def _same_period(now: Reading, before: Reading) -> Resolution:
+    carried: list[str] = []
+    edits = _period_pointers(now, before, carried)
+    return Resolution(_edited(now.text, edits), tuple(carried)) if edits else Resolution(now.text)
 
 
-def _strip_leading(text: str, words: Sequence[str]) -> str:
-    word = _leading(text, words)
-    return text.strip()[len(word) :] if word else text
+def _period_pointers(
+    now: Reading, before: Reading, carried: list[str]
+) -> list[tuple[int, int, str]]:
+    """同年, that year: the earlier question's period in their place."""
+    old = before.first("period")
+    if old is None or now.first("period") is not None:
+        return []
+    edits = [(p.start, p.end, old.text) for p in now.of("same_period")]
+    if edits:
+        carried.append(f"period {old.text}")
+    return edits
 
 
-def _find(text: str, words: Sequence[str]) -> str:
-    lowered = text.lower()
-    for word in words:
-        if word.isascii():
-            if re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
-                return word
-        elif word in text:
-            return word
-    return ""
-
-
-def _ends_asking(question: str) -> bool:
-    return question.strip().rstrip("？?").endswith("呢") or question.strip().endswith(("?", "？"))
-
-
-def _overlap(a: str, b: str) -> float:
-    shared = set(a.lower()) & set(b.lower())
-    return len(shared) / max(1, len(set(a.lower()) | set(b.lower())))
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text

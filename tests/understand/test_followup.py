@@ -1,0 +1,171 @@
+"""Follow-ups made standalone as slots, without a model: the earlier question's subject, period
+and metric carried where the follow-up leaves them out and replaced where it names them, a name
+set beside the earlier one asked for both, pointers given what they point at, and the question
+written again so it reads as one. The library is a small fake of what the profiles hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.understand.followup import resolve, standalone
+from rag_app.understand.known import Known, known_of
+from rag_app.understand.slots import read
+
+REPORTS = ("中芯国际", "华虹半导体", "北方华创", "宁德时代", "比亚迪", "隆基绿能")
+KNOWN = known_of(
+    REPORTS,
+    [
+        ("华虹集团", "中芯国际", ()),  # a peer 中芯国际's report ranks (表3)
+        ("中芯天津（T1）", "中芯国际", ()),
+        ("中芯北京（B1）", "中芯国际", ()),
+        ("中芯南方（SN1）", "中芯国际", ()),
+        ("中芯京城", "中芯国际", ()),
+        ("中芯国际", "中芯国际", ("SMIC", "688981.SH")),
+        ("宁德车里湾基地", "宁德时代", ()),
+        ("宜宾基地", "宁德时代", ()),
+        ("合肥基地", "比亚迪", ()),
+        ("乌兹别克斯坦工厂", "比亚迪", ()),
+        ("营业收入", "中芯国际", ()),  # a table row a profile also lists as a name
+    ],
+    ["营业收入", "毛利率", "市盈率", "每股收益", "ROE", "产能 月产能", "当前产能", "规划产能",
+     "研发费用", "归母净利润", "工艺节点"],
+)  # fmt: skip
+MARGIN = "中芯国际2025年的毛利率预测是多少？"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # a period, a company, a metric, or two of them in place of the earlier ones
+        (MARGIN, "那2026年呢？", "中芯国际2026年的毛利率预测是多少？"),
+        (MARGIN, "华虹半导体呢？", "华虹半导体2025年的毛利率预测是多少？"),
+        ("中芯国际2025年预测归母净利润是多少？", "每股收益呢？", "中芯国际2025年预测每股收益是多少？"),
+        ("中芯国际2022年的营业收入是多少？", "那2025年的归母净利润呢？", "中芯国际2025年的归母净利润是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "换成2022年呢？", "中芯国际2022年的毛利率是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "一季度呢？", "中芯国际2024年一季度的毛利率是多少？"),
+        # a metric the finance words do not know but the library's tables do, or neither
+        ("中芯国际2024年的毛利率是多少？", "研发费用呢？", "中芯国际2024年的研发费用是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "研发投入呢？", "中芯国际2024年的研发投入是多少？"),
+        # a table row named before: its other column, another row, a place of the company
+        ("中芯天津（T1）的当前产能是多少？", "规划产能呢？", "中芯天津（T1）的规划产能是多少？"),
+        ("中芯天津（T1）的当前产能是多少？", "中芯北京（B1）呢？", "中芯北京（B1）的当前产能是多少？"),
+        ("宁德车里湾基地的当前产能是多少？", "宜宾基地呢？", "宁德时代宜宾基地的当前产能是多少？"),
+        (
+            "比亚迪合肥基地的当前产能是多少万辆/年？",
+            "乌兹别克斯坦工厂呢？",
+            "比亚迪乌兹别克斯坦工厂的当前产能是多少万辆/年？",
+        ),
+        # the earlier question's own asking words, not "是多少" glued on
+        ("中芯南方（SN1）采用什么工艺节点？", "中芯京城呢？", "中芯京城采用什么工艺节点？"),
+        # 和X比: both; X read against the library's names (华虹: the report on 华虹半导体)
+        ("中芯国际的产能是多少？", "和华虹比呢？", "中芯国际和华虹半导体的产能分别是多少？"),
+        # pointers back: the company, the year for 同年; the earlier period kept
+        ("中芯国际2024年的毛利率是多少？", "它的产能呢？", "中芯国际2024年的产能是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "这个平台的产能呢？", "中芯国际2024年的产能是多少？"),
+        ("中芯国际2023年营业收入是多少？", "它2025年的ROE是多少？", "中芯国际2025年的ROE是多少？"),
+        ("中芯国际2023年营业收入是多少？", "该公司2024年的ROE是多少？", "中芯国际2024年的ROE是多少？"),
+        (MARGIN, "那么它2026年呢？", "中芯国际2026年的毛利率预测是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "同年的ROE呢？", "中芯国际2024年的ROE是多少？"),
+        ("中芯国际2024年第四季度的产能利用率是多少？", "它有哪些产线？", "中芯国际有哪些产线？"),
+        # no subject at all: the earlier one's, with its period when a metric is asked for
+        ("中芯国际2024年的毛利率是多少？", "研发费用是多少？", "中芯国际2024年的研发费用是多少？"),
+        ("中芯国际2024年的毛利率是多少？", "请总结这份报告的主要风险。", "请总结中芯国际的主要风险。"),
+        # English
+        ("What is SMIC's gross margin in 2024?", "And in 2026?", "What is SMIC's gross margin in 2026?"),
+        ("What is SMIC's gross margin in 2024?", "What about Hua Hong?", "What is Hua Hong's gross margin in 2024?"),
+        ("What is SMIC's gross margin in 2024?", "What is its P/E in 2026?", "What is SMIC's P/E in 2026?"),
+        ("What was SMIC's revenue in 2024?", "What about free cash flow?", "What was SMIC's free cash flow in 2024?"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_becomes_the_question_it_means(
+    previous: str, question: str, expected: str
+) -> None:
+    resolution = resolve(question, previous, KNOWN)
+    assert resolution.text == expected
+    assert resolution.changed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "华虹半导体2024年的ROE是多少？",  # names all it needs
+        "哪家公司的毛利率最高？",  # asks across the library
+        "中芯国际有哪些产线？",
+        "What was BYD's revenue in 2023?",
+        "其中华虹集团的营业收入排名第几？",  # names its own subject
+    ],
+)
+def test_a_question_that_stands_alone_is_left_alone(question: str) -> None:
+    resolution = resolve(question, "中芯国际2024年的毛利率是多少？", KNOWN)
+    assert resolution.text == question and not resolution.changed
+
+
+def test_a_chain_of_follow_ups_builds_on_each_standalone_question() -> None:
+    earlier = [MARGIN, "那2026年呢？"]
+    resolution = standalone("市盈率呢？", earlier, KNOWN)
+    assert resolution.text == "中芯国际2026年的市盈率预测是多少？"
+    assert "metric 毛利率 -> 市盈率" in resolution.carried
+    assert standalone("那2026年呢？", [], KNOWN).text == "那2026年呢？"  # no conversation
+
+
+def test_a_pointer_after_a_question_for_a_name_is_the_name_the_answer_gives() -> None:
+    earlier = ["2024年哪家公司的毛利率最高？"]
+    answer = "华虹半导体的毛利率最高，为21.3% [Source 1]。"
+    resolution = standalone("这家公司的市盈率是多少？", earlier, KNOWN, answer=answer)
+    assert resolution.text == "华虹半导体2024年的市盈率是多少？"
+    # without the answer, the question asked for a name and gives none to carry
+    assert not standalone("这家公司的市盈率是多少？", earlier, KNOWN).changed
+
+
+def test_without_a_library_the_names_a_question_leads_with_are_carried() -> None:
+    resolution = resolve("2022年呢？", "拓衡传感2023年的净利润是多少？", Known())
+    assert resolution.text == "拓衡传感2022年的净利润是多少？"
+    assert resolution.carried == ("subject 拓衡传感", "period 2023年 -> 2022年", "kept 净利润")
+
+
+def test_slots_are_read_against_the_library() -> None:
+    reading = read("它的产能呢？", KNOWN)
+    assert [(p.kind, p.text) for p in reading.pieces] == [("pointer", "它"), ("metric", "产能")]
+    assert reading.elliptic and reading.subject is None
+    reading = read("比亚迪合肥基地2024年的当前产能是多少？", KNOWN)
+    assert reading.subject is not None and reading.subject.text == "比亚迪合肥基地"
+    assert [p.kind for p in reading.pieces if p.kind != "words"] == [
+        "name",
+        "name",
+        "period",
+        "metric",
+    ]
+    assert not reading.elliptic
+    # a name the library spells otherwise, a metric it reports: by their shared bigrams
+    assert KNOWN.closest("华虹")[:2] == ("name", "华虹半导体")  # a report's subject first
+    sample = known_of(["中芯国际"], [("华虹集团", "中芯国际", ())])  # the sample report alone
+    compared = resolve("和华虹比呢？", "中芯国际的产能是多少？", sample)
+    assert compared.text == "中芯国际和华虹集团的产能分别是多少？"
+    assert KNOWN.closest("研发费用率")[:2] == ("metric", "研发费用")
+    # a table row the profile also lists as a name is a metric
+    assert "营业收入" not in KNOWN.names
+    assert read("和华虹比呢？", KNOWN).compares
+    assert read("哪家公司的毛利率最高？", KNOWN).asks_name
+    assert not read("中芯国际有哪些产线？", KNOWN).asks_name  # asks for things, not a name
+
+
+def test_a_quantity_asked_for_at_no_period_is_asked_for_at_the_last_reported_year() -> None:
+    known = known_of(
+        ["中芯国际"],
+        [("中芯天津（T1）", "中芯国际", ())],
+        ["产能 月产能", "毛利率", "工艺节点"],
+        {"中芯国际": ["2023A", "2024Q4", "2025E", "2026E"]},  # estimates are not reported
+        ["产能", "月产能", "毛利率"],  # the metrics given with a unit
+    )
+    assert known.latest == {"中芯国际": "2024年"}
+    previous = "中芯国际的产能利用率是多少？"
+    latest = resolve("它的毛利率呢？", previous, known)
+    assert latest.text == "中芯国际2024年的毛利率是多少？"
+    assert "period 2024年 (latest reported)" in latest.carried
+    assert resolve("它的毛利率呢？", previous, known, latest_period=False).text == (
+        "中芯国际的毛利率是多少？"
+    )
+    # not for what has no unit, a table row, or a metric whose modifier says when
+    assert resolve("它采用什么工艺节点？", previous, known).text == "中芯国际采用什么工艺节点？"
+    row = "中芯天津（T1）的月产能是多少？"
+    assert resolve("毛利率呢？", row, known).text == "中芯天津（T1）的毛利率是多少？"
