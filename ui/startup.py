@@ -224,9 +224,10 @@ class Startup:
     def _warm_caches(self) -> None:
         import importlib
 
-        from rag_app.text.analyzer import index_tokens
+        from rag_app.text.analyzer import index_tokens, tagged
 
         index_tokens(WARM_QUESTION)  # jieba's dictionary and the finance words
+        tagged(WARM_QUESTION)  # jieba's part-of-speech tables (the answerability check's names)
         self.library.counter.count(WARM_QUESTION)  # the tiktoken encoding
         for name in _LAZY_MODULES:
             importlib.import_module(name)
@@ -236,9 +237,12 @@ class Startup:
     def _warm_retrieval(self) -> None:
         from rag_app.pipeline.ask import Pipeline
 
+        from rag_app.understand.analysis import analyse_query
+
         pipeline = Pipeline(self.library.settings, self.library, audit=None, client="startup")
         for kb in self._bases():
             pipeline.retrieve(WARM_QUESTION, AskOptions(kb=kb))
+            pipeline.check(analyse_query(WARM_QUESTION), AskOptions(kb=kb))  # documents read
 
     @staticmethod
     def _quietly(work: Callable[[], object]) -> None:

@@ -83,9 +83,11 @@ class ServerState:
             if hasattr(embedder, "warm_up"):
                 embedder.warm_up()
             _ = self.library.counter
+            from rag_app.text.analyzer import tagged
             from rag_app.understand.analysis import analyse_query
 
             analyse_query("中芯国际2026年预测市盈率 warm-up")
+            tagged("中芯国际2026年预测市盈率")  # jieba's part-of-speech tables
         except Exception as exc:  # noqa: BLE001 - reported by /health; asks then say why
             self.warm_error = f"{type(exc).__name__}: {exc}"
             _log.error("warm-up failed: %s", self.warm_error)
