@@ -2,7 +2,7 @@
 是多少？", "What was SMIC's gross margin in 2024?") that no table row answers, the value a quoted
 sentence states for it, first ("中芯国际 2024 毛利率：18.6% [Source 2]") (issue 24 item 7).
 
-Within a clause of a quoted sentence (up to "，", "；", "。") that names the asked metric (or a
+Within a clause of a quoted sentence (``text.sentences.split_clauses``) that names the asked metric (or a
 synonym) and the asked year, the value is the first number after the later of the two that is
 not a year, with the unit written after it ("18.6%", "220.2亿元", "1000A"). A clause giving
 values for several periods in order ("分别为") gives none, nor does one stating a change
@@ -19,10 +19,10 @@ from rag_app.answer.values import is_asked_subject
 from rag_app.models import Chunk
 from rag_app.text.aspects import is_quantity, metric_group
 from rag_app.text.periods import PART_OF_YEAR, find_years
+from rag_app.text.sentences import split_clauses
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
-_CLAUSE_END = re.compile(r"[，；;。！？!?]|,(?!\d)|\.\s")
 # Values given in order for several periods ("2025-2026年营业收入分别为…/…"): not one year's.
 _RESPECTIVELY = re.compile(r"分别|依次|respectively", re.I)
 # A number with the unit written after it: a percent, a Chinese magnitude and counter, or Latin
@@ -81,15 +81,10 @@ def _part_of_year(query: QueryAnalysis) -> bool:
 def stated_value(text: str, year: str, terms: Sequence[str], asks_change: bool) -> str | None:
     """The value ``text`` states for the metric (any of ``terms``) in ``year``, with its unit, or
     None."""
-    lowered = text.lower()
-    start = 0
-    for end_match in [*_CLAUSE_END.finditer(text), None]:
-        end = end_match.start() if end_match else len(text)
-        clause = lowered[start:end]
-        found = _value_in(text[start:end], clause, year, terms, asks_change)
+    for clause in split_clauses(text):
+        found = _value_in(clause, clause.lower(), year, terms, asks_change)
         if found:
             return found
-        start = end_match.end() if end_match else end
     return None
 
 

@@ -41,6 +41,16 @@ def sentence_pieces(text: str) -> list[str]:
     return [s for s in _PIECE_END.split(text) if s and s.strip()]
 
 
+# A clause ends at a comma or a semicolon as well as at a full stop; an ASCII comma before a
+# digit separates thousands ("9,254.00").
+_CLAUSE_END = re.compile(r"[，；;。！？!?]|,(?!\d)|\.(?=\s|$)")
+
+
+def split_clauses(text: str) -> list[str]:
+    """The clauses of ``text``: "公司2024年毛利率降至18.6%" of "…，公司2024年毛利率降至18.6%，…"."""
+    return [clause for clause in _CLAUSE_END.split(text) if clause.strip()]
+
+
 # Where a sentence of prose ends, for the sentence a clause belongs to: a clause ending in "；"
 # does not end one (the passage rule's ";" does), nor a "." inside a number or before a word.
 _FULL_STOP = re.compile(r"[。！？!?]|\.(?=\s|$)")
