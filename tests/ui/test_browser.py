@@ -827,6 +827,24 @@ def test_a_company_the_library_does_not_hold_is_said_so_without_a_tick(page: Any
     assert "✅ 引用核查" not in message.inner_text()
 
 
+def test_a_metric_the_report_names_but_gives_no_value_for_is_declined(page: Any) -> None:
+    # issue 24: 研发 is written in two risk sentences ("先进制程研发投入大") that give no figure;
+    # they were quoted and ticked "on the question". Now the library says it does not hold it.
+    message = ask(page, "中芯国际2024年的研发费用是多少？")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    assert "库中报告没有「研发费用」" in text and "毛利率" in text, text[:300]
+    assert "[Source" not in text and "✅ 引用核查" not in message.inner_text()
+
+
+def test_a_company_only_ranked_is_said_to_be_only_mentioned(page: Any) -> None:
+    # issue 24: 华虹集团 is a row of 表3's ranking, not a report's subject: its revenue is there,
+    # its chairman is not
+    message = ask(page, "华虹集团的董事长是谁？")
+    text = message.locator(".st-key-answer_latest").inner_text()
+    assert "华虹集团" in text and "表3" in text and "只在" in text, text[:300]
+    assert "[Source" not in text
+
+
 def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: Any) -> None:
     message = ask(page, "图3显示的季度营收趋势如何？")
     text = message.locator(".st-key-answer_latest").inner_text()
