@@ -196,7 +196,7 @@ class ExtractiveAnswerer:
             matched_bigrams = sorted(q_bigrams & cand.bigrams)
             # Enough overlap to quote: a shared word, or two shared bigrams (a name jieba cut
             # differently in the question and in the text); the figure asked about needs none.
-            pointed = figures is not None and cand.source in figures.pointed
+            pointed = figures is not None and figures.about_pointed(cand)
             if not matched_words and len(matched_bigrams) < 2 and not pointed:
                 continue
             score = sum(idf[t] for t in matched_words)

@@ -261,8 +261,17 @@ class FigureScores:
             return names_reference(cand.text, "image", self.number)
         return cand.source not in self.captions or not describes_axes(cand.text)
 
+    def about_pointed(self, cand: Candidate) -> bool:
+        """Whether ``cand`` is from the figure the question points at, or names it ("如图2所示，
+        毛利率逐季回升"): quotable without a word shared with the question."""
+        if cand.source in self.pointed:
+            return True
+        return bool(self.pointed) and names_reference(cand.text, "image", self.number)
+
     def score(self, cand: Candidate) -> float:
         if cand.source not in self.captions:
+            if self.about_pointed(cand):
+                return 1.0 + float(states_direction(cand.text))
             return -1.0 if self.pointed else 0.0
         out = 1.0 if cand.source in self.pointed else 0.0
         if states_direction(cand.text) or any(year in cand.text for year in self.years):

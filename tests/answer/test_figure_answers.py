@@ -116,3 +116,22 @@ def test_quotes_that_answer_nothing_asked_are_said_to_be_the_closest() -> None:
     )
     assert text.split("\n\n")[1] == "参考资料中未找到直接回答该问题的内容；以下是最接近的句子："
     assert "研发" in text.split("\n\n")[2]
+
+
+DISCUSSION = Chunk(
+    chunk_id="smic:0016",
+    doc_id="smic",
+    type="text",
+    text="如图2所示，公司盈利能力自低点逐季修复。公司获评年度最佳雇主。",
+    search_text=f"{TITLE} > 经营指标\n如图2所示",
+    item_indices=(38,),
+)
+
+
+def test_a_sentence_elsewhere_naming_the_figure_is_quoted_with_it() -> None:
+    text = ExtractiveAnswerer().answer_text(
+        analyse_query("图2是什么走势？"), [(1, RANKING), (2, FIGURE_2), (4, DISCUSSION)]
+    )
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert any("如图2所示" in line and line.endswith("[Source 4]") for line in lines), lines
+    assert not any("最佳雇主" in line or "三星" in line for line in lines), lines
