@@ -39,6 +39,7 @@ from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.quotes import (
     Candidate,
+    PointedTable,
     ScoredSentence,
     chunk_candidates,
     clip,
@@ -184,6 +185,9 @@ class ExtractiveAnswerer:
                 c for c in candidates if not (c.source in discussed and c.text in captions)
             ]
             candidates += [cand for found in discussed.values() for cand in found]
+        tables = PointedTable(query, sources) if settings.table_references else None
+        if tables is not None and tables.pointed:
+            candidates = [c for c in candidates if tables.about(c)]
         if not candidates:
             return [], True
         idf = _idf(candidates, q_words | q_bigrams)
@@ -196,7 +200,9 @@ class ExtractiveAnswerer:
             matched_bigrams = sorted(q_bigrams & cand.bigrams)
             # Enough overlap to quote: a shared word, or two shared bigrams (a name jieba cut
             # differently in the question and in the text); the figure asked about needs none.
-            pointed = figures is not None and figures.about_pointed(cand)
+            pointed = (figures is not None and figures.about_pointed(cand)) or (
+                tables is not None and bool(tables.pointed) and tables.about(cand)
+            )
             if not matched_words and len(matched_bigrams) < 2 and not pointed:
                 continue
             score = sum(idf[t] for t in matched_words)
@@ -265,9 +271,15 @@ class ExtractiveAnswerer:
                 skipped.append(item)  # another company's, year's or metric's: answers nothing
                 continue
             chosen.append(item)
-        # Nothing on the question: the best quotes still, said to be the closest, and the
-        # citation check says whose.
-        return (chosen, True) if chosen else (skipped[: settings.min_sentences], False)
+        # Nothing on the question, or the numbered figure or table it points at is not among
+        # the sources: the best quotes still, said to be the closest, and the citation check
+        # says whose.
+        missing = (figures is not None and bool(figures.number) and not figures.pointed) or (
+            tables is not None and bool(tables.number) and not tables.pointed
+        )
+        if not chosen:
+            return skipped[: settings.min_sentences], False
+        return chosen, not missing
 
     def answer_text(
         self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"

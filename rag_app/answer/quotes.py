@@ -279,6 +279,25 @@ class FigureScores:
         return out
 
 
+class PointedTable:
+    """For a question pointing at a numbered table ("表3", "Table 5"): the sources captioned as
+    that table (``pointed``, empty when the sources hold none). Its rows answer the question
+    whether or not they share a word with it, and other sources only where they name it ("如表6
+    所示"): a row holding the number 3 says nothing of 表3."""
+
+    def __init__(self, query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> None:
+        self.number = reference_number(query.reference("table"))
+        self.pointed = {
+            n
+            for n, chunk in sources
+            if chunk.type == "table" and is_caption_of(chunk.caption.strip(), "table", self.number)
+        }
+
+    def about(self, cand: Candidate) -> bool:
+        """Whether ``cand`` is a row of the table asked about, or names it."""
+        return cand.source in self.pointed or names_reference(cand.text, "table", self.number)
+
+
 def discussion_candidates(
     number: int, rank: int, chunk: Chunk, max_chars: int = _MAX_CHARS
 ) -> list[Candidate]:

@@ -191,6 +191,7 @@ OFFLINE_ABLATIONS: dict[str, dict[str, object]] = {
     "-continuing sentences": {"join_continuations": False},
     "-value lines": {"value_lines": False},
     "-figure sentences": {"figure_sentences": False},
+    "-table references": {"table_references": False},
     "-on-question quotes": {"on_question_only": False},
 }
 

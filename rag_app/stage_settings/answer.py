@@ -52,6 +52,10 @@ class OfflineSettings:
     # question points at ("图3") gets it too (issue 14).
     figure_sentences: bool = True
     figure_bonus: float = 1.0
+    # A question pointing at a numbered table the sources hold ("表3显示了什么？", "Table 5") is
+    # answered from that table's rows and sentences naming it, not from rows that share the
+    # number 3 with it (issue 24).
+    table_references: bool = True
     # A sentence about another company, year or metric than the question asks (the citation
     # check's judges, ``text.aspects``) is not quoted while one on the question is (issue 14).
     on_question_only: bool = True

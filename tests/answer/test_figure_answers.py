@@ -135,3 +135,50 @@ def test_a_sentence_elsewhere_naming_the_figure_is_quoted_with_it() -> None:
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert any("如图2所示" in line and line.endswith("[Source 4]") for line in lines), lines
     assert not any("最佳雇主" in line or "三星" in line for line in lines), lines
+
+
+CAPEX = Chunk(
+    chunk_id="smic:0012",
+    doc_id="smic",
+    type="table",
+    text="",
+    search_text=f"{TITLE} > 产能扩张\n表5：中芯国际资本开支及折旧预测",
+    item_indices=(30,),
+    table_html=(
+        "<table><tr><th>项目</th><th>2024A</th><th>2025E</th></tr>"
+        "<tr><td>资本开支（亿美元）</td><td>73.3</td><td>73.0</td></tr>"
+        "<tr><td>折旧及摊销（亿美元）</td><td>38.9</td><td>44.6</td></tr></table>"
+    ),
+    caption="表5：中芯国际资本开支及折旧预测",
+    header_rows=1,
+)
+LINES = Chunk(
+    chunk_id="smic:0020",
+    doc_id="smic",
+    type="table",
+    text="",
+    search_text=f"{TITLE} > 产线\n表6：中芯国际产线一览",
+    item_indices=(40,),
+    table_html=(
+        "<table><tr><th>序号</th><th>厂区</th><th>状态</th></tr>"
+        "<tr><td>5</td><td>中芯北方（B2A）</td><td>量产</td></tr>"
+        "<tr><td>3</td><td>中芯深圳</td><td>量产</td></tr></table>"
+    ),
+    caption="表6：中芯国际产线一览",
+    header_rows=1,
+)
+
+
+def test_table_5_is_the_table_numbered_5_and_a_missing_one_is_said_so() -> None:
+    answer = ExtractiveAnswerer().answer_text
+    lines = [
+        line
+        for line in answer(
+            analyse_query("What does Table 5 show?"), [(1, LINES), (2, CAPEX)]
+        ).splitlines()
+        if line.startswith("- ")
+    ]
+    assert lines and all(line.endswith("[Source 2]") for line in lines), lines
+    # 表3 is not among the sources: the rows holding a 3 are at most the closest, said so
+    text = answer(analyse_query("表3显示了什么？"), [(1, LINES), (2, CAPEX)])
+    assert "未找到直接回答" in text
