@@ -215,15 +215,20 @@ def _placed(name: str, subject: Piece | None, known: Known) -> str:
     """A place of the earlier company keeps its company: 常州基地 after 比亚迪合肥基地 is
     比亚迪常州基地, 宜宾基地 after 宁德车里湾基地 (a place in 宁德时代's report) 宁德时代宜宾基地;
     not when the name is a report's subject or starts as the company does (华虹无锡Fab7)."""
+    # the owner is the head of the earlier subject phrase, or the report naming its place
     if subject is None:
         return name
     head = known.names.get(subject.head.lower())
     new = known.names.get(name.lower())
-    if head is None or (new is not None and new.subject):
+    if new is not None and new.subject:
         return name
-    if head.subject and subject.value != subject.head:
-        owner = head.name  # 比亚迪 of 比亚迪合肥基地
-    elif not head.subject and head.owner and new is not None and new.owner == head.owner:
+    if subject.value != subject.head and (head is None or head.subject):
+        # 比亚迪 of 比亚迪合肥基地; a company the library does not know as a name, before a
+        # place it does (北美 of a call's sales by region) when the new name is one it knows
+        if head is None and new is None:
+            return name
+        owner = head.name if head is not None else subject.head
+    elif head is not None and head.owner and new is not None and new.owner == head.owner:
         owner = head.owner  # 宁德时代, whose report names 宁德车里湾基地 and 宜宾基地
     else:
         return name

@@ -313,9 +313,17 @@ def _english_words(text: str, found: list[Piece]) -> list[Piece]:
 
 
 def _compares(text: str, pieces: list[Piece]) -> bool:
-    """A name set beside another: a conjunction or a preposition (和, 与, 比, 跟) with it."""
+    """A name set beside another: a conjunction or a preposition right before it (和华虹, 与X,
+    跟X, 比X), not one elsewhere (华虹半导体在2025年呢)."""
     names = [p for p in pieces if p.kind == "name" or (p.kind == "words" and p.nominal)]
-    return len(names) == 1 and any(tag in ("c", "p") for _, tag in _tags(text))
+    if len(names) != 1:
+        return False
+    offset = 0
+    for word, tag in _tags(text):
+        offset += len(word)
+        if offset == names[0].start:
+            return tag in ("c", "p")
+    return False
 
 
 def _subject(text: str, pieces: list[Piece], english: bool) -> Piece | None:
@@ -324,11 +332,11 @@ def _subject(text: str, pieces: list[Piece], english: bool) -> Piece | None:
     before its period and metric)."""
     names = [p for p in pieces if p.kind == "name"]
     lead = _leading(text, pieces, english)
-    if not names or (lead is not None and lead.start < names[0].start):
-        return lead
-    first = names[0]
+    first = lead if not names or (lead is not None and lead.start < names[0].start) else names[0]
+    if first is None:
+        return None
     start, end, value = first.start, first.end, first.value
-    for piece in pieces[pieces.index(first) + 1 :]:
+    for piece in [p for p in pieces if p.start >= end]:
         if piece.start != end or piece.kind not in ("name", "words") or english:
             break
         if piece.kind == "words" and not piece.nominal:

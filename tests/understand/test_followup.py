@@ -145,6 +145,7 @@ def test_slots_are_read_against_the_library() -> None:
     # a table row the profile also lists as a name is a metric
     assert "营业收入" not in KNOWN.names
     assert read("和华虹比呢？", KNOWN).compares
+    assert not read("华虹半导体在2025年呢？", KNOWN).compares
     assert read("哪家公司的毛利率最高？", KNOWN).asks_name
     assert not read("中芯国际有哪些产线？", KNOWN).asks_name  # asks for things, not a name
 
