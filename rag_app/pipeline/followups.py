@@ -17,8 +17,10 @@ from rag_app.answer.base import LLM
 from rag_app.answer.rewrite import RewriteFailed, rewrite_question
 from rag_app.config import Settings
 from rag_app.index.library import Library
+from rag_app.index.profile import DocumentProfile
 from rag_app.models import Understood
 from rag_app.text.language import CJK_UNIFIED
+from rag_app.text.subjects import is_listed
 from rag_app.understand.followup import standalone
 from rag_app.understand.known import Known, known_of
 
@@ -61,6 +63,21 @@ def understand(
     return Understood(question, "", (), note)
 
 
+def _company(profile: DocumentProfile) -> str:
+    """The company a report is about, by its shortest Chinese name (中芯国际, 澄远智能 of
+    江苏澄远智能装备股份有限公司), when it is one (named with a ticker or in legal form): what a
+    facility its tables list belongs to. An industry report's rows are companies of their own:
+    ""."""
+    entity = next((e for e in profile.entities if e.name == profile.subject), None)
+    if entity is None:
+        return ""
+    spellings = (entity.name, *entity.tickers, *entity.aliases)
+    if not any(is_listed(n) for n in spellings):
+        return ""
+    chinese = [n for n in spellings if _CJK.search(n) and not is_listed(n)]
+    return min(chinese, key=len) if chinese else entity.name
+
+
 def _known(library: Library, kb: str, min_share: float) -> Known:
     """What the knowledge base holds that a question can name, once per generation."""
     from rag_app.retrieve.signals import per_generation
@@ -83,7 +100,8 @@ def _known(library: Library, kb: str, min_share: float) -> Known:
             periods.setdefault(owner, []).extend(profile.periods)
             if profile.subject:
                 subjects.append(profile.subject)
-            entities += [(e.name, owner, e.aliases + e.tickers) for e in profile.entities]
+            company = _company(profile)
+            entities += [(e.name, company, e.aliases + e.tickers) for e in profile.entities]
             for metric in profile.metrics:
                 # "产能 当前产能": a table's section and its column, each a metric's words
                 parts = metric.name.split()

@@ -130,7 +130,22 @@ def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
         for match in _LEGAL_NAME.finditer(whole):
             if match.group(0).isascii():
                 names[match.group(0)] = None
+        short = _short_name(main, "\n".join(c.text for c in chunks))
+        if short:
+            names[short] = None
     return tuple(n for n in names if n)
+
+
+def _short_name(name: str, text: str) -> str:
+    """The short name a report calls its company by: the four characters of its legal name
+    (before the legal form) it writes most, three times at least (澄远智能 of
+    江苏澄远智能装备股份有限公司); "" for a name that is short already."""
+    core = _LEGAL_FORM.sub("", name)
+    if core == name or len(core) <= 4:
+        return ""
+    windows = [core[i : i + 4] for i in range(len(core) - 3)]
+    best = max(windows, key=text.count)
+    return best if text.count(best) >= 3 else ""
 
 
 def _listed_name(text: str) -> str:
