@@ -845,6 +845,16 @@ def test_a_company_only_ranked_is_said_to_be_only_mentioned(page: Any) -> None:
     assert "[Source" not in text
 
 
+def test_a_comparison_follow_up_asks_for_both_companies(page: Any) -> None:
+    # issue 24: "和华虹比呢？" was read as a company named 和华虹比 and declined; 表3 ranks 华虹
+    ask(page, "中芯国际2024年的产能是多少？")
+    message = ask(page, "和华虹比呢？")
+    shown = message.inner_text()
+    understood = next(line for line in shown.splitlines() if "理解为" in line)
+    assert "中芯国际" in understood and "华虹" in understood and "产能" in understood, understood
+    assert "库中没有" not in shown, shown[:300]
+
+
 def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: Any) -> None:
     message = ask(page, "图3显示的季度营收趋势如何？")
     text = message.locator(".st-key-answer_latest").inner_text()
