@@ -437,7 +437,9 @@ def test_seven_sessions_at_once(
         pages.append(fresh)
         message = wait_answer(fresh, submit(fresh, QUESTIONS[AURORA_SESSION][0]), 1)
         later = message.locator(".st-key-answer_latest").text_content() or ""
-        assert "812.5" not in later and "Aurora" not in later, later[:600]
+        # nothing of it is quoted; the answer may say the library holds no report on it
+        assert "812.5" not in later, later[:600]
+        assert "Aurora" not in later or "holds no report on Aurora" in later, later[:600]
         assert not any("aurora" in x.lower() for x in card_labels(message)), card_labels(message)
         question, figure = LANJING_QUESTION
         message = wait_answer(fresh, submit(fresh, question), 2)
