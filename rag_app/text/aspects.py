@@ -157,9 +157,7 @@ def source_subject(chunk: Chunk, shown: str = "") -> SourceSubject:
         chunk.type,
         chunk.caption.strip(),
         discussion,
-        # its sections' headings, not its document's title: a report titled "…产能扩张稳步推进…"
-        # does not make every table of it give 产能
-        " > ".join(chunk.heading_path[1:] if len(chunk.heading_path) > 1 else ()),
+        " > ".join(chunk.heading_path),
         chunk.doc_id,
     )
 

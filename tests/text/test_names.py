@@ -74,21 +74,3 @@ def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
     # a story naming a company once is not about it
     story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
     assert subject_names(story) == () or not is_listed(subject_names(story)[0])
-
-
-def test_a_tables_metric_is_named_by_its_sections_not_its_documents_title() -> None:
-    # "和华虹比呢？" became a 产能 question; the sample's title "…产能扩张稳步推进…" named 产能 for
-    # every table of the report, so 表1's 营业收入 row passed as answering it
-    from rag_app.text.aspects import off_metric, question_aspects, source_subject, text_aspects
-
-    table = Chunk(
-        chunk_id="s:1", doc_id="s", type="table", text="项目 | 2024A\n营业收入（百万元） | 57,796",
-        search_text="中芯国际（688981.SH）深度报告：产能扩张稳步推进 > 投资要点\n…",
-        item_indices=(1,), caption="表1：盈利预测与估值",
-        heading_path=("中芯国际（688981.SH）深度报告：产能扩张稳步推进", "投资要点"),
-    )  # fmt: skip
-    asked = question_aspects("中芯国际2024年的产能是多少？", ("中芯国际",))
-    row = "项目: 营业收入（百万元）; 实际值 / 2024A: 57,796"
-    assert off_metric(asked, text_aspects(row, ("中芯国际",)), row, [source_subject(table)])
-    under = Chunk(**{**table.__dict__, "heading_path": (table.heading_path[0], "产能")})
-    assert off_metric(asked, text_aspects(row, ("中芯国际",)), row, [source_subject(under)]) is None
