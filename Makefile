@@ -70,7 +70,7 @@ bench: setup
 	$(BIN)/python -m rag_app.evaluation.bench_serve
 
 lint: setup
-	$(BIN)/ruff check rag_app tests views ui app.py
+	$(BIN)/ruff check rag_app tests views ui app.py streamlit_app.py
 	$(BIN)/mypy rag_app
 
 clean:

@@ -1,62 +1,45 @@
-"""研报问答 (research report Q&A): the Streamlit entry point.
+"""研报问答 (research report Q&A): the server. ``streamlit run app.py`` (``make run``) finds the
+``st.App`` below and serves the pages of ``streamlit_app.py``, the script every session runs.
 
-Sets up the page, the user's session defaults and the shared Library (whose first use starts the
-model's load and the sample report's import into 示例 in the background), hands over to the page
-the user picked, and then keeps that page's import progress current until the sample is in. Run
-with ``streamlit run app.py`` (``make run``).
+What this adds to ``streamlit run streamlit_app.py`` is the lifespan: as the server starts, before
+any browser has connected, the work a first page and a first answer would wait for begins in a
+thread (``ui.resources.start_early``: the library opens, the embedding model loads, the pages'
+modules are imported, and after a restart the caches of a first answer are filled). A browser
+takes seconds to connect and load the page; on two cores that is the difference between a first
+answer 6 s after a restart and 10 s (``../shared/checks/cold-start``, docs/EVALUATION.md).
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import streamlit as st
 
-from ui import resources, sample_progress, state
-from ui.i18n import LANGUAGES, t
-from ui.render import inject_css
+# The start-up thread's niceness (Linux: per thread; the threads it starts inherit it). The
+# browser loading the page and the server serving it come first; measured on two cores, the
+# first answer after a restart comes about half a second sooner than at the default priority.
+STARTUP_NICENESS = 10
 
-st.set_page_config(
-    page_title="研报问答", page_icon="📊", layout="wide", initial_sidebar_state="expanded"
-)
-state.init_session()
-inject_css()
 
-pages = [
-    st.Page("views/ask.py", title=t("nav_ask"), icon="💬", default=True),
-    st.Page("views/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
-    st.Page("views/library.py", title=t("nav_library"), icon="📚", url_path="library"),
-    st.Page("views/audit.py", title=t("nav_audit"), icon="🧾", url_path="audit"),
-    st.Page("views/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
-]
-# The navigation is drawn here (st.navigation's own list hidden) so that it can sit above the
-# page's own sidebar controls. The pages live in views/, not pages/: Streamlit would also serve a
-# pages/ folder's files on their own at their addresses (/library without the app around it).
-page = st.navigation(pages, position="hidden")
-with st.sidebar:
-    with st.container(key="nav", gap="small"):
-        for item in pages:
-            st.page_link(item, width="stretch")
-    st.divider()  # as under Streamlit's own navigation: the page's controls follow
+def _start_early() -> None:
+    if sys.platform == "linux":  # elsewhere a thread's id is not a process id to renice
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), STARTUP_NICENESS)
+        except OSError:
+            pass  # not permitted: the work runs at the usual priority
+    from ui import resources  # here, not above: the server answers its health check sooner
 
-# The first call starts the background work (ui/startup.py): the embedding model loads and the
-# sample report is imported into 示例 while this and every other page is already usable.
-resources.library()
-sample_progress.begin_run()
-page.run()
+    resources.start_early()
 
-with st.sidebar:
-    st.divider()
-    state.bound(
-        st.segmented_control,
-        t("language"),
-        "lang",
-        where="sidebar",
-        options=list(LANGUAGES),
-        format_func=LANGUAGES.get,
-        required=True,
-        label_visibility="collapsed",
-    )
 
-resources.page_shown()  # the background work that waited for a first page may begin
-# Last, once everything is drawn: a page showing the sample's import progress keeps it current
-# and runs again when the sample is in (a question asked meanwhile is answered then).
-sample_progress.follow()
+@asynccontextmanager
+async def lifespan(_app: st.App) -> AsyncIterator[None]:
+    threading.Thread(target=_start_early, name="startup-early", daemon=True).start()
+    yield
+
+
+app = st.App("streamlit_app.py", lifespan=lifespan)

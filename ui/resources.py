@@ -110,6 +110,29 @@ def page_shown() -> None:
     _shared().startup.page_shown.set()
 
 
+def start_early() -> None:
+    """At the server's start, before any browser has connected (``app.py``'s lifespan): import
+    every module of ``ui`` (what the first page imports, about a second), open the shared
+    resources (the model starts loading) and, when the sample is already in (a restart), warm
+    the caches of a first answer at once instead of after the first page. A sample still to be
+    imported waits for the first page as before: its encoding would slow that page."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import ui
+
+    startup = _shared().startup  # the model starts loading: it holds the GIL for most of a second
+    for module in pkgutil.iter_modules(ui.__path__):
+        importlib.import_module(f"ui.{module.name}")
+    # Streamlit's first element in a process calls inspect.stack() (to tell a REPL), which maps
+    # every loaded module to its file (thousands of realpath calls); done here, the first page
+    # finds inspect's maps filled instead of doing it while it competes for the cores.
+    inspect.stack()
+    if not startup.status().importing:
+        startup.page_shown.set()
+
+
 def sample_status() -> SampleStatus:
     """Where the background import of the sample into 示例 stands (shared by every session)."""
     return _shared().startup.status()

@@ -49,7 +49,6 @@ _LAZY_MODULES = (
     "rag_app.pipeline.expansions",
     "rag_app.cite",
     "bm25s",
-    "chromadb",
 )
 
 # How long after the warm-up a sample already there is checked again (re-indexed when this
@@ -236,7 +235,6 @@ class Startup:
 
     def _warm_retrieval(self) -> None:
         from rag_app.pipeline.ask import Pipeline
-
         from rag_app.understand.analysis import analyse_query
 
         pipeline = Pipeline(self.library.settings, self.library, audit=None, client="startup")

@@ -246,7 +246,7 @@ class BM25Index:
     # on disk ------------------------------------------------------------------------------------
     def save(self, folder: Path, generation: int, extra: Mapping[str, Any] | None = None) -> None:
         """Write the segments not yet on disk and then the manifest (replaced atomically), and
-        remove files no manifest names; ``extra`` is kept in the manifest."""
+        remove segment files the manifest does not name; ``extra`` is kept in the manifest."""
         folder.mkdir(parents=True, exist_ok=True)
         for segment in self._segments:
             save_segment(folder, segment)
@@ -265,9 +265,9 @@ class BM25Index:
         tmp = folder / f"{MANIFEST}.tmp"
         tmp.write_text(json.dumps(manifest, ensure_ascii=False))
         os.replace(tmp, folder / MANIFEST)
-        keep = {f"seg-{s.name}.npz" for s in self._segments} | {MANIFEST}
-        for path in folder.iterdir():
-            if path.name not in keep and path.is_file():
+        keep = {f"seg-{s.name}.npz" for s in self._segments}
+        for path in folder.glob("seg-*.npz"):  # the folder holds others' files too (exact.py)
+            if path.name not in keep:
                 path.unlink(missing_ok=True)
 
     @classmethod

@@ -94,7 +94,7 @@ class Library(LibraryProfiles):
         self._snapshot_lock = threading.Lock()
         self._resource_lock = threading.Lock()
         # Small knowledge bases are searched exactly, not through the HNSW graph (exact.py).
-        self._exact = ExactVectors(settings.exact_search_max_chunks, settings.index.absent_retry_s)
+        self._exact = ExactVectors.for_settings(settings, self.keyword_dir)
         # Changes a killed process left half-done (cheap: one query; skipped while another
         # process is writing, whose journal it or the next writer settles).
         self.recovered_at_open = recover_on_open(self)

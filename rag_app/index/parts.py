@@ -34,7 +34,8 @@ class LibraryParts(Protocol):
         ...
 
     def keyword_dir(self, kb: str) -> Path:
-        """The folder ``kb``'s keyword index is saved in."""
+        """The folder of ``kb``'s derived search state: its keyword index and, with an embedded
+        store, its vectors for exact search (removed with the knowledge base)."""
         ...
 
     def forget_snapshot(self, kb: str) -> None:

@@ -120,14 +120,18 @@ class ChromaStore:
         self.path = path
         # A server's client (shared mode): records then carry the chunk payloads too.
         self.shared = client is not None
-        self._client = client if client is not None else _client(path)
+        self._opened = client
 
     @property
     def client(self) -> Any:
-        return self._client
+        """The Chroma client, opened on first use: importing chromadb and opening the folder
+        take most of a second, which a page listing documents need not wait for."""
+        if self._opened is None:
+            self._opened = _client(self.path)
+        return self._opened
 
     def _collection(self, kb: str):  # type: ignore[no-untyped-def]
-        return self._client.get_or_create_collection(
+        return self.client.get_or_create_collection(
             collection_name(kb),
             embedding_function=None,
             configuration={"hnsw": {"space": "cosine"}},
@@ -238,7 +242,7 @@ class ChromaStore:
     def knowledge_bases(self) -> list[str]:
         """The knowledge bases that have a collection here (empty ones too)."""
         names = []
-        for collection in self._client.list_collections():
+        for collection in self.client.list_collections():
             kb = (collection.metadata or {}).get("kb")
             if isinstance(kb, str) and collection.name == collection_name(kb):
                 names.append(kb)
@@ -249,6 +253,6 @@ class ChromaStore:
 
     def drop(self, kb: str) -> None:
         try:
-            self._client.delete_collection(collection_name(kb))
+            self.client.delete_collection(collection_name(kb))
         except Exception:  # absent already: nothing to drop
             pass

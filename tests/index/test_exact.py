@@ -111,3 +111,45 @@ def test_a_large_knowledge_base_is_left_to_the_store(settings: Settings, counter
     assert library.nearest("default", vector, 5) == library.store.query(
         "default", vector, 5, SearchFilter()
     )
+
+
+def test_a_restart_searches_the_saved_vectors_without_the_store(
+    settings: Settings, counter, ingest_json, library: Library
+) -> None:  # type: ignore[no-untyped-def]
+    ingest_json(
+        [{"type": "text", "text": "中芯国际2024年毛利率为18.6%。"}], "smic_content_list.json"
+    )
+    vector = library.embedder.embed_queries(["中芯国际毛利率"])[0]
+    before = library.nearest("default", vector, 5)
+    saved = library.keyword_dir("default") / "exact_vectors.npz"
+    assert saved.is_file()
+
+    def no_store(*_: object) -> None:
+        raise AssertionError("the store was read")
+
+    restarted = Library(settings, embedder=HashEmbedder(), counter=counter)
+    restarted.store.vectors = no_store  # type: ignore[method-assign]
+    assert restarted.nearest("default", vector, 5) == before
+    assert restarted.store._opened is None  # chromadb not even opened
+
+    # A write makes another generation: the file no longer serves it, the store does.
+    again = Library(settings, embedder=HashEmbedder(), counter=counter)
+    ingest_json(
+        [{"type": "text", "text": "华虹半导体2024年毛利率为10.2%。"}],
+        "hua_content_list.json",
+        lib=again,
+    )
+    third = Library(settings, embedder=HashEmbedder(), counter=counter)
+    found = [i for i, _ in third.nearest("default", vector, 5)]
+    assert len(found) == len(third.snapshot("default").chunks) == 2
+
+    # A file that does not read is ignored (the store answers), then saved again whole.
+    saved.write_bytes(b"not a numpy file")
+    fourth = Library(settings, embedder=HashEmbedder(), counter=counter)
+    assert [i for i, _ in fourth.nearest("default", vector, 5)] == found
+    restarted = Library(settings, embedder=HashEmbedder(), counter=counter)
+    restarted.store.vectors = no_store  # type: ignore[method-assign]
+    assert [i for i, _ in restarted.nearest("default", vector, 5)] == found
+
+    library.delete_kb("default")
+    assert not saved.exists()

@@ -31,7 +31,7 @@ TATQA_LIKE = TEST_DATA / "tatqa_like_content_list.json"
 
 
 def _chroma(library: Library, kb: str = KB) -> dict:
-    collection = library.store._client.get_collection(collection_name(kb))
+    collection = library.store.client.get_collection(collection_name(kb))
     return collection.get(include=["metadatas", "embeddings"])
 
 

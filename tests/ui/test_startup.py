@@ -14,7 +14,7 @@ import pytest
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.models import Progress
-from tests.conftest import SAMPLE_ZIP
+from tests.conftest import REPO_ROOT, SAMPLE_ZIP
 from ui import startup as startup_module
 from ui.startup import SampleStatus, Startup
 
@@ -99,3 +99,14 @@ def test_the_import_can_wait_for_the_first_page(library: Library) -> None:
     startup.page_shown.set()
     assert startup.sample_done.wait(60) and startup.status().state == "in"
     _join(startup)
+
+
+def test_streamlit_run_finds_the_server_with_its_start_up_work() -> None:
+    """``streamlit run app.py`` must find app.py's st.App (found by reading the file, as
+    Streamlit does): otherwise it would run app.py as a page, blank, without the lifespan that
+    starts the work at the server's start."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(REPO_ROOT / "app.py")
+    assert found.is_asgi_app and found.import_string == "app:app"
+    assert not discover_asgi_app(REPO_ROOT / "streamlit_app.py").is_asgi_app

@@ -31,7 +31,7 @@ from ui import i18n, ingestion, resources
 # a minute on two busy cores, so they are marked slow (make test runs them; make test-fast not).
 slow = pytest.mark.slow
 
-APP = str(REPO_ROOT / "app.py")
+APP = str(REPO_ROOT / "streamlit_app.py")  # the script; app.py is the server serving it
 QUESTION = "中芯国际2026年预测市盈率是多少？"
 SECRET = "sk-test-DO-NOT-SHOW-4f9a8b7c6d5e"
 PROVIDER_ENV = PROVIDER_VARIABLES
