@@ -48,7 +48,6 @@ _LAZY_MODULES = (
     "rag_app.pipeline.followups",
     "rag_app.pipeline.expansions",
     "rag_app.cite",
-    "bm25s",
 )
 
 # How long after the warm-up a sample already there is checked again (re-indexed when this
