@@ -40,6 +40,8 @@ CONSTANTS: dict[str, str] = {
     "index/store.py:_ADD_BATCH": "Chroma refuses larger add() batches",
     "index/store.py:_GET_PAGE": "Chroma's paging of a whole collection; results alike at any size",
     "index/exact.py:_READ_BATCH": "the store's own batch (Chroma's get by ids)",
+    "text/analyzer.py:_MEMO_BLOCKS": "a cache's size: the words are jieba's whatever it is",
+    "text/analyzer.py:_MEMO_BLOCK_CHARS": "which blocks the cache keeps: the words are jieba's",
     "index/remote.py:_PLACEHOLDER": "the vector of a registry record, which has none",
     "index/assets.py:_MAX_NAME": "file names: 255 bytes on common file systems",
     "ingest/guards.py:MAX_IMAGE_PATH": "file systems: 1024 bytes a path",

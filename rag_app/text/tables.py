@@ -8,6 +8,7 @@ Cutting a table's HTML into row segments without parsing it is ``rag_app.text.ta
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -124,8 +125,11 @@ def _span(value: str | None) -> int:
         return 1
 
 
+@functools.lru_cache(maxsize=128)
 def parse_table(html: str, header_rows: int = 0, *, strict: bool = False) -> Grid:
     """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows.
+    Kept for the next call with the same table (the Grid is immutable): chunking, the
+    document's features and its profile each read every table of an upload.
 
     ``header_rows`` > 0 says how many leading rows are headers (when the chunk already knows);
     otherwise rows of ``<th>``/``<thead>`` cells are headers, or the rows are read to guess.
