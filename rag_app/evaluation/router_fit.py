@@ -372,7 +372,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "eval-results")
     parser.add_argument("--report", type=Path, default=None, help="write the figures as JSON")
     parser.add_argument("--c", type=float, default=1.0)
-    parser.add_argument("--no-embedding", action="store_true")
+    parser.add_argument(
+        "--embedding",
+        action="store_true",
+        help="also read the question's embedding (fits each source, generalises worse across "
+        "them: docs/ROUTING.md)",
+    )
     parser.add_argument("--model", type=Path, default=MODEL_PATH)
     parser.add_argument(
         "--reuse", action="store_true", help="reuse OUT/router_rows.npz from the last run"
@@ -392,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         rows = collect(args.eval_dir, args.out)
         save_rows(rows, cache)
-    embedding = not args.no_embedding
+    embedding = args.embedding
     report = evaluate_router(rows, args.c, embedding, embedder)
     model = fit(rows, args.c, embedding, embedder)
     report["all (fitted on)"] = score(model, rows, embedder)

@@ -78,6 +78,12 @@ def _company(profile: DocumentProfile) -> str:
     return min(chinese, key=len) if chinese else entity.name
 
 
+def _other_names(profile: DocumentProfile) -> tuple[str, ...]:
+    """The aliases the document gives its own subject (not its tickers)."""
+    own = [e for e in profile.entities if e.name == profile.subject]
+    return own[0].aliases if own else ()
+
+
 def _known(library: Library, kb: str, min_share: float) -> Known:
     """What the knowledge base holds that a question can name, once per generation."""
     from rag_app.retrieve.signals import per_generation
@@ -100,6 +106,12 @@ def _known(library: Library, kb: str, min_share: float) -> Known:
             periods.setdefault(owner, []).extend(profile.periods)
             if profile.subject:
                 subjects.append(profile.subject)
+                # The report's other names for its company (its short name 澄远智能, the one it
+                # writes most): a report's subject each, written again as the question wrote it,
+                # not as the legal name (which the passages seldom repeat), with its periods.
+                for other in _other_names(profile):
+                    subjects.append(other)
+                    periods.setdefault(other, []).extend(profile.periods)
             company = _company(profile)
             entities += [(e.name, company, e.aliases + e.tickers) for e in profile.entities]
             for metric in profile.metrics:

@@ -1,13 +1,14 @@
 """Smart mode's learned router: which content type (text, table, image) holds a question's
 answer, with a calibrated probability.
 
-A multinomial logistic regression over two kinds of features (``rag_app/evaluation/router_fit.py`` trains
-it; docs/ROUTING.md reports it on sets it was not fitted on):
-- the question's e5 embedding, the vector retrieval computes anyway, so reading it costs one dot
-  product; used only when the library's embedder is the one the model was trained with;
-- per type, the analysis' evidence (``routing.routing_features``): the type named, leaning
-  words, a caption covering the question, the type's share of the first look and its top hit.
-The model is data (``data/router.json``, a few tens of KB), loaded once.
+A multinomial logistic regression (``rag_app/evaluation/router_fit.py`` trains it; docs/ROUTING.md
+reports it on sets it was not fitted on) over, per type, the analysis' evidence
+(``routing.routing_features``): the type named, leaning words, a caption covering the question,
+the type's share of the first look and its top hit. It can also read the question's e5
+embedding (``--embedding``; then only for the embedder it was trained with), but the shipped
+model does not: the embedding told the training sets apart (Chinese news questions are all
+answered by text) and routed questions of other reports wrong. The model is data
+(``data/router.json``), loaded once.
 """
 
 from __future__ import annotations
@@ -113,6 +114,10 @@ class RouterInput:
     vector: np.ndarray
     embedder: str
 
+    @property
+    def reads_question(self) -> bool:
+        return self.model.uses_embedding(self.embedder, self.vector)
+
     def probabilities(
         self, features: Mapping[str, Sequence[float]], available: Sequence[str]
     ) -> dict[str, float]:
@@ -123,12 +128,20 @@ class RouterInput:
 
 def router_input(vector: np.ndarray | None, embedder: str, path: str = "") -> RouterInput | None:
     """The shipped router (or the one at ``path``) for a question embedded by ``embedder``, or
-    None when there is no model, no vector, or the vector comes from another embedding model
-    (its weights would read noise): the fitted constants then decide."""
+    None when there is no model, or when the model reads embeddings and there is no vector or
+    it comes from another embedding model (its weights would read noise): the fitted constants
+    then decide. A model of the evidence alone (``embedder`` "") serves any library."""
     model = load_router(Path(path)) if path else load_router()
-    if model is None or vector is None or not model.uses_embedding(embedder, vector):
+    if model is None:
+        return None
+    if model.embed_weights.size == 0:
+        return RouterInput(model, _NO_VECTOR if vector is None else vector, embedder)
+    if vector is None or not model.uses_embedding(embedder, vector):
         return None
     return RouterInput(model, vector, embedder)
+
+
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
 
 
 def scalar_vector(features: Mapping[str, Sequence[float]]) -> list[float]:

@@ -30,6 +30,11 @@ DEFAULT_CUES = RoutingCues()
 class LearnedInput(Protocol):
     """The learned router with what it reads beside the evidence (the question's embedding)."""
 
+    @property
+    def reads_question(self) -> bool:
+        """Whether it reads the question itself (its embedding), not only the evidence."""
+        ...
+
     def probabilities(
         self, features: Mapping[str, Sequence[float]], available: Sequence[str]
     ) -> dict[str, float]: ...
@@ -152,12 +157,14 @@ def detect_query_type(
     if threshold is None:
         threshold = options.smart_threshold if learned else options.constants_threshold
     features, evidence = routing_features(query, cues, caption_matches, look)
+    # A cue: the type named, a leaning word, a caption covering the question; or the question's
+    # own embedding, when the router reads it.
+    cued = any(f[0] or f[1] or f[2] for t, f in features.items() if t in available)
     if learned is not None:
         probs = learned.probabilities(features, available)
-        cued = True  # the question's own embedding is read, not only the words of a list
+        cued = cued or learned.reads_question
     else:
         probs = type_probabilities(features, options, available)
-        cued = any(f[0] or f[1] or f[2] for t, f in features.items() if t in available)
     if not probs:
         probs = {"text": 0.0}
     best = max(probs, key=lambda k: (probs[k], k == "text"))

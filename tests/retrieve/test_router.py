@@ -80,10 +80,11 @@ def test_the_model_file_round_trips_and_names_its_features(tmp_path) -> None:  #
 def test_the_shipped_router_is_small_and_read_by_detect_query_type() -> None:
     assert MODEL_PATH.exists() and MODEL_PATH.stat().st_size < 1_000_000
     model = load_router()
-    assert model is not None and model.embed_weights.shape == (3, 384)
-    assert router_input(None, model.embedder) is None
-    assert router_input(np.zeros(384, dtype=np.float32), "another-model") is None
-    learned = router_input(np.zeros(384, dtype=np.float32), model.embedder)
+    # It reads the evidence alone (docs/ROUTING.md, session 12): any library, any embedder.
+    assert model is not None and model.embed_weights.size == 0 and model.embedder == ""
+    for vector in (None, np.zeros(384, dtype=np.float32), np.zeros(7, dtype=np.float32)):
+        assert router_input(vector, "another-model") is not None
+    learned = router_input(np.zeros(384, dtype=np.float32), "multilingual-e5-small")
     assert learned is not None
     question, look = analyse_query("表6的产线一览"), ("table", "table")
     routing = detect_query_type(question, look=look, learned=learned)
@@ -92,3 +93,15 @@ def test_the_shipped_router_is_small_and_read_by_detect_query_type() -> None:
     best = max(expected, key=expected.__getitem__)
     assert routing.detected_type == best
     assert routing.confidence == pytest.approx(expected[best], abs=0.001)
+
+
+def test_a_router_reading_embeddings_needs_its_own_models_vector(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "router.json"
+    path.write_text(json.dumps(_model(np.ones((3, 4), dtype=np.float32)).to_json()))
+    vector = np.ones(4, dtype=np.float32)
+    assert router_input(vector, "e5-test", str(path)) is not None
+    assert router_input(None, "e5-test", str(path)) is None
+    assert router_input(vector, "another-model", str(path)) is None
+    evidence_only = tmp_path / "evidence.json"
+    evidence_only.write_text(json.dumps(_model().to_json()))
+    assert router_input(None, "another-model", str(evidence_only)) is not None

@@ -170,3 +170,36 @@ def test_a_quantity_asked_for_at_no_period_is_asked_for_at_the_last_reported_yea
     assert resolve("它采用什么工艺节点？", previous, known).text == "中芯国际采用什么工艺节点？"
     row = "中芯天津（T1）的月产能是多少？"
     assert resolve("毛利率呢？", row, known).text == "中芯天津（T1）的毛利率是多少？"
+
+
+def test_a_report_named_by_its_short_name_is_written_again_by_it() -> None:
+    """A report's company has a legal name and the short name its passages use (澄远智能): a
+    follow-up is written with the name the question used, not the legal one (second set's
+    follow-ups, docs/EVALUATION.md session 12)."""
+    from rag_app.index.profile import DocumentProfile, Entity
+    from rag_app.pipeline.followups import _other_names
+
+    legal = "江苏澄远智能装备股份有限公司"
+    profile = DocumentProfile(
+        "chengyuan",
+        legal,
+        entities=(Entity(legal, ("688999.SH",), ("澄远智能",)),),
+        periods=("2023A", "2024A"),
+    )
+    assert _other_names(profile) == ("澄远智能",)  # not its ticker
+    known = known_of(
+        [legal, *_other_names(profile)],
+        [(legal, legal, ("澄远智能", "688999.SH"))],
+        ["营业收入", "毛利率"],
+        {legal: list(profile.periods), "澄远智能": list(profile.periods)},
+        ["营业收入"],
+    )
+    followed = resolve("那2023年呢？", "澄远智能2024年营业收入是多少？", known)
+    assert followed.text == "澄远智能2023年营业收入是多少？"
+    latest = resolve("它的营业收入呢？", "澄远智能的毛利率是多少？", known)
+    assert latest.text == "澄远智能2024年的营业收入是多少？"
+    # as an alias of the legal name only (before), the follow-up named the legal name
+    alias_only = known_of([legal], [(legal, legal, ("澄远智能",))], ["营业收入", "毛利率"])
+    assert resolve("那2023年呢？", "澄远智能2024年营业收入是多少？", alias_only).text.startswith(
+        legal
+    )
