@@ -32,6 +32,7 @@ answered with a note.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.index.library import Library, Snapshot
@@ -108,7 +109,8 @@ def assess(
         scope, gap = about, _unheld_name(question.text, reports, profile, snap) if reports else None
     if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
         head = head_noun(question.text, asked)
-        if head and not any(profile[d].writes(head) for d in scope):
+        shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
+        if head and not shown and not any(profile[d].writes(head) for d in scope):
             gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
     if gap is not None:
         return Finding((gap,), declines=True)
@@ -384,3 +386,14 @@ def _say(gap: Gap, language: str) -> str:
             f"（只覆盖{held.replace('、', '至')}年）。" if held else "。"
         )
     return f"库中报告没有「{gap.asked}」" + (f"；表中现有：{held}。" if held else "。")
+
+
+def _shown(question: QueryAnalysis, scope: Sequence[str], profile: Mapping[str, Document]) -> bool:
+    """Whether the question points at a numbered table or figure ("表6", "Figure 3") that a
+    document in scope has: showing it answers the question, whatever noun it is asked by
+    ("表6 产线一览表" of a table captioned "表6：中芯国际产线一览")."""
+    for _, label in question.references:
+        written = re.compile(re.escape(label.lower()) + r"(?!\d)")
+        if any(written.search(profile[d].text) for d in scope):
+            return True
+    return False
