@@ -126,6 +126,10 @@ class RouterInput:
         )
 
 
+# What an evidence-only router is handed for a question's embedding it does not read.
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
+
+
 def router_input(vector: np.ndarray | None, embedder: str, path: str = "") -> RouterInput | None:
     """The shipped router (or the one at ``path``) for a question embedded by ``embedder``, or
     None when there is no model, or when the model reads embeddings and there is no vector or
@@ -140,8 +144,6 @@ def router_input(vector: np.ndarray | None, embedder: str, path: str = "") -> Ro
         return None
     return RouterInput(model, vector, embedder)
 
-
-_NO_VECTOR = np.zeros(0, dtype=np.float32)
 
 
 def scalar_vector(features: Mapping[str, Sequence[float]]) -> list[float]:

@@ -182,7 +182,7 @@ def match_terms(text: str) -> tuple[set[str], set[str]]:
     stopwords, period tokens (2024年第二季度 meets a row labelled 2024Q2) and the years of
     whole-year labels (2026E -> 2026); and Chinese bigrams without function characters."""
     words: set[str] = set()
-    for token in _segmenter().lcut_for_search(text):
+    for token in cut(text, search_mode=True):
         token = token.strip().lower()
         if not token or not WORD_CHAR.search(token):
             continue
