@@ -145,7 +145,6 @@ def router_input(vector: np.ndarray | None, embedder: str, path: str = "") -> Ro
     return RouterInput(model, vector, embedder)
 
 
-
 def scalar_vector(features: Mapping[str, Sequence[float]]) -> list[float]:
     """Per-type features (``routing_features``) flattened in ``SCALAR_NAMES`` order."""
     return [float(v) for t in TYPES for v in features[t]]
