@@ -228,9 +228,27 @@ def _guess_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
             break
         count += 1
     if count == len(rows[:4]) and rows:
-        # No numeric row at all (a glossary, a list of names): only the first row is a header.
-        return 1 if len(rows) > 1 else 0
+        # No numeric row at all: a glossary under its header, or a list of label-value pairs
+        # (a company's particulars, an offer's terms) whose first row is data like the rest.
+        return 1 if len(rows) > 1 and _names_its_columns(rows) else 0
     return count
+
+
+def _names_its_columns(rows: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a text-only table's first row reads as a header: one naming its columns briefly.
+
+    A header cell is short beside the cells it heads ("定义 Definitions" over definitions of a
+    hundred characters); in some column the first row is at most three quarters as long as a
+    typical cell below it. A first row as long as the rest ("公司的中文名称 | 江苏澄远智能装备股份有限公司")
+    is a pair like the others. Two rows give nothing to compare with: the first is the header.
+    """
+    if len(rows) < 3:
+        return True
+    for c, head in enumerate(rows[0]):
+        below = sorted(len(row[c].strip()) for row in rows[1:] if c < len(row) and row[c].strip())
+        if head.strip() and below and 4 * len(head.strip()) <= 3 * below[len(below) // 2]:
+            return True
+    return False
 
 
 def column_labels(grid: Grid, sep: str = " ") -> list[str]:

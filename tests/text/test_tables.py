@@ -319,3 +319,21 @@ def test_quoted_values_are_the_cells_a_sentence_quotes() -> None:
     assert {"21.8", "23.5", "1234.5"} <= values
     assert "2024" not in values and "1" not in values
     assert cell_value(" 1,234.5% ") == "1234.5"
+
+
+def test_label_value_table_has_no_header_row() -> None:
+    """A company's particulars (label | value pairs, no numbers) are all data: the first pair
+    is not a header repeated before every other value."""
+    rows = [
+        ("公司的中文名称", "江苏澄远智能装备股份有限公司"),
+        ("公司的中文简称", "澄远智能"),
+        ("公司的外文名称", "Jiangsu Chengyuan Intelligent Equipment Co., Ltd."),
+        ("公司的法定代表人", "周启明"),
+        ("公司注册地址", "江苏省常州市武进区常武中路18号"),
+    ]
+    html = "<table>" + "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows) + "</table>"
+    grid = parse_table(html)
+    assert grid.header_rows == 0
+    assert linearise_row(grid.data_rows[1], column_labels(grid)) == "公司的中文简称: 澄远智能"
+    two_rows = "<table><tr><td>电芯温度</td><td>充电制度</td></tr><tr><td>&lt; -20℃</td><td>不允许充电</td></tr></table>"
+    assert parse_table(two_rows).header_rows == 1
