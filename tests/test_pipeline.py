@@ -16,6 +16,7 @@ from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions, PipelineEvent
 from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
+from rag_app.retrieve.subjects import without
 from rag_app.text import language
 from rag_app.understand import analysis
 from rag_app.understand.analysis import analyse_query
@@ -181,7 +182,9 @@ def test_a_question_asked_as_the_ask_page_asks_it_is_analysed_once(
     events = list(pipe.stream(QUESTION, OPTIONS, ()))
     answer = final(events)
     assert answer.citations is not None and answer.prompt is not None
-    assert analysed == [QUESTION]  # retrieval, answerability, prompt, answer, check: one analysis
+    # retrieval, answerability, prompt, answer, check: one analysis (and retrieval's of the
+    # question without the company's name, to rank within its report: rag_app.retrieve.subjects)
+    assert analysed == [QUESTION, without(QUESTION, ("中芯国际",))]
     # its language too, once (the citation check reads the answer's sentences' own)
     assert [text for text in detected if QUESTION in str(text)] == [QUESTION]
 
@@ -192,6 +195,7 @@ def test_a_follow_up_is_analysed_once_as_the_conversation_means_it(settings, sam
     pipe.ask(first, OPTIONS)
     analysed = calls_of(monkeypatch, analysis.analyse_query)
     answer = final(list(pipe.stream("那2026年呢？", OPTIONS, [Turn(first, "21.8% [Source 1]")])))
-    assert analysed == ["那2026年呢？"]  # as asked, with how it was made standalone
+    # as asked, with how it was made standalone (and without the company's name, for retrieval)
+    assert analysed == ["那2026年呢？", "2026年的毛利率预测是多少？"]
     assert answer.understood is not None and answer.understood.how == "carried"
     assert answer.retrieval.query == answer.understood.text == "中芯国际2026年的毛利率预测是多少？"

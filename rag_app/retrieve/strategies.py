@@ -47,7 +47,13 @@ from rag_app.retrieve.signals import (
     query_signals,
     structure_tokens,
 )
-from rag_app.retrieve.subjects import per_subject_trace, subjects_by_document
+from rag_app.retrieve.subjects import (
+    company_named,
+    per_subject_trace,
+    subjects_by_document,
+    within_company_trace,
+    without,
+)
 from rag_app.text.subjects import named_subjects
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
@@ -267,10 +273,12 @@ def retrieve_query(
     search_filter: SearchFilter = NO_FILTER,
     settings: Settings | None = None,
     options: StrategyOptions | None = None,
+    routed: Routing | None = None,
 ) -> RetrievalTrace:
     """Retrieve the top ``k`` hits of all types (hybrid) or of the detected type (smart) for a
-    question's analysis (the pipeline analyses a question once for every stage). Raises
-    ValueError for an unknown mode or an empty query.
+    question's analysis (the pipeline analyses a question once for every stage); smart mode
+    takes ``routed`` as its routing when given. Raises ValueError for an unknown mode or an
+    empty query.
     """
     if not query.text.strip():
         raise ValueError("the query is empty")
@@ -288,6 +296,17 @@ def retrieve_query(
                 return retrieve(library, kb, sub_query, mode, k, sub_filter, settings, single)
 
             return per_subject_trace(text, mode, k, search_filter, named, retrieve_one)
+        spellings, docs = company_named(text, analysis.name, library, kb, search_filter.doc_ids)
+        unnamed_text = without(text, spellings) if spellings else ""
+        if unnamed_text and unnamed_text != text:
+            single = replace(options, use_subjects=False)
+            whole = retrieve_query(library, kb, query, mode, k, search_filter, settings, single)
+            # smart: the question's own routing, not one read off the question without the name
+            unnamed = retrieve_query(
+                library, kb, analyse_query(unnamed_text), mode, k,
+                replace(search_filter, doc_ids=docs), settings, single, routed=whole.routing,
+            )  # fmt: skip
+            return within_company_trace(whole, spellings[0], docs, unnamed, k)
     started = time.perf_counter()
     types = _types_present(library, kb)
     if search_filter.types:
@@ -309,7 +328,7 @@ def retrieve_query(
             if options.learned_router
             else None
         )
-        routing = detect_query_type(
+        routing = routed or detect_query_type(
             analysis,
             None,  # the learned router's threshold, or the constants'
             options.cues,

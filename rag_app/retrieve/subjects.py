@@ -1,16 +1,32 @@
-"""Questions naming several reports ("中芯国际和华虹半导体的毛利率"): retrieved once per named
-report, within that report's documents, and the results interleaved so neither fills the top."""
+"""Questions naming reports by their subject.
+
+Several ("中芯国际和华虹半导体的毛利率"): retrieved once per named report, within that report's
+documents, and the results interleaved so neither fills the top.
+
+One company ("澄远智能2024年营收多少？"): every part of a company's own report is about that
+company, so within its report the name says nothing about which part answers. Searched with the
+name in it, the report's one page that writes the name most (its particulars, "公司的中文简称：
+澄远智能") comes first whatever is asked. So the report's parts are ranked by the question
+without the name, in the places the whole question's ranking gives them.
+"""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Hit, RetrievalTrace, SearchFilter
-from rag_app.retrieve.scoring import finalise
+from rag_app.retrieve.scoring import _apply_quotas, finalise
 from rag_app.retrieve.signals import per_generation
+from rag_app.text.names import proper_names
+from rag_app.text.subjects import covers, is_listed, name_prefixes
+
+# A ticker's exchange, before or after its code: "NYSE: ORVL", "ORVL.US", "688367.SH".
+_EXCHANGE = re.compile(r"^[A-Z]{2,8}\s*[:：]\s*|\.[A-Z]{1,2}$")
+_LEGAL_FORM_END = re.compile(r"(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$")
 
 
 def subjects_by_document(library: Library, kb: str) -> dict[str, frozenset[str]]:
@@ -59,7 +75,9 @@ def _interleave(per_subject: Sequence[tuple[str, Sequence[Hit]]], k: int) -> lis
             for hit in turn:
                 seen.add(hit.chunk.chunk_id)
                 ceiling = min(ceiling, hit.score * best / hits[0].score)
-                note = (f"{hit.note}; " if hit.note else "") + f"retrieved for {subject}"
+                note = hit.note
+                if subject:
+                    note = (f"{note}; " if note else "") + f"retrieved for {subject}"
                 out.append(replace(hit, score=ceiling, note=note))
     return out[:k]
 
@@ -100,3 +118,192 @@ def per_subject_trace(
         expanded_terms=first.expanded_terms,
         ms=(time.perf_counter() - started) * 1000,
     )
+
+
+def company_names_by_document(library: Library, kb: str) -> dict[str, tuple[str, ...]]:
+    """Per document that is a company's own report (its subject named with a ticker or in legal
+    form, ``index.profile``): every name it gives that company, per generation."""
+
+    def build(snap: Snapshot) -> dict[str, tuple[str, ...]]:
+        out = {}
+        for doc_id, profile in library.profiles(kb).items():
+            if doc_id not in snap.versions or not profile.subject:
+                continue
+            own = next((e for e in profile.entities if e.name == profile.subject), None)
+            names = (profile.subject, *(own.tickers + own.aliases if own else ()))
+            if any(is_listed(n) for n in names):
+                out[doc_id] = names
+        return out
+
+    return per_generation("company names", library, kb, build)
+
+
+def _as_asked(names: Sequence[str], asked: str) -> str:
+    """How the question writes one of ``names`` (``asked``, or the head of it that is a name:
+    "拓衡传感" of "拓衡传感董事会"); "" when it writes none."""
+    if asked.isascii():
+        return asked if covers(names, asked) else ""
+    lowered = [n.lower() for n in names if len(n) >= 2]
+    for head in name_prefixes(asked):
+        for name in lowered:
+            if head in name:
+                return asked[: len(head)]
+            if name in head:
+                start = asked.lower().index(name)
+                return asked[start : start + len(name)]
+    return ""
+
+
+def company_named(
+    question: str, lead: str, library: Library, kb: str, doc_ids: Sequence[str] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The one company whose own report(s) ``question`` names: how the question writes it (each
+    spelling) and its documents (those in ``doc_ids`` when given); empty when it names none, or
+    names two companies' reports (``per_subject_trace``'s case)."""
+    by_document = company_names_by_document(library, kb)
+    if not by_document:
+        return (), ()
+    spellings: dict[str, None] = {}
+    found: set[tuple[str, ...]] = set()
+    for asked in dict.fromkeys(n for n in (lead, *proper_names(question)) if n):
+        if not asked.isascii() and len(asked) < 3:
+            continue  # a bare surname or place, not a company's name
+        docs = []
+        for doc_id, names in by_document.items():
+            if doc_ids and doc_id not in doc_ids:
+                continue
+            written = _as_asked(names, asked)
+            if written:
+                docs.append(doc_id)
+                spellings[written] = None
+        if docs:
+            found.add(tuple(docs))
+    named_docs = next(iter(found)) if len(found) == 1 else ()
+    by_ticker = []
+    for doc_id, names in by_document.items():
+        if doc_ids and doc_id not in doc_ids:
+            continue
+        tickers, words = _other_spellings(names, question)
+        if doc_id in named_docs or (not found and tickers):
+            # its other spellings, or its ticker alone ("How much stock has ORVL bought back?")
+            spellings.update(dict.fromkeys(tickers + words))
+            by_ticker += [] if found else [doc_id]
+    if by_ticker:
+        found.add(tuple(by_ticker))
+    if len(found) != 1:
+        return (), ()
+    return tuple(spellings), next(iter(found))
+
+
+def _other_spellings(names: Sequence[str], question: str) -> tuple[list[str], list[str]]:
+    """The company's other spellings a question writes, each as a whole word: its tickers'
+    codes (ORVL of "NYSE: ORVL", 688367 of 688367.SH) and the capitalised words of its Latin
+    names (Chengyuan of "Jiangsu Chengyuan Intelligent Equipment Co., Ltd.")."""
+    codes: dict[str, None] = {}
+    words: dict[str, None] = {}
+    for name in names:
+        if not name.isascii():
+            continue
+        if is_listed(name) and not _LEGAL_FORM_END.search(name):  # a ticker
+            codes.update(dict.fromkeys(re.findall(r"[A-Z]{2,6}|\d{4,6}", _EXCHANGE.sub("", name))))
+        else:
+            words.update(dict.fromkeys(re.findall(r"[A-Z][a-z]{3,}", name)))
+
+    def written(found: dict[str, None]) -> list[str]:
+        return [
+            w
+            for w in found
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", question)
+        ]
+
+    return written(codes), written(words)
+
+
+def without(question: str, spellings: Sequence[str]) -> str:
+    """The question with a name's spellings taken out (longest first)."""
+    for spelling in sorted(spellings, key=len, reverse=True):
+        question = question.replace(spelling, " ")
+    return " ".join(question.split())
+
+
+def within_company_trace(
+    whole: RetrievalTrace,
+    company: str,
+    doc_ids: Sequence[str],
+    unnamed: RetrievalTrace,
+    k: int,
+) -> RetrievalTrace:
+    """``whole`` (the question's ranking) with the places it gives the company's report's parts
+    taken, in order, by ``unnamed``'s ranking of them (the question without the name, within its
+    report), the report's first part first: a question naming a company with a report of its
+    own is answered from that report first; what others write of it (a ranking, a customer
+    list) keeps the places the question gives it. Scores stay with the places. When the
+    question without the name shares no word with the report (an English question's only
+    Chinese word was the name), ``whole`` stands."""
+    own = set(doc_ids)
+    if not shares_words(unnamed, doc_ids):
+        return whole
+    mine = _agreed(
+        [h for h in whole.hits if h.chunk.doc_id in own],
+        [h for h in unnamed.hits if h.chunk.doc_id in own],
+    )
+    queue = iter(mine)
+    hits: list[Hit] = []
+    for hit in whole.hits:
+        if hit.chunk.doc_id in own:
+            nxt = next(queue, None)
+            if nxt is not None:
+                hits.append(replace(nxt, score=hit.score, note=_noted(nxt.note, company)))
+        else:
+            hits.append(hit)
+    placed = {h.chunk.chunk_id for h in hits}
+    floor = hits[-1].score if hits else mine[0].score
+    hits += [
+        replace(h, score=floor, note=_noted(h.note, company))
+        for h in queue
+        if h.chunk.chunk_id not in placed
+    ]
+    first = next(i for i, h in enumerate(hits) if h.chunk.doc_id in own)
+    if first:  # the report's first part to the top, the others a place down
+        places = [h.score for h in hits]
+        hits = [hits[first], *hits[:first], *hits[first + 1 :]]
+        hits = [replace(h, score=score) for h, score in zip(hits, places, strict=True)]
+    # each type found keeps its place in the top k, as in either ranking (``scoring``)
+    types = list(dict.fromkeys(h.chunk.type for h in (*whole.hits, *unnamed.hits)))
+    hits = _apply_quotas(hits, k, types)
+    note = f"{company}'s report ranked by the question without the name, its first part first"
+    return replace(
+        whole, hits=finalise(hits, k), notes=(*whole.notes, note), ms=whole.ms + unnamed.ms
+    )
+
+
+def _agreed(named: list[Hit], unnamed: list[Hit]) -> list[Hit]:
+    """The report's parts by the sum of their places in both rankings (the question with the
+    name and without it; a part one of them misses is placed after its last), ties to the
+    ranking without the name: the name still counts where the report writes it of itself
+    ("比亚迪2024年12月新能源汽车销量" beside the industry's), but can no longer put the page that
+    writes it most first on its own."""
+    first = {h.chunk.chunk_id: i for i, h in enumerate(named)}
+    second = {h.chunk.chunk_id: i for i, h in enumerate(unnamed)}
+    hits = {h.chunk.chunk_id: h for h in named}
+    hits.update({h.chunk.chunk_id: h for h in unnamed})
+
+    def place(chunk_id: str) -> tuple[int, int]:
+        a, b = first.get(chunk_id, len(first)), second.get(chunk_id, len(second))
+        return a + b, b
+
+    return [hits[c] for c in sorted(hits, key=place)]
+
+
+def shares_words(unnamed: RetrievalTrace, doc_ids: Sequence[str]) -> bool:
+    """Whether the question without the company's name found words of its report (a keyword
+    score above zero): an English question whose one Chinese word was the name finds none."""
+    for hit in unnamed.hits:
+        found = hit.signal("bm25")
+        if hit.chunk.doc_id in doc_ids and found is not None and found.score > 0:
+            return True
+    return False
+
+
+def _noted(note: str, company: str) -> str:
+    return (f"{note}; " if note else "") + f"ranked within {company}'s report without its name"

@@ -14,7 +14,7 @@ from rag_app.models import Chunk, Hit, SearchFilter
 from rag_app.retrieve.routing import RoutingCues, detect_query_type
 from rag_app.retrieve.scoring import _apply_quotas, _dedupe
 from rag_app.retrieve.strategies import StrategyOptions, _Run, options_from, retrieve
-from rag_app.retrieve.subjects import _interleave
+from rag_app.retrieve.subjects import _interleave, company_named, without
 from rag_app.text.phrasing import asks_for_list
 from rag_app.understand.analysis import analyse_query
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
@@ -442,3 +442,64 @@ def test_list_questions_are_told_from_value_and_superlative_questions(
     question: str, wanted: bool
 ) -> None:
     assert asks_for_list(question) is wanted
+
+
+# -- a question naming one company with a report of its own ---------------------------------------
+
+SECOND_DOCS = TEST_DATA.parent.parent / "assets" / "second_eval" / "docs"
+
+
+@pytest.fixture(scope="module")
+def company_reports(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    return hash_library(
+        tmp_path_factory.mktemp("company_reports"),
+        counter,
+        [
+            SECOND_DOCS / "chengyuan_2024_annual_content_list.json",
+            SECOND_DOCS / "orvella_2025q2_call_content_list.json",
+            SECOND_DOCS / "robot_industry_2025_content_list.json",
+        ],
+    )
+
+
+def test_the_company_a_question_names_is_found_by_every_spelling(company_reports: Library) -> None:
+    def named(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return company_named(question, analyse_query(question).name, company_reports, KB)
+
+    assert named("澄远智能2024年营收多少？") == (("澄远智能",), ("chengyuan_2024_annual",))
+    spellings, docs = named("How many board meetings did Chengyuan (澄远智能) hold?")
+    assert set(spellings) == {"澄远智能", "Chengyuan"} and docs == ("chengyuan_2024_annual",)
+    assert without("How many board meetings did Chengyuan (澄远智能) hold?", spellings) == (
+        "How many board meetings did ( ) hold?"
+    )
+    assert named("How much stock has ORVL bought back so far?") == (
+        ("ORVL",),
+        ("orvella_2025q2_call",),
+    )
+    # an industry report's subject is a topic, not a company: its words stay in the question
+    assert named("工业机器人行业深度报告给出的评级是什么？") == ((), ())
+    # two companies' reports: the per-report split's case, not this one
+    assert named("澄远智能和Orvella的毛利率分别是多少？") == ((), ())
+    # a name no report is about
+    assert named("华为2024年营收多少？") == ((), ())
+
+
+def test_a_companys_report_is_ranked_without_its_name_and_comes_first(
+    company_reports: Library,
+) -> None:
+    query = "澄远智能2024年营收多少？"
+    trace = retrieve(company_reports, KB, query, "hybrid", 10)
+    _check_trace(trace.hits, 10)
+    assert any("ranked by the question without the name" in n for n in trace.notes)
+    assert trace.hits[0].chunk.doc_id == "chengyuan_2024_annual"
+    assert [h.score for h in trace.hits] == sorted((h.score for h in trace.hits), reverse=True)
+    # within the report, the page that writes the name most (the company's particulars) no
+    # longer comes first whatever is asked: the accounting data giving 营业收入 does
+    only = SearchFilter(doc_ids=("chengyuan_2024_annual",))
+    scoped = retrieve(company_reports, KB, query, "hybrid", 10, only)
+    assert scoped.query == query
+    assert "营业收入" in scoped.hits[0].chunk.text, scoped.hits[0].chunk.text[:80]
+    before = retrieve(
+        company_reports, KB, query, "hybrid", 10, only, options=StrategyOptions(use_subjects=False)
+    )
+    assert "公司的中文简称" in before.hits[0].chunk.text  # what the name alone finds
