@@ -24,12 +24,21 @@ replaced.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
+from rag_app.text.analyzer import tagged
+from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known
-from rag_app.understand.slots import Piece, Reading, read
+from rag_app.understand.slots import (
+    NEXT_PERIOD_EN,
+    PREVIOUS_PERIOD_EN,
+    Piece,
+    Reading,
+    read,
+)
 
 _NO_LIBRARY = Known()
 # A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
@@ -94,7 +103,9 @@ def resolve(
         max_ellipsis_chars // 4 if now.english else max_ellipsis_chars
     )
     slots = [
-        p for p in now.pieces if p.kind in ("name", "period", "period_part", "metric", "words")
+        p
+        for p in now.pieces
+        if p.kind in ("name", "period", "period_part", "metric", "words", "same_period")
     ]
     if now.asks_name and now.first("pointer") is None:
         return _same_period(now, before)  # 哪家公司的毛利率最高？ asks across the library
@@ -140,15 +151,22 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
         now = replace(now, pieces=tuple(
             replace(p, kind="metric") if p in unknown else p for p in now.pieces
         ))  # fmt: skip
-    names = [p.value for p in now.pieces if p.kind == "name" or p in as_names]
+    named = [p for p in now.pieces if p.kind == "name" or p in as_names]
+    names = [p.value for p in named]
+    beside = _name_like(named, before, subject, known) if not now.compares else None
+    if beside is not None:  # Kestrel Robotics Inc.呢 after 拓衡传感…对Norden Automation GmbH的…
+        carried.append(f"name {beside.text} -> {written(named[0])}")
+        text = _edited(before.text, [(beside.start, beside.end, written(named[0]))])
+        return Resolution(text, tuple(carried))
     if names and now.compares and subject is not None and len(names) == 1:
-        subjects = [subject.value, names[0]]
+        subjects = [written(subject), written(named[0])]
         carried.append(f"subject {subject.value} + {names[0]}")
     elif names:
-        subjects = [_placed(n, subject, known) for n in names]
+        placed = [_placed(n, subject, known) for n in names]
+        subjects = [written(p) if n == p.value else n for n, p in zip(placed, named, strict=True)]
         carried.append(f"subject {subject.value if subject else ''} -> {'、'.join(subjects)}")
     else:
-        subjects = [subject.value] if subject else []
+        subjects = [written(subject)] if subject else []
         if subject:
             carried.append(f"subject {subject.value}")
     period = _slot(now, before, "period", carried)
@@ -175,6 +193,27 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
     return Resolution(f"{'和'.join(subjects)}{period}{rest}", tuple(carried))
 
 
+def _name_like(
+    named: list[Piece], before: Reading, subject: Piece | None, known: Known
+) -> Piece | None:
+    """The earlier question's other name a follow-up's one new name takes the place of: a name
+    after the subject of the same form (a company in legal form for another, "Norden Automation
+    GmbH" for "Kestrel Robotics Inc."), when the new name is no report's subject."""
+    if len(named) != 1 or subject is None:
+        return None
+    new = named[0]
+    entry = known.names.get(new.text.lower())
+    if entry is not None and entry.subject:
+        return None
+    others = [
+        p
+        for p in before.pieces
+        if p.start >= subject.end and (p.kind == "name" or (p.kind == "words" and p.proper))
+    ]
+    alike = [p for p in others if is_listed(p.value) and is_listed(new.value)]
+    return alike[-1] if alike else None
+
+
 def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
     """What the earlier question asks of its subject and period, in its words after them
     ("的毛利率预测是多少？", "采用什么工艺节点？"), the follow-up's metric in place of its own;
@@ -183,6 +222,8 @@ def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
     olds = [p for p in before.of("metric") if p.start >= start]
     new = now.first("metric")
     edits = [(p.start, p.end, "") for p in before.of("period") if p.start >= start]
+    if now.first("period_part") is not None:  # 一季度呢 after 二季度...: the part replaced
+        edits += [(p.start, p.end, "") for p in before.of("period_part") if p.start >= start]
     if new is not None and not olds:
         carried.append(f"metric {new.text}")
         return f"的{new.text}是多少？"
@@ -238,9 +279,12 @@ def _placed(name: str, subject: Piece | None, known: Known) -> str:
 def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
     new, old = now.first(kind), before.first(kind)
     part = now.first("period_part")
+    relative = now.first("same_period")
     if new is None and part is not None:  # 一季度呢 after 2024年...: 2024年一季度
         year = old.text[: old.text.find("年") + 1] if old is not None and "年" in old.text else ""
         new = replace(part, text=year + part.text)
+    elif new is None and relative is not None and old is not None and kind == "period":
+        new = replace(relative, text=shifted(old.text, relative.text))  # 去年呢, the year before
     if new is not None:
         carried.append(f"{kind} {old.text} -> {new.text}" if old else f"{kind} {new.text}")
         return new.text
@@ -288,7 +332,7 @@ def _carried(
     now: Reading, before: Reading, subject: Piece, latest: str, known: Known
 ) -> Resolution:
     pointer = now.first("pointer")
-    owner = subject.text if now.english else subject.value
+    owner = subject.text if now.english else _pointed(pointer, before, subject)
     if now.english and pointer is not None and pointer.text.lower() in ("its", "their"):
         owner += "'s"
     elif now.english and pointer is not None and pointer.text.lower().endswith("'s"):
@@ -313,13 +357,77 @@ def _carried(
     ):
         period = latest
         carried.append(f"period {period} (latest reported)")
+    if _asks_of_earlier_fact(now, pointer):
+        # 原因是什么？ 为什么提升了？ 增长了多少？: of what the earlier question asked, then
+        span = _asked_span(before, subject)
+        if span:
+            owner += span
+            carried.append(f"asked {span}")
     where = pointer if pointer is not None else _first_slot(now)
     end = where.end if pointer is not None else where.start
+    if carried[-1].startswith("asked") and pointer is None and where.nominal:
+        owner += "的"  # 毛利率的原因是什么
     if period and now.text[end:].lstrip().startswith(tuple(p.text for p in now.of("metric"))):
         period += "的"  # 资本开支是多少 -> 中芯国际2024年的资本开支是多少
     edits = [(where.start, end, owner + period)]
     edits += _period_pointers(now, before, carried)
     return Resolution(_edited(now.text, edits), tuple(carried))
+
+
+def written(piece: Piece) -> str:
+    """A name as the library writes it (华虹集团 of 华虹), except a legal name: a company the
+    question wrote in Chinese by a shorter name (拓衡传感 of 杭州拓衡传感科技股份有限公司) keeps it,
+    as the passages, which seldom repeat a legal name, do."""
+    if piece.text and not piece.text.isascii() and is_listed(piece.value):
+        return piece.text
+    return piece.value
+
+
+def _pointer_noun(pointer: Piece | None) -> str:
+    """The noun a pointer heads (项目 of 这个项目, 公司 of 该公司); "" for 它, 其, its."""
+    if pointer is None:
+        return ""
+    words = tagged(pointer.text)
+    while words and words[0][1] in ("r", "m", "q", "mq"):
+        words = words[1:]
+    return "".join(w for w, _ in words)
+
+
+def _pointed(pointer: Piece | None, before: Reading, subject: Piece) -> str:
+    """What a pointer stands for: 这个项目 the earlier question's last phrase ending in 项目 (with
+    its company: 拓衡传感研发中心建设项目); 该公司 a noun it does not write: the company the
+    earlier question asks about (澄远智能 of 澄远智能审计委员会召集人); 它, 其: the whole subject."""
+    noun = _pointer_noun(pointer)
+    if not noun:
+        return written(subject)
+    name = next((p for p in before.of("name") if p.start == subject.start), subject)
+    company = written(name)
+    for piece in reversed(before.pieces):
+        if piece.kind not in ("name", "words", "metric") or piece.start < subject.start:
+            continue
+        at = piece.text.rfind(noun)
+        if at > 0:  # the phrase up to the noun (研发中心建设项目 of 研发中心建设项目投资)
+            phrase = piece.text[: at + len(noun)]
+            return phrase if phrase.startswith(company) else company + phrase
+    return company
+
+
+def _asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
+    """A Chinese follow-up naming no one, no period and no metric, asking why (原因是什么？) or
+    with no noun of its own (为什么提升了？ 增长了多少？): it asks of the earlier question's fact."""
+    if now.english or _pointer_noun(pointer) or now.asks_which or now.asks_name:
+        return False  # 它有哪些产线？ asks for things of its own
+    if any(now.first(kind) is not None for kind in ("name", "period", "same_period", "metric")):
+        return False
+    return now.asks_cause or not any(p.nominal for p in now.of("words"))
+
+
+def _asked_span(before: Reading, subject: Piece) -> str:
+    """The earlier question's words from its subject to its last period or metric
+    ("的主营业务毛利率", "二季度毛利率", "市场规模2021年")."""
+    ends = [p.end for p in before.pieces if p.kind in ("metric", "period", "period_part")]
+    ends = [e for e in ends if e > subject.end]
+    return before.text[subject.end : max(ends)] if ends else ""
 
 
 def _first_slot(now: Reading) -> Piece:
@@ -340,10 +448,25 @@ def _period_pointers(
     old = before.first("period")
     if old is None or now.first("period") is not None:
         return []
-    edits = [(p.start, p.end, old.text) for p in now.of("same_period")]
-    if edits:
-        carried.append(f"period {old.text}")
+    edits = [(p.start, p.end, shifted(old.text, p.text)) for p in now.of("same_period")]
+    for _, _, text in edits:
+        carried.append(f"period {text}")
     return edits
+
+
+def shifted(period: str, pointer: str) -> str:
+    """The period a time pointer means after ``period``: 同年, that year: the same; 去年, 上年,
+    前一年, the year before: the year before it; 明年, 下一年, the year after: the year after
+    (2024年 -> 2023年; 2024Q2 -> 2023Q2). Chinese pointers by their first character (上 去 前
+    point back, 下 明 次 forward), English ones by the followup words' lists."""
+    lowered = pointer.lower().strip()
+    if lowered in PREVIOUS_PERIOD_EN or pointer[:1] in "上去前":
+        step = -1
+    elif lowered in NEXT_PERIOD_EN or pointer[:1] in "下明次":
+        step = 1
+    else:
+        return period
+    return re.sub(r"(19|20)\d{2}", lambda m: str(int(m.group(0)) + step), period, count=1)
 
 
 def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:

@@ -30,10 +30,19 @@ from rag_app.understand.known import Known
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
 _POINTERS_EN = tuple(sorted(_WORDS["pronoun_en"], key=len, reverse=True))
-_SAME_PERIOD_EN = tuple(sorted(_WORDS["same_period_en"], key=len, reverse=True))
+_SAME_PERIOD_EN = tuple(
+    sorted(
+        _WORDS["same_period_en"] + _WORDS["previous_period_en"] + _WORDS["next_period_en"],
+        key=len,
+        reverse=True,
+    )
+)
+PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
+NEXT_PERIOD_EN = _WORDS["next_period_en"]
 _COMPARE_EN = tuple(sorted(_WORDS["compare_en"], key=len, reverse=True))
 _QUESTION_WORDS = _WORDS["interrogative"]
 _ASKS_NAME = tuple(w for w in _WORDS["interrogative"] if w in ("哪", "谁", "which", "who"))
+_CAUSE = _WORDS["cause"]
 # jieba's tags of words that carry no slot and no content of their own (its tag set: ICTCLAS).
 _FUNCTION_TAGS = frozenset("x uj ul uz ug ud uv y c p d m q e o r t zg".split())
 # Tags of the words a name is made of (nouns, proper nouns, Latin words, abbreviations).
@@ -82,6 +91,12 @@ class Reading:
     asks_name: bool
     asks_which: bool
     asks: bool
+
+    @property
+    def asks_cause(self) -> bool:
+        """Whether it asks why (为什么, 原因, why): of the fact the question before it asked."""
+        lowered = self.text.lower()
+        return any(_has(lowered, w) if w.isascii() else w in self.text for w in _CAUSE)
 
     def of(self, kind: str) -> list[Piece]:
         return [p for p in self.pieces if p.kind == kind]
@@ -193,6 +208,8 @@ def _chinese_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
         if _part_of_year(word, tag):
             _close(text, run, out, known)
             out.append(Piece("period_part", start, end, word))
+        elif _demonstrative(word, tag) and _degree(tokens, i):
+            _close(text, run, out, known)  # 这么快, 这么高: how much, not which thing
         elif _demonstrative(word, tag):
             _close(text, run, out, known)
             end = _pointer_end(tokens, i, end, found)
@@ -222,6 +239,11 @@ def _demonstrative(word: str, tag: str) -> bool:
     if tag == "mq":  # 这份: a demonstrative fused with its measure word
         tag = _tags(word[:1])[0][1]
     return tag == "r" and not any(w in word for w in _ASKS_NAME) and "什么" not in word
+
+
+def _degree(tokens: list[tuple[str, str]], i: int) -> bool:
+    """A pronoun before an adjective or adverb (这么快, 这样高) says how much, not which."""
+    return i + 1 < len(tokens) and tokens[i + 1][1] in ("a", "ad", "d")
 
 
 def _pointer_end(tokens: list[tuple[str, str]], i: int, end: int, found: list[Piece]) -> int:

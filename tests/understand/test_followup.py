@@ -198,8 +198,45 @@ def test_a_report_named_by_its_short_name_is_written_again_by_it() -> None:
     assert followed.text == "澄远智能2023年营业收入是多少？"
     latest = resolve("它的营业收入呢？", "澄远智能的毛利率是多少？", known)
     assert latest.text == "澄远智能2024年的营业收入是多少？"
-    # as an alias of the legal name only (before), the follow-up named the legal name
+    # known only as an alias of the legal name, the company keeps the name the question wrote
     alias_only = known_of([legal], [(legal, legal, ("澄远智能",))], ["营业收入", "毛利率"])
-    assert resolve("那2023年呢？", "澄远智能2024年营业收入是多少？", alias_only).text.startswith(
-        legal
+    kept = resolve("那2023年呢？", "澄远智能2024年营业收入是多少？", alias_only)
+    assert kept.text == "澄远智能2023年营业收入是多少？" and kept.carried[0] == f"subject {legal}"
+    # a pointer with a noun stands for the earlier phrase ending in it, or for the company
+    project = resolve("这个项目建设期多长？", "拓衡传感募投项目里的研发中心建设项目投资多少？")
+    assert project.text.endswith("研发中心建设项目建设期多长？"), project
+    chair = resolve("该公司董事长是谁？", "澄远智能审计委员会召集人是谁？", alias_only)
+    assert chair.text == "澄远智能董事长是谁？"
+    # why, or a verb with no noun of its own: asked of the earlier question's fact
+    why = resolve("为什么提升了？", "澄远智能二季度毛利率多少？", alias_only)
+    assert why.text == "为什么澄远智能二季度毛利率提升了？" and "asked 二季度毛利率" in why.carried
+    assert resolve("为什么增长这么快？", "澄远智能2024年营业收入增长了多少？", alias_only).text == (
+        "为什么澄远智能2024年营业收入增长这么快？"
+    )  # 这么 says how fast, it points at nothing
+    # a company in legal form takes the place of the earlier one of that form, not the subject's
+    tuoheng = "杭州拓衡传感科技股份有限公司"
+    customers = known_of(
+        [tuoheng],
+        [
+            (tuoheng, tuoheng, ("拓衡传感",)),
+            ("Norden Automation GmbH", tuoheng, ()),
+            ("Kestrel Robotics Inc.", tuoheng, ()),
+        ],
+        ["销售额"],
     )
+    swapped = resolve(
+        "Kestrel Robotics Inc.呢？",
+        "拓衡传感2023年对Norden Automation GmbH的销售额是多少？",
+        customers,
+    )
+    assert swapped.text == "拓衡传感2023年对Kestrel Robotics Inc.的销售额是多少？"
+    # relative periods and parts of the year replace the earlier ones
+    assert resolve("去年呢？", "澄远智能2024年的营业收入是多少？", alias_only).text == (
+        "澄远智能2023年的营业收入是多少？"
+    )
+    assert resolve("一季度呢？", "Orvella二季度GAAP净利润多少？").text == (
+        "Orvella一季度GAAP净利润多少？"
+    )
+    assert resolve(
+        "And the year before?", "What did Chengyuan spend on R&D in total in 2024?"
+    ).text == ("What did Chengyuan spend on R&D in total in 2023?")
