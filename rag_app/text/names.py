@@ -191,6 +191,51 @@ def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
     return ""
 
 
+def qualified_noun(
+    question: str, leave_out: tuple[str, ...] = ()
+) -> tuple[str, tuple[str, ...], str]:
+    """A Chinese question's asked noun as it qualifies it: the phrase ("投资活动产生的现金流量净额",
+    "独立董事"), the words qualifying the noun ("投资", "活动", "产生"; "独立": words of two
+    characters or more right before it, across one 的) and the noun's last word ("净额", "董事");
+    ("", (), "") when nothing qualifies it. A report that gives the one but not the other (the
+    operating line's 现金流量净额, not the investing one's) does not give what is asked."""
+    if len([c for c in _CLAUSES.split(question) if c.strip()]) > 1:
+        return "", (), ""  # several clauses (a comparison, a check): not one noun asked
+    text = question
+    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
+        text = text.replace(name, " ")
+    text = PERIOD_SPAN.sub(" ", text)
+    words = tagged(text)
+    nouns = [i for i, (word, tag) in enumerate(words) if _noun(word, tag) and len(word) >= 2]
+    if not nouns:
+        return "", (), ""
+    start = nouns[-1]
+    while start - 1 in nouns and words[start - 1][1].startswith("n"):
+        start -= 1  # 现金流量 净额: the noun's own words (not 经营 活动, verbs as nouns)
+    i = start - 1
+    if i >= 1 and words[i][0] == "的":
+        i -= 1
+    qualifiers: list[str] = []
+    while i >= 0 and _qualifies(*words[i]):
+        qualifiers.insert(0, words[i][0])
+        i -= 1
+    if not qualifiers:
+        return "", (), ""
+    first = text.find(qualifiers[0])
+    end = text.find(words[nouns[-1]][0], first) + len(words[nouns[-1]][0])
+    return text[first:end], tuple(qualifiers), words[nouns[-1]][0]
+
+
+def _qualifies(word: str, tag: str) -> bool:
+    """A content word of two characters or more that can qualify a noun (a verb or noun
+    before it: 投资活动, 独立)."""
+    return len(word) >= 2 and bool(_CJK_RUN.fullmatch(word)) and tag in _QUALIFIER_TAGS
+
+
+_QUALIFIER_TAGS = frozenset("v vn n nz a an b x".split())
+_CLAUSES = re.compile(r"[，,；;？?。!！]")
+
+
 def _noun(word: str, tag: str) -> bool:
     """A Chinese noun by jieba's tag (a term of our finance dictionary, tagged "x", is one)."""
     return bool(_CJK_RUN.fullmatch(word)) and (tag.startswith("n") or tag in ("vn", "x"))

@@ -42,6 +42,7 @@ from rag_app.text.names import (
     head_noun,
     is_place,
     proper_names,
+    qualified_noun,
     sounds_like,
 )
 from rag_app.text.periods import find_years
@@ -112,6 +113,12 @@ def assess(
         shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
         if head and not shown and not any(profile[d].writes(head) for d in scope):
             gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
+        phrase, qualifiers, _ = qualified_noun(question.text, asked)
+        if gap is None and not shown and qualifiers:
+            # the noun written, but not what qualifies it (the operating line's 现金流量净额
+            # when the investing one's is asked; 董事 when 独立董事 are)
+            if not any(profile[d].writes_together(qualifiers) for d in scope):
+                gap = Gap("metric", phrase, _row_labels(snap, scope)[:8])
     if gap is not None:
         return Finding((gap,), declines=True)
     # a company's periods may be given where another report writes it (an industry report's

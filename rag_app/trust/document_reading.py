@@ -17,6 +17,8 @@ from rag_app.text.subjects import document_subjects, is_listed, search_title
 from rag_app.text.synonyms import SYNONYM_GROUPS
 from rag_app.text.tables import column_labels, parse_table
 
+# A sentence, line or table row (a row's cells follow its label after ";").
+_UNITS = re.compile(r"[。！？!?\n|]")
 # A value: a number that is not a year of a date alone (2024年6月 dates; 12.5, 3,265 are values).
 _NUMBER = re.compile(r"(?<![\d.（(])\d+(?:[.,]\d+)*(?![\d）)])(?!\s*年)")
 
@@ -97,6 +99,16 @@ class Document:
             for chunk in self.chunks
             if term in chunk
             for sentence in split_sentences(chunk)
+        )
+
+    def writes_together(self, words: tuple[str, ...]) -> bool:
+        """Whether one sentence, line or table row of it writes every one of ``words`` (or a
+        synonym): 投资 活动 产生 (the investing line), 独立 (of 独立董事)."""
+        return any(
+            all(written_term(w, unit) for w in words)
+            for chunk in self.chunks
+            if written_term(words[0], chunk)
+            for unit in _UNITS.split(chunk)
         )
 
     def strict(self) -> bool:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from rag_app.models import Chunk
-from rag_app.text.names import content_words, head_noun, is_place, proper_names, sounds_like
+from rag_app.text.names import (
+    content_words,
+    head_noun,
+    is_place,
+    proper_names,
+    qualified_noun,
+    sounds_like,
+)
 from rag_app.text.subjects import covers, is_listed, subject_names
 
 
@@ -74,3 +81,27 @@ def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
     # a story naming a company once is not about it
     story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
     assert subject_names(story) == () or not is_listed(subject_names(story)[0])
+
+
+@pytest.mark.parametrize(
+    ("question", "leave_out", "read"),
+    [
+        (
+            "拓衡传感2023年投资活动产生的现金流量净额是多少？",
+            ("拓衡传感",),
+            ("投资活动产生的现金流量净额", ("投资", "活动", "产生"), "净额"),
+        ),
+        ("拓衡传感董事会有几名独立董事？", ("拓衡传感",), ("独立董事", ("独立",), "董事")),
+        (
+            "Orvella二季度经营活动现金流净额是多少？",
+            ("Orvella",),
+            ("经营活动现金流净额", ("经营", "活动"), "净额"),
+        ),
+        ("拓衡传感2023年营业收入多少？", ("拓衡传感",), ("", (), "")),  # nothing qualifies it
+        ("澄远智能营业收入是多少？和2023年比呢？", ("澄远智能",), ("", (), "")),  # two clauses
+    ],
+)
+def test_the_noun_a_question_asks_is_read_with_what_qualifies_it(
+    question: str, leave_out: tuple[str, ...], read: tuple[str, tuple[str, ...], str]
+) -> None:
+    assert qualified_noun(question, leave_out) == read

@@ -46,6 +46,12 @@ ANNUAL = [
             ["主要会计数据", "2024年", "2023年", "2022年"],
             ["营业收入（元）", "3,286,451,209.37", "2,915,337,804.12", "2,466,102,331.58"],
             [
+                "经营活动产生的现金流量净额（元）",
+                "405,318,962.74",
+                "198,460,112.31",
+                "176,502,998.20",
+            ],
+            [
                 "归属于上市公司股东的净利润（元）",
                 "312,684,550.21",
                 "268,115,402.77",
@@ -119,3 +125,15 @@ def test_english_names_are_held_by_their_words_or_their_pinyin(library: Library)
     assert absent.declines and absent.gaps[0].kind == "subject"
     assert not _finding(library, "What was Chengyuan Intelligent's revenue in 2024?").declines
     assert not _finding(library, "澄远智能2024年的归母净利润是多少？").declines
+
+
+def test_a_noun_written_but_not_as_the_question_qualifies_it_is_said(library: Library) -> None:
+    # the report gives the operating line's 现金流量净额, never the investing one's
+    investing = _finding(library, "澄远智能2024年投资活动产生的现金流量净额是多少？")
+    assert investing.declines and investing.gaps[0].kind == "metric"
+    assert "投资活动产生的现金流量净额" in investing.note()
+    assert not _finding(library, "澄远智能2024年经营活动产生的现金流量净额是多少？").declines
+    # a question of several clauses asks more than one noun: not read this way
+    assert not _finding(
+        library, "澄远智能2024年营业收入是多少？和2023年的比，增长了多少？"
+    ).declines
