@@ -104,3 +104,9 @@ def is_whole_year_label(label: str, year: str) -> bool:
     """Whether a column label names ``year`` as a whole year: "2026", "2026E", "2026年",
     "FY2026" (not "2026Q1")."""
     return re.fullmatch(rf"(?:FY)?\s*{re.escape(year)}\s*(?:[AEF]|年)?", label, re.I) is not None
+
+
+def shift_year(period: str, step: int) -> str:
+    """``period`` with its (first) year moved by ``step`` years: 2024年 -> 2023年, 2024Q2 ->
+    2023Q2; unchanged when it names no year."""
+    return YEAR.sub(lambda m: str(int(m.group(1)) + step), period, count=1)

@@ -17,8 +17,8 @@ from rag_app.text.subjects import document_subjects, is_listed, search_title
 from rag_app.text.synonyms import SYNONYM_GROUPS
 from rag_app.text.tables import column_labels, parse_table
 
-# A sentence, line or table row (a row's cells follow its label after ";").
-_UNITS = re.compile(r"[。！？!?\n|]")
+# A line or a table row within a sentence (a row's cells follow its label after ";").
+_LINES = re.compile(r"[\n|]")
 # A value: a number that is not a year of a date alone (2024年6月 dates; 12.5, 3,265 are values).
 _NUMBER = re.compile(r"(?<![\d.（(])\d+(?:[.,]\d+)*(?![\d）)])(?!\s*年)")
 
@@ -108,7 +108,8 @@ class Document:
             all(written_term(w, unit) for w in words)
             for chunk in self.chunks
             if written_term(words[0], chunk)
-            for unit in _UNITS.split(chunk)
+            for sentence in split_sentences(chunk)
+            for unit in _LINES.split(sentence)
         )
 
     def strict(self) -> bool:
