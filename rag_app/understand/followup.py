@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
+from rag_app.text.names import is_place
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known
 from rag_app.understand.referents import (
@@ -157,6 +158,11 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
         carried.append(f"name {beside.text} -> {written(named[0])}")
         text = _edited(before.text, [(beside.start, beside.end, written(named[0]))])
         return Resolution(text, tuple(carried))
+    compared = _place_beside(named, before, subject) if now.compares else None
+    if compared is not None:  # 和境内比呢 after …境外收入…: both places asked
+        carried.append(f"place {compared.text} + {named[0].text}")
+        text = _edited(before.text, [(compared.end, compared.end, "和" + named[0].text)])
+        return Resolution(text, tuple(carried))
     if names and now.compares and subject is not None and len(names) == 1:
         subjects = [written(subject), written(named[0])]
         carried.append(f"subject {subject.value} + {names[0]}")
@@ -211,6 +217,21 @@ def _name_like(
     ]
     alike = [p for p in others if is_listed(p.value) and is_listed(new.value)]
     return alike[-1] if alike else None
+
+
+def _place_beside(named: list[Piece], before: Reading, subject: Piece | None) -> Piece | None:
+    """The earlier question's place (a region of the subject's: 境外, 欧洲) that a place set
+    beside it ("和境内比呢？") is compared with, by jieba's place tags; None when either is not
+    a place or the earlier question names none after its subject's first name."""
+    if len(named) != 1 or not is_place(named[0].text):
+        return None
+    start = subject.start if subject is not None else 0
+    places = [
+        p
+        for p in before.pieces
+        if p.kind in ("name", "words") and p.start >= start and is_place(p.text)
+    ]
+    return places[-1] if places else None
 
 
 def _rest(now: Reading, before: Reading, carried: list[str]) -> str:

@@ -230,6 +230,13 @@ def test_a_report_named_by_its_short_name_is_written_again_by_it() -> None:
         customers,
     )
     assert swapped.text == "拓衡传感2023年对Kestrel Robotics Inc.的销售额是多少？"
+    # a place set beside the earlier question's place: both places asked
+    regions = known_of(
+        [legal], [(legal, legal, ("澄远智能",)), ("境外", legal, ()), ("境内", legal, ())], ["收入"]
+    )
+    assert resolve("和境内比呢？", "澄远智能境外收入同比增长了多少？", regions).text == (
+        "澄远智能境外和境内收入同比增长了多少？"
+    )
     # relative periods and parts of the year replace the earlier ones
     assert resolve("去年呢？", "澄远智能2024年的营业收入是多少？", alias_only).text == (
         "澄远智能2023年的营业收入是多少？"
