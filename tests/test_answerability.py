@@ -110,7 +110,7 @@ def test_the_finding_is_its_own_instruction_and_never_picks_excerpts(sample: Lib
 
 
 def test_a_table_asked_for_by_its_number_is_shown_whatever_it_is_called(sample: Library) -> None:
-    """"请给出表6 产线一览表": the sample's 表6 is captioned "中芯国际产线一览", so the noun
+    """ "请给出表6 产线一览表": the sample's 表6 is captioned "中芯国际产线一览", so the noun
     "一览表" is written nowhere, yet showing 表6 answers the question (a new user's try,
     session 12). A number the report does not have is still read as before."""
     for question in ("请给出表6 产线一览表", "图3显示了什么？", "What does Figure 3 show?"):

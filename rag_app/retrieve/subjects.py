@@ -234,12 +234,12 @@ def within_company_trace(
     k: int,
 ) -> RetrievalTrace:
     """``whole`` (the question's ranking) with the places it gives the company's report's parts
-    taken, in order, by ``unnamed``'s ranking of them (the question without the name, within its
-    report), the report's first part first: a question naming a company with a report of its
-    own is answered from that report first; what others write of it (a ranking, a customer
-    list) keeps the places the question gives it. Scores stay with the places. When the
-    question without the name shares no word with the report (an English question's only
-    Chinese word was the name), ``whole`` stands."""
+    taken, in order, by those parts as both rankings agree (``_agreed``: the question's and
+    ``unnamed``'s, the question without the name within its report), the report's first part
+    first: a question naming a company with a report of its own is answered from that report
+    first; what others write of it (a ranking, a customer list) keeps the places the question
+    gives it. Scores stay with the places. When the question without the name shares no word
+    with the report (an English question's only Chinese word was the name), ``whole`` stands."""
     own = set(doc_ids)
     if not shares_words(unnamed, doc_ids):
         return whole
