@@ -241,6 +241,12 @@ def _noun(word: str, tag: str) -> bool:
     return bool(_CJK_RUN.fullmatch(word)) and (tag.startswith("n") or tag in ("vn", "x"))
 
 
+def is_proper(word: str) -> bool:
+    """Whether jieba reads a word as a proper noun first (宁德, 华虹), not a common one (传感)."""
+    words = tagged(word)
+    return bool(words) and words[0][1] in _PROPER_TAGS
+
+
 def is_place(name: str) -> bool:
     """Whether a name starts as a place does (jieba tags its first word a place or a
     direction: 中国, 国内, 德国)."""

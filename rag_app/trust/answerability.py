@@ -41,6 +41,7 @@ from rag_app.text.names import (
     content_words,
     head_noun,
     is_place,
+    is_proper,
     proper_names,
     qualified_noun,
     sounds_like,
@@ -325,10 +326,10 @@ def _docs_about(
 
 def _as_written(name: str, texts: list[str], shortest: int = 3) -> str:
     """The longest head of ``name`` (``name_prefixes``, down to ``shortest`` Chinese characters)
-    that one of ``texts`` (lower-case) writes, else its longest tail so written (福建宁德 as 宁德);
-    "" when none is."""
+    that one of ``texts`` (lower-case) writes, else its longest tail so written that is a name
+    itself (福建宁德 as 宁德; not 拓衡传感 as 传感, a common word, by jieba's tags); "" when none is."""
     lowered = name.strip().lower()
-    tails = [lowered[k:] for k in range(1, len(lowered) - shortest + 1)]
+    tails = [lowered[k:] for k in range(1, len(lowered) - shortest + 1) if is_proper(lowered[k:])]
     for part in (*name_prefixes(name, shortest), *([] if lowered.isascii() else tails)):
         if any(part in text for text in texts):
             return part

@@ -137,6 +137,11 @@ def read_document(chunks: list[Chunk]) -> Document:
     profile = profile_of(chunks)
     subjects = next(iter(document_subjects(chunks).values()), frozenset())
     names = _subject_names(profile)
+    if names and not any(w in n or n in w for w in subjects for n in names):
+        # its title is a section heading ("第二节 公司简介…"): its subject by its shortest
+        # Chinese name (澄远智能), else its main name
+        short = [n for n in names if cjk_share(n) and not is_listed(n)]
+        subjects = frozenset({min(short, key=len) if short else names[0]})
     return Document(
         subjects=frozenset(subjects or ()) or frozenset(names[:1]),
         names=names,

@@ -65,7 +65,7 @@ ANNUAL = [
 ]
 INDUSTRY = [
     _text("工业机器人行业深度报告：国产替代进入深水区", level=1),
-    _text("2024年中国工业机器人销量30.9万台，国产品牌份额继续提升。"),
+    _text("2024年中国工业机器人销量30.9万台，国产品牌份额继续提升；力传感器国产化率仍低。"),
     _table(
         [
             ["排名", "厂商", "销量（万台）", "市场份额（%）"],
@@ -137,3 +137,13 @@ def test_a_noun_written_but_not_as_the_question_qualifies_it_is_said(library: Li
     assert not _finding(
         library, "澄远智能2024年营业收入是多少？和2023年的比，增长了多少？"
     ).declines
+
+
+def test_a_company_no_report_covers_is_said_even_when_a_word_of_its_name_is_written(
+    library: Library,
+) -> None:
+    # 传感 (a common word, of 力传感器) is written; 拓衡传感 is not: no report of it
+    absent = _finding(library, "拓衡传感有几名独立董事？")
+    assert absent.declines and absent.gaps[0].kind == "subject"
+    # the annual report's title is a section heading: it is held as 澄远智能, not as 第二节
+    assert "澄远智能" in absent.note() and "第二节" not in absent.note()
