@@ -24,6 +24,8 @@ PATH_SEPARATOR = " > "
 # space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
 _LEADING_NAME = re.compile(rf"^([{CJK_UNIFIED}]{{2,12}})(?=[（(：:，,\s\d]|$)")
 _GENERIC_TITLES = lexicon.word_set("generic_titles.txt")
+# An ordinal section heading: 第 + a numeral + the unit (第二节, 第三章, 第十二部分).
+_SECTION_NUMBER = re.compile(r"第[一二三四五六七八九十百零〇两\d]+[节章篇部卷编条款]")
 # A listing's ticker: 688981.SH, 1347.HK, ORVL.US, "NYSE: ORVL".
 TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{1,5}\.[A-Z]{2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
 _LATIN_NAME = r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,4}"
@@ -52,9 +54,11 @@ def search_title(chunk: Chunk) -> str:
 
 def subject_words(chunk: Chunk) -> frozenset[str]:
     """The name of what a chunk's document is about, from the document title that chunking puts
-    first in the searched text ("title > heading > ..."); empty when it does not start with one."""
+    first in the searched text ("title > heading > ..."); empty when it does not start with one,
+    or starts with a section's number ("第二节 公司简介和主要财务指标" of an annual report's
+    excerpt: an ordinal, not a name)."""
     match = _LEADING_NAME.match(search_title(chunk))
-    if match is None or match.group(1) in _GENERIC_TITLES:
+    if match is None or match.group(1) in _GENERIC_TITLES or _SECTION_NUMBER.match(match.group(1)):
         return frozenset()
     return frozenset({match.group(1)})
 

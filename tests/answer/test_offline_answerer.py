@@ -370,6 +370,9 @@ def test_a_question_naming_one_report_is_not_answered_from_a_look_alike_table():
     )
     assert "412,680" in neither  # no report named: nothing is filtered
     assert subject_words(CATL) == {"宁德时代"}
+    # an annual report excerpt titled by its section's number has no subject in its title
+    section = _forecast("annual", "第二节 公司简介和主要财务指标", "3,286")
+    assert subject_words(section) == frozenset()
     assert named_sources(analyse_query("What is BYD's revenue?"), [(1, CATL), (2, BYD)]) is None
     # every chunk of a named report stays, whatever section it is in
     byd_pe = _forecast("byd", "比亚迪（002594.SZ）深度报告", "18.2", label="市盈率（倍）")
