@@ -85,6 +85,15 @@ class DocumentProfile:
     exhibits: tuple[Exhibit, ...] = ()
 
     @property
+    def subject_names(self) -> tuple[str, ...]:
+        """Its subject's names as ``profile_of`` read them (``text.subjects.subject_names``): the
+        main one, then its tickers and other names; () when it names no subject."""
+        if not self.subject:
+            return ()
+        own = next((e for e in self.entities if e.name == self.subject), None)
+        return (own.name, *own.tickers, *own.aliases) if own else (self.subject,)
+
+    @property
     def tables(self) -> tuple[Exhibit, ...]:
         return tuple(e for e in self.exhibits if e.kind == "table")
 

@@ -20,7 +20,7 @@ from rag_app.index.library import Library
 from rag_app.index.profile import DocumentProfile
 from rag_app.models import Understood
 from rag_app.text.language import CJK_UNIFIED
-from rag_app.text.subjects import is_listed
+from rag_app.text.subjects import is_listed, shortest_chinese_name
 from rag_app.understand.followup import standalone
 from rag_app.understand.known import Known, known_of
 
@@ -68,14 +68,10 @@ def _company(profile: DocumentProfile) -> str:
     江苏澄远智能装备股份有限公司), when it is one (named with a ticker or in legal form): what a
     facility its tables list belongs to. An industry report's rows are companies of their own:
     ""."""
-    entity = next((e for e in profile.entities if e.name == profile.subject), None)
-    if entity is None:
-        return ""
-    spellings = (entity.name, *entity.tickers, *entity.aliases)
+    spellings = profile.subject_names
     if not any(is_listed(n) for n in spellings):
         return ""
-    chinese = [n for n in spellings if _CJK.search(n) and not is_listed(n)]
-    return min(chinese, key=len) if chinese else entity.name
+    return shortest_chinese_name(spellings) or spellings[0]
 
 
 def _other_names(profile: DocumentProfile) -> tuple[str, ...]:

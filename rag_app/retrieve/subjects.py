@@ -127,11 +127,8 @@ def company_names_by_document(library: Library, kb: str) -> dict[str, tuple[str,
     def build(snap: Snapshot) -> dict[str, tuple[str, ...]]:
         out = {}
         for doc_id, profile in library.profiles(kb).items():
-            if doc_id not in snap.versions or not profile.subject:
-                continue
-            own = next((e for e in profile.entities if e.name == profile.subject), None)
-            names = (profile.subject, *(own.tickers + own.aliases if own else ()))
-            if any(is_listed(n) for n in names):
+            names = profile.subject_names
+            if doc_id in snap.versions and any(is_listed(n) for n in names):
                 out[doc_id] = names
         return out
 

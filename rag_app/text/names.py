@@ -149,10 +149,7 @@ def content_words(
     punctuation, periods or the names ``leave_out`` ("营业收入" of "北辰智控2024年的营业收入是多少？"
     with 北辰智控 left out). ``nouns``: only its Chinese nouns of two characters or more (what a
     report must write for the question to be about something it holds)."""
-    text = question
-    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
-        text = text.replace(name, " ")
-    text = PERIOD_SPAN.sub(" ", text)
+    text = _blanked(question, leave_out)
     out = []
     for word, tag in tagged(text):
         if not _WORD.search(word) or word.isdigit():
@@ -173,12 +170,9 @@ def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
     ("速动 比率", "现金流 净额": a compound, its halves apart); "" when it ends on a two-character
     word alone ("什么变化", "哪些
     指标", "时候投产"), which says what kind of answer it wants, not what a report must hold."""
-    text = question
-    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
-        text = text.replace(name, " ")
-    text = PERIOD_SPAN.sub(" ", text)
+    text = _blanked(question, leave_out)
     words = tagged(text)
-    nouns = [i for i, (word, tag) in enumerate(words) if _noun(word, tag) and len(word) >= 2]
+    nouns = _noun_places(words)
     if not nouns:
         return ""
     last = nouns[-1]
@@ -201,12 +195,9 @@ def qualified_noun(
     operating line's 现金流量净额, not the investing one's) does not give what is asked."""
     if len([c for c in _CLAUSES.split(question) if c.strip()]) > 1:
         return "", (), ""  # several clauses (a comparison, a check): not one noun asked
-    text = question
-    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
-        text = text.replace(name, " ")
-    text = PERIOD_SPAN.sub(" ", text)
+    text = _blanked(question, leave_out)
     words = tagged(text)
-    nouns = [i for i, (word, tag) in enumerate(words) if _noun(word, tag) and len(word) >= 2]
+    nouns = _noun_places(words)
     if not nouns:
         return "", (), ""
     start = nouns[-1]
@@ -234,6 +225,18 @@ def _qualifies(word: str, tag: str) -> bool:
 
 _QUALIFIER_TAGS = frozenset("v vn n nz a an b x".split())
 _CLAUSES = re.compile(r"[，,；;？?。!！]")
+
+
+def _blanked(question: str, leave_out: tuple[str, ...]) -> str:
+    """``question`` with the names ``leave_out`` (longest first) and its periods blanked out."""
+    for name in sorted((n for n in leave_out if n), key=len, reverse=True):
+        question = question.replace(name, " ")
+    return PERIOD_SPAN.sub(" ", question)
+
+
+def _noun_places(words: list[tuple[str, str]]) -> list[int]:
+    """The places of the Chinese nouns of two characters or more among tagged ``words``."""
+    return [i for i, (word, tag) in enumerate(words) if _noun(word, tag) and len(word) >= 2]
 
 
 def _noun(word: str, tag: str) -> bool:

@@ -20,6 +20,7 @@ from rag_app.text.language import CJK_UNIFIED
 # Between the title and headings of the searched text's first line (written by chunking).
 PATH_SEPARATOR = " > "
 
+_CJK_CHAR = re.compile(f"[{CJK_UNIFIED}]")
 # A report title's leading name: the Chinese characters before the first bracket, colon, comma,
 # space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
 _LEADING_NAME = re.compile(rf"^([{CJK_UNIFIED}]{{2,12}})(?=[（(：:，,\s\d]|$)")
@@ -95,6 +96,13 @@ def named_subjects(
                 named.setdefault(word, []).append(doc_id)
     order = sorted(named, key=lambda w: lowered.index(w.lower()))
     return {w: tuple(named[w]) for w in order}
+
+
+def shortest_chinese_name(names: Sequence[str]) -> str:
+    """The shortest Chinese name among a company's ``names`` that is not a listing's form (中芯国际;
+    澄远智能 of 江苏澄远智能装备股份有限公司), "" when none is: how readers and reports call it."""
+    chinese = [n for n in names if _CJK_CHAR.search(n) and not is_listed(n)]
+    return min(chinese, key=len) if chinese else ""
 
 
 def is_listed(name: str) -> bool:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag_app.index.profile import DocumentProfile, profile_of
+from rag_app.index.profile import profile_of
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
 from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
 from rag_app.text.sentences import split_sentences
-from rag_app.text.subjects import document_subjects, is_listed, search_title
+from rag_app.text.subjects import document_subjects, is_listed, search_title, shortest_chinese_name
 from rag_app.text.synonyms import SYNONYM_GROUPS
 from rag_app.text.tables import column_labels, parse_table
 
@@ -136,12 +136,11 @@ def read_document(chunks: list[Chunk]) -> Document:
     tables are laid out by (not a date a cell holds: "2024年6月18日"), the names they list."""
     profile = profile_of(chunks)
     subjects = next(iter(document_subjects(chunks).values()), frozenset())
-    names = _subject_names(profile)
+    names = profile.subject_names
     if names and not any(w in n or n in w for w in subjects for n in names):
         # its title is a section heading ("第二节 公司简介…"): its subject by its shortest
         # Chinese name (澄远智能), else its main name
-        short = [n for n in names if cjk_share(n) and not is_listed(n)]
-        subjects = frozenset({min(short, key=len) if short else names[0]})
+        subjects = frozenset({shortest_chinese_name(names) or names[0]})
     return Document(
         subjects=frozenset(subjects or ()) or frozenset(names[:1]),
         names=names,
@@ -155,17 +154,6 @@ def read_document(chunks: list[Chunk]) -> Document:
         table_years=frozenset(y for p in profile.periods for y in find_years(p)),
         table_periods=frozenset(p.lower() for p in profile.periods),
     )
-
-
-def _subject_names(profile: DocumentProfile) -> tuple[str, ...]:
-    """The subject's names as the profile keeps them (``text.subjects.subject_names``, read once
-    by ``profile_of``): its main name, then its tickers and other names."""
-    if not profile.subject:
-        return ()
-    entity = next((e for e in profile.entities if e.name == profile.subject), None)
-    if entity is None:
-        return (profile.subject,)
-    return (entity.name, *entity.tickers, *entity.aliases)
 
 
 def _headers(chunks: list[Chunk]) -> tuple[str, ...]:

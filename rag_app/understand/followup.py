@@ -24,7 +24,7 @@ replaced.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
@@ -204,19 +204,16 @@ def _name_like(
     """The earlier question's other name a follow-up's one new name takes the place of: a name
     after the subject of the same form (a company in legal form for another, "Norden Automation
     GmbH" for "Kestrel Robotics Inc."), when the new name is no report's subject."""
-    if len(named) != 1 or subject is None:
+    if len(named) != 1 or subject is None or not is_listed(named[0].value):
         return None
-    new = named[0]
-    entry = known.names.get(new.text.lower())
+    entry = known.names.get(named[0].text.lower())
     if entry is not None and entry.subject:
         return None
-    others = [
-        p
-        for p in before.pieces
-        if p.start >= subject.end and (p.kind == "name" or (p.kind == "words" and p.proper))
-    ]
-    alike = [p for p in others if is_listed(p.value) and is_listed(new.value)]
-    return alike[-1] if alike else None
+    return _last_after(
+        before,
+        subject.end,
+        lambda p: (p.kind == "name" or (p.kind == "words" and p.proper)) and is_listed(p.value),
+    )
 
 
 def _place_beside(named: list[Piece], before: Reading, subject: Piece | None) -> Piece | None:
@@ -226,12 +223,12 @@ def _place_beside(named: list[Piece], before: Reading, subject: Piece | None) ->
     if len(named) != 1 or not is_place(named[0].text):
         return None
     start = subject.start if subject is not None else 0
-    places = [
-        p
-        for p in before.pieces
-        if p.kind in ("name", "words") and p.start >= start and is_place(p.text)
-    ]
-    return places[-1] if places else None
+    return _last_after(before, start, lambda p: p.kind in ("name", "words") and is_place(p.text))
+
+
+def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) -> Piece | None:
+    """The earlier question's last piece from ``start`` on that ``accept`` takes, or None."""
+    return next((p for p in reversed(before.pieces) if p.start >= start and accept(p)), None)
 
 
 def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
