@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from rag_app.index.admission import OnConflict
 from rag_app.index.library import Library
+from rag_app.ingest.loader import doc_id_from_name
 from rag_app.models import IngestReport, Progress
 
 # Share of a file's progress bar per ingestion stage (embedding dominates).
@@ -28,11 +29,14 @@ def ingest_files(
 ) -> list[tuple[str, list[IngestReport]]]:
     """Ingest uploaded files one by one (a progress bar and a result each).
 
-    Returns ``(file name, reports)`` per file; a zip may hold several documents. A failure of
-    one file becomes a ``rejected`` report and the others still run.
+    Returns ``(file name, reports)`` per file, in the files' order; a zip may hold several
+    documents. A failure of one file becomes a ``rejected`` report and the others still run. A
+    content list goes before the other files of its document (the markdown MinerU writes beside
+    it), so they are found to be its duplicates before anything of theirs is embedded.
     """
-    results: list[tuple[str, list[IngestReport]]] = []
-    for position, (name, data) in enumerate(files):
+    results: list[tuple[str, list[IngestReport]]] = [("", [])] * len(files)
+    for position in _content_lists_first(files):
+        name, data = files[position]
 
         def report(progress: Progress, position: int = position) -> None:
             if on_progress is not None:
@@ -42,5 +46,20 @@ def ingest_files(
             reports = lib.ingest_bytes([(name, data)], kb, progress=report, on_conflict=on_conflict)
         except Exception as exc:  # noqa: BLE001 - shown per file; the batch goes on
             reports = [IngestReport(name=name, status="rejected", message=str(exc))]
-        results.append((name, reports))
+        results[position] = (name, reports)
     return results
+
+
+def _content_lists_first(files: Sequence[tuple[str, bytes]]) -> list[int]:
+    """The files' positions, each content list moved before the first file of its document."""
+    order = list(range(len(files)))
+    first: dict[str, int] = {}
+    for position, (name, _) in enumerate(files):
+        doc_id = doc_id_from_name(name)
+        if doc_id not in first:
+            first[doc_id] = position
+        elif name.lower().endswith(".json") and "_content_list" in name.lower():
+            order.remove(position)
+            order.insert(order.index(first[doc_id]), position)
+            first[doc_id] = position
+    return order

@@ -125,25 +125,40 @@ def _span(value: str | None) -> int:
         return 1
 
 
-@functools.lru_cache(maxsize=128)
 def parse_table(html: str, header_rows: int = 0, *, strict: bool = False) -> Grid:
     """Parse an HTML table into a span-expanded grid; an empty or cell-less body gives 0 rows.
-    Kept for the next call with the same table (the Grid is immutable): chunking, the
-    document's features and its profile each read every table of an upload.
 
     ``header_rows`` > 0 says how many leading rows are headers (when the chunk already knows);
     otherwise rows of ``<th>``/``<thead>`` cells are headers, or the rows are read to guess.
     A table whose grid would pass ``MAX_GRID_CELLS`` raises ``TableTooLarge`` when ``strict``
     (ingestion), else is read without its spans and cut to that size.
     """
+    try:
+        grid = _parsed(html or "", False)
+    except TableTooLarge:
+        if strict:
+            raise
+        grid = _parsed(html or "", True)
+    if header_rows > 0:
+        return Grid(grid.rows, min(header_rows, max(0, len(grid.rows) - 1)), grid.cell_ids)
+    return grid
+
+
+# Kept by the table's HTML alone, whatever a reader asks of its headers: chunking, the
+# document's features and its profile each read every table of an upload, the last two after
+# the whole batch is chunked and embedded (hence room for a few hundred tables).
+@functools.lru_cache(maxsize=512)
+def _parsed(html: str, cut: bool) -> Grid:
+    """The grid with its header rows read from the table; over ``MAX_GRID_CELLS`` it raises
+    ``TableTooLarge``, or with ``cut`` is read without spans and cut to that size."""
     parser = _TableParser()
-    parser.feed(html or "")
+    parser.feed(html)
     parser.close()
     parser._close_cell()
     raw = [row for row in parser.rows if row]
     rows_needed, cols_needed = _extent(raw)
     if rows_needed * cols_needed > MAX_GRID_CELLS:
-        if strict:
+        if not cut:
             raise TableTooLarge(rows_needed, cols_needed)
         raw = [[(text, header, 1, 1) for text, header, _, _ in row] for row in raw]
         width = max(len(row) for row in raw)
@@ -182,11 +197,10 @@ def parse_table(html: str, header_rows: int = 0, *, strict: bool = False) -> Gri
     filled = [row for row in filled if any(text for _, text in row)]
     rows = tuple(tuple(text for _, text in row) for row in filled)
     cell_ids = tuple(tuple(i for i, _ in row) for row in filled)
-    if header_rows <= 0:
-        marked = 0
-        while marked < len(header_flags) and header_flags[marked]:
-            marked += 1
-        header_rows = marked if marked else _guess_header_rows(rows)
+    marked = 0
+    while marked < len(header_flags) and header_flags[marked]:
+        marked += 1
+    header_rows = marked if marked else _guess_header_rows(rows)
     return Grid(rows, min(header_rows, max(0, len(rows) - 1)), cell_ids)
 
 
