@@ -10,7 +10,7 @@ EVAL    ?= ../shared/eval
 EVALOUT ?= eval-results
 PORT    ?= 8501
 
-.PHONY: run test test-fast test-browser setup eval eval-broker router bench crash lint clean
+.PHONY: run test test-fast test-browser setup eval eval-broker router operations bench crash lint clean
 
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
@@ -57,6 +57,11 @@ eval-broker: setup
 # Writes rag_app/retrieve/data/router.json and $(EVALOUT)/router.json (docs/ROUTING.md).
 router: setup
 	$(BIN)/python -m rag_app.evaluation.router_fit --eval-dir $(EVAL) --out $(EVALOUT) --report $(EVALOUT)/router.json
+
+# The question-operation model (rag_app/understand/data/operations.json): fitted on half of
+# TAT-QA dev's documents, reported on the other half; seconds.
+operations: setup
+	$(BIN)/python -m rag_app.evaluation.operations_fit --eval-dir $(EVAL) --write
 
 # Speed in one run (slow; idle machine): ingestion and query latency of the configured encoder
 # runtime beside the bare torch fp32 encoder (RUNTIMES=onnx-int8,onnx,torch for each), the scale

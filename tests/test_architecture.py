@@ -23,6 +23,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"config"}),
     frozenset({"sqlite_store"}),  # the one way a SQLite file is opened and migrated
     frozenset({"understand"}),  # the question's analysis and its follow-up resolution
+    frozenset({"facts"}),  # table cells as facts, and the facts a question asks for
     frozenset({"ingest", "encoder"}),
     frozenset({"index"}),
     frozenset({"retrieve", "prompt"}),

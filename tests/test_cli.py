@@ -433,3 +433,61 @@ def test_check_finds_missing_vectors_and_repair_restores_them(capsys, data_dir: 
 
     code, _, err = run(capsys, "check", "--kb", "absent", "--data-dir", str(data_dir))
     assert code == 2 and "no knowledge base named 'absent'" in err
+
+
+def test_eval_answers_adds_each_answer_and_tatqa_scores(
+    capsys, data_dir: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """``eval --answers``: each row's offline answer, its short answer and scale, and TAT-QA's
+    exact match and F1 over the questions with gold answers, overall and per answer type."""
+    questions = tmp_path / "q.jsonl"
+    rows = [
+        ("a1", "What was the change in Freight revenue from 2018 to 2019?", 2225, "arithmetic"),
+        ("a2", "What was Freight revenue in 2019?", ["$ 12,340"], "span"),
+        ("a3", "What was Warehousing revenue in 2019?", ["4,999"], "span"),
+    ]
+    questions.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": qid,
+                    "question": text,
+                    "answer": answer,
+                    "answer_type": kind,
+                    "scale": "thousand",
+                    "doc_id": "tatqa_like",
+                    "gold_item_indices": [3],
+                }
+            )
+            + "\n"
+            for qid, text, answer, kind in rows
+        ),
+        encoding="utf-8",
+    )
+    details = tmp_path / "details.json"
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--docs",
+        str(TEST_DATA / "tatqa_like_content_list.json"),
+        "--questions",
+        str(questions),
+        "--scope",
+        "doc",
+        "--answers",
+        "--data-dir",
+        str(data_dir),
+        "--json",
+        str(details),
+    )
+    assert code == 0, err
+    summary = json.loads(out)
+    assert set(summary) >= EVAL_KEYS
+    by_id = {row["id"]: row for row in json.loads(details.read_text())["per_question"]}
+    assert set(by_id["a1"]["answer"]) == {"text", "short", "scale", "em", "f1"}
+    assert (by_id["a1"]["answer"]["short"], by_id["a1"]["answer"]["scale"]) == ("2225", "thousand")
+    assert by_id["a1"]["answer"]["em"] == 1.0 and by_id["a2"]["answer"]["em"] == 1.0
+    assert by_id["a3"]["answer"]["em"] == 0.0  # 4,210 is not the gold 4,999
+    answers = summary["answers"]
+    assert answers["n"] == 3 and answers["em"] == pytest.approx(66.67)
+    assert answers["by_type"]["arithmetic"] == {"n": 1, "em": 100.0, "f1": 100.0}

@@ -69,6 +69,7 @@ CONSTANTS: dict[str, str] = {
     # the evaluation's own protocol
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",
     "evaluation/router_fit.py:EMBED_SCALE": "the router fit's feature scale, saved in router.json",
+    "evaluation/operations_fit.py:STRENGTHS": "the operation fit's grid, chosen by cross-validation",
 }
 # Knobs still outside the tree, each waiting on work in flight elsewhere (move, then delete here).
 PENDING: dict[str, str] = {

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
+from rag_app.answer.fact_lines import fact_value_lines
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.quotes import (
     Candidate,
@@ -292,6 +293,8 @@ class ExtractiveAnswerer:
             values, chosen = value_lines(query, chosen, sources, lang)
             if not values:  # no table row gives it: a quoted sentence may state it
                 values = stated_value_lines(query, chosen, sources, lang)
+            if not values and self.settings.fact_lines:  # a table's cells, named or worked out
+                values = fact_value_lines(query, sources, lang, self.settings.operation_confidence)
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:

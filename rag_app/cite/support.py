@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from rag_app.cite.evidence import Features, SourceEvidence, best_units, coverage
 from rag_app.cite.semantic import SemanticMatcher
 from rag_app.stage_settings import CiteSettings
+from rag_app.text.working import worked_results
 
 
 class SupportScorer:
@@ -23,8 +24,15 @@ class SupportScorer:
     def missing_numbers(
         self, claim: Features, sources: Sequence[SourceEvidence]
     ) -> tuple[list, list]:
-        """(missing numbers other than years, missing years) of the claim in ``sources``."""
-        missing = [n for n in claim.numbers if not any(s.has_number(n) for s in sources)]
+        """(missing numbers other than years, missing years) of the claim in ``sources``; a
+        result the claim works out from its own numbers ("12340 - 10115 = 2225") is traced to
+        them, not looked for in a source."""
+        worked = worked_results(claim.text) if "=" in claim.text else frozenset()
+        missing = [
+            n
+            for n in claim.numbers
+            if n.value not in worked and not any(s.has_number(n) for s in sources)
+        ]
         return [n for n in missing if not n.year], [n for n in missing if n.year]
 
     def units(self, claim: Features, sources: Sequence[SourceEvidence]) -> list[Features]:

@@ -39,8 +39,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _err(f"rejected {r.name}: {r.message}")
     n_chunks = sum(d.n_chunks for d in library.documents(kb))
     _err(f"{len(questions)} questions, retriever {args.retriever}, scope {args.scope}")
+    answers = None
+    if args.answers:
+        from rag_app.answer.offline import ExtractiveAnswerer
+        from rag_app.evaluation.answers import AnswerScores
+
+        answers = AnswerScores(ExtractiveAnswerer(settings=settings.offline).answer_text)
     result = evaluate(
-        library, kb, questions, args.retriever, args.scope, args.k, progress=_ProgressPrinter()
+        library,
+        kb,
+        questions,
+        args.retriever,
+        args.scope,
+        args.k,
+        progress=_ProgressPrinter(),
+        answers=answers,
     )
     per_question = result.pop("per_question")
     summary = {
@@ -103,4 +116,10 @@ def add_eval_parser(sub, common: argparse.ArgumentParser) -> None:  # type: igno
     p.add_argument("--retriever", default="hybrid", choices=RETRIEVERS)
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--json", help="write the metrics (and per-question ranks) here")
+    p.add_argument(
+        "--answers",
+        action="store_true",
+        help="also answer each question offline: per question its answer (text, short, scale), "
+        "and TAT-QA's exact match and F1 for questions with gold answers",
+    )
     p.set_defaults(func=cmd_eval)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rag_app.evaluation.answers import AnswerScores
 from rag_app.evaluation.routing import gold_types, routing_summary
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, Progress, SearchFilter
@@ -48,6 +49,8 @@ class Question:
     # The content types of the gold items (where the answer is): smart mode's routing is right
     # when it prefers one of them.
     gold_types: tuple[str, ...] = ()
+    # The scale of a numeric gold answer (TAT-QA: "", thousand, million, billion, percent).
+    scale: str = ""
 
     @property
     def earlier_questions(self) -> list[str]:
@@ -88,6 +91,7 @@ def load_questions(path: Path) -> list[Question]:
                     written_out=str(row.get("written_out") or ""),
                     answerable=bool(row.get("answerable", True)),
                     gold_types=tuple(sorted({str(t) for t in row.get("gold_item_types", ())})),
+                    scale=str(row.get("scale") or ""),
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -225,6 +229,7 @@ def evaluate(
     | None = None,
     conversation: str = "history",
     routing_labels: Mapping[str, tuple[str, str]] | None = None,
+    answers: AnswerScores | None = None,
 ) -> dict[str, object]:
     """Run every question and return the metrics.
 
@@ -240,7 +245,9 @@ def evaluate(
     conversation as the chat does (``standalone`` in its row), "none" asks it alone, "written"
     asks its ``written_out`` form. A smart retriever's rows carry its ``routing`` (type,
     single_type, confidence) and the metrics a ``routing`` summary (``routing_summary``, with
-    accuracy against ``routing_labels`` when given).
+    accuracy against ``routing_labels`` when given). With ``answers``, each answerable row gets
+    its ``answer`` (text, short answer, scale, and TAT-QA's em / f1 against the gold) and the
+    metrics an ``answers`` summary.
     """
     if conversation not in ("history", "none", "written"):
         raise ValueError("conversation must be history, none or written")
@@ -329,6 +336,16 @@ def evaluate(
                     )
                     in_offline[name].append(quoted)
                     row[f"answer_in_offline {name}".strip()] = quoted
+            if answers is not None:
+                numbered = [(source.number, source.hit.chunk) for source in prompt.sources]
+                row["answer"] = answers.row(
+                    asked,
+                    numbered,
+                    question.answers,
+                    question.answer_type,
+                    question.scale,
+                    declined=refused,
+                )
         per_question.append(row)
         if n % 25 == 0:
             progress(Progress("questions", n, len(questions)))
@@ -373,6 +390,7 @@ def evaluate(
         "query_ms_p50": round(_percentile(latencies, 0.5), 2),
         "query_ms_p95": round(_percentile(latencies, 0.95), 2),
         **extra,
+        **({"answers": answers.summary()} if answers is not None else {}),
         **(
             {
                 "n_unanswerable": len(declined[False]),

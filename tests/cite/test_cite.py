@@ -589,3 +589,16 @@ def test_the_check_stems_like_the_rest_of_the_house() -> None:
 
     assert "rsu" in features("The RSUs vested in 2019.").words
     assert "rsu" in features("Each RSU vests over three years.").words
+
+
+def test_a_worked_result_is_traced_to_its_operands_and_a_wrong_one_is_flagged() -> None:
+    """A computed number is not in any source: it is supported when the working before it,
+    whose operands the source holds, gives it; a result the working does not give is flagged."""
+    right = "营业收入 2023A-2024A变化：577.96 - 452 = 125.96 [Source 2]"
+    report = check_answer(right, SOURCES, None, NO_QUESTION)
+    assert [c.supported for c in report.sentences if c.factual] == [True]
+    wrong = "营业收入 2023A-2024A变化：577.96 - 452 = 126.96 [Source 2]"
+    report = check_answer(wrong, SOURCES, None, NO_QUESTION)
+    assert report.unsupported_count == 1
+    invented = "营业收入 2023A-2024A变化：577.96 - 451 = 126.96 [Source 2]"  # 451 is no cell
+    assert check_answer(invented, SOURCES, None, NO_QUESTION).unsupported_count == 1

@@ -1,0 +1,144 @@
+"""The value-first line read from a table's facts (``rag_app.facts``): the cell a question names
+by its row and column ("What were the Other operating expenses in 2019?" -> "Other operating
+expenses, 2019: 27.0 million [Source 2]"), or, when the question asks for a change, a rate of
+change, an average or a sum (``understand.operations``) over the years it names, the result with
+its working ("Other, 2019 vs 2018: 44.1 - 56.7 = -12.6 million [Source 2]"). In the answer's
+language; the scale the table states follows an English value (a Chinese table says its own in
+the label)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_app.facts.cells import Fact, source_scale
+from rag_app.facts.lookup import AskedFact, asked_facts
+from rag_app.models import Chunk
+from rag_app.stage_settings import OfflineSettings
+from rag_app.text.periods import find_years
+from rag_app.understand.analysis import QueryAnalysis
+from rag_app.understand.operations import asked_operation
+
+_SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion"}
+# Operations worked out from the cells of one row over the years a question names.
+_OVER_YEARS = ("diff", "change_ratio", "average", "sum")
+
+
+def fact_value_lines(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    lang: str = "zh",
+    min_confidence: float = OfflineSettings.operation_confidence,
+) -> list[str]:
+    """One line: the computed answer when the question asks for one (read with at least
+    ``min_confidence``) over the years it names and one row gives a value for each; the cells
+    of one row it lists; else the one cell it names; else none."""
+    operation = asked_operation(query.text)
+    if operation.name in _OVER_YEARS and operation.confidence >= min_confidence:
+        asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
+        line = _worked(operation.name, asked, sources, lang) if asked else ""
+        return [line] if line else []
+    asked = asked_facts(query, sources)
+    if not asked:
+        return []
+    if operation.name == "multi-span" and operation.confidence >= min_confidence:
+        line = _listed(asked, sources, lang)
+        return [line] if line else []
+    if len(asked) != 1:
+        return []
+    source, fact = asked[0].source, asked[0].fact
+    head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
+    return [_line(head, fact.value, _scale(fact, source, sources), source, lang)]
+
+
+def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
+    """Several cells of one row, one per column the question names ("Freight, 2019; 2018:
+    $ 12,340; $ 10,115"); "" for one cell or cells of several rows."""
+    if len(asked) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
+        return ""
+    source, first = asked[0].source, asked[0].fact
+    columns = "; ".join(a.fact.column for a in asked)
+    head = f"{first.metric}, {columns}" if lang == "en" else f"{first.metric} {columns}"
+    values = "; ".join(a.fact.value for a in asked)
+    return _line(head, values, _scale(first, source, sources), source, lang)
+
+
+def _years_of(operation: str, named: list[str]) -> list[str]:
+    """The years an operation is worked over: one year named is that year and the one before
+    (a change in 2019, a 2019 average); two named for an average or a sum, every year from the
+    first to the last ("the average for the 3 years from 2017 to 2019")."""
+    if len(named) == 1:
+        return [named[0], str(int(named[0]) - 1)]
+    if len(named) == 2 and operation in ("average", "sum"):
+        low, high = sorted(int(y) for y in named)
+        return [str(y) for y in range(high, low - 1, -1)] if high - low <= 10 else named
+    return named
+
+
+def _worked(
+    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+) -> str:
+    """The result of ``operation`` over one row's cells, one per year, with its working; ""
+    when the cells are not one row's, one per year."""
+    by_year: dict[str, Fact] = {}
+    for item in asked:
+        years = find_years(item.fact.column)
+        if len(years) != 1 or years[0] in by_year:
+            return ""
+        by_year[years[0]] = item.fact
+    if len({(a.source, a.fact.row) for a in asked}) != 1 or len(by_year) < 2:
+        return ""
+    ordered = [by_year[y] for y in sorted(by_year, reverse=True)]  # the latest first
+    values = [f.number for f in ordered]
+    if any(v is None for v in values):
+        return ""
+    numbers = [float(v) for v in values if v is not None]
+    texts = [_written(v) for v in numbers]
+    percent = ""
+    if operation in ("diff", "change_ratio") and len(numbers) != 2:
+        return ""
+    if operation == "diff":
+        result, working = numbers[0] - numbers[1], f"{texts[0]} - {texts[1]}"
+    elif operation == "change_ratio":
+        if numbers[1] == 0:
+            return ""
+        result = (numbers[0] - numbers[1]) / abs(numbers[1]) * 100
+        working, percent = f"({texts[0]} - {texts[1]}) / {_written(abs(numbers[1]))}", "%"
+    elif operation == "average":
+        result = sum(numbers) / len(numbers)
+        working = f"({' + '.join(texts)}) / {len(numbers)}"
+    else:
+        result, working = sum(numbers), " + ".join(texts)
+    source, fact = asked[0].source, ordered[0]
+    years = sorted(by_year, reverse=True)
+    names = {
+        "en": {"diff": "change", "change_ratio": "change", "average": "average", "sum": "sum"},
+        "zh": {"diff": "变化", "change_ratio": "变化率", "average": "平均", "sum": "合计"},
+    }["en" if lang == "en" else "zh"]
+    span = f"{years[-1]}-{years[0]}"
+    head = (
+        f"{fact.metric}, {names[operation]} {span}"
+        if lang == "en"
+        else f"{fact.metric} {span}{names[operation]}"
+    )
+    scale = "" if percent or "%" in fact.value else _scale(fact, source, sources)
+    amount = f"{working} = {_written(result)}{percent}"
+    if "%" in fact.value and operation != "change_ratio":
+        amount += "%"
+    return _line(head, amount, scale, source, lang)
+
+
+def _written(number: float) -> str:
+    """A number rounded to two decimals, its zeros after the point dropped ("-12.6")."""
+    text = f"{round(number, 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _line(head: str, amount: str, scale: str, source: int, lang: str) -> str:
+    if lang == "en" and scale in _SCALE_WORDS and scale not in amount.lower():
+        amount = f"{amount} {scale}"
+    colon = ": " if lang == "en" else "："
+    return f"{head.strip(', ')}{colon}{amount} [Source {source}]"
+
+
+def _scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:
+    return fact.scale or source_scale(source, sources)

@@ -1,0 +1,60 @@
+"""The short answer of an answer text: the value its value-first line gives, or else the first
+quote, with the scale the cited source writes it in (``text.scales``). What ``rag-app eval
+--answers`` scores against a set's gold answers (TAT-QA's exact match and F1)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_app.facts.cells import source_scale
+from rag_app.models import Chunk
+from rag_app.text.scales import value_scale
+
+# "2019 Total sales: $1,496.5 [Source 2]" (the offline answerer's value-first line, either colon)
+_VALUE_LINE = re.compile(
+    r"^(?!- )(?P<head>.+?)[:：]\s*(?P<value>[^:：]+?)\s*\[Source (?P<n>\d+)\]\s*$"
+)
+# "- On a cost-plus type contract, we are paid … [Source 1]"
+_QUOTE_LINE = re.compile(r"^- (?P<value>.+?)\s*\[Source (?P<n>\d+)\]")
+_DIGIT = re.compile(r"\d")
+_SCALE_AFTER = re.compile(r"\s+(thousand|million|billion)$", re.I)
+
+
+@dataclass(frozen=True)
+class ShortAnswer:
+    """``value``: the answer in a few words ("" when the answer gives none), or its values when
+    it lists several ("$ 12,340; $ 10,115"); ``scale``: "", thousand, million, billion or
+    percent; ``source``: the N of the source it came from (0: none)."""
+
+    value: str | tuple[str, ...]
+    scale: str = ""
+    source: int = 0
+
+
+def short_answer(text: str, sources: Sequence[tuple[int, Chunk]]) -> ShortAnswer:
+    """The short answer of ``text``, an answer citing ``sources`` (numbered chunks)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = next((m for m in map(_VALUE_LINE.match, lines) if m), None)
+    if found is None:  # no value line: the first quote, as it is
+        quote = next((m for m in map(_QUOTE_LINE.match, lines) if m), None)
+        if quote is None:
+            return ShortAnswer("")
+        return ShortAnswer(quote.group("value").rstrip("…").strip(), "", int(quote.group("n")))
+    value = found.group("value").rstrip("…").strip()
+    value = value.rsplit(" = ", 1)[-1]  # a computed answer: its result, not its working
+    number = int(found.group("n"))
+    if not _DIGIT.search(value):
+        return ShortAnswer(value, "", number)
+    written = _SCALE_AFTER.search(value)
+    if written:  # "27.0 million": the value and its scale
+        value, scale = value[: written.start()].strip(), written.group(1).lower()
+        parts = [p.strip() for p in value.split("; ")]
+        return ShortAnswer(tuple(parts) if len(parts) > 1 else value, scale, number)
+    head = found.groupdict().get("head") or ""
+    scale = value_scale(value, [head]) or source_scale(number, sources)
+    parts = [p.strip() for p in value.split("; ")]
+    if len(parts) > 1 and all(_DIGIT.search(p) for p in parts):
+        return ShortAnswer(tuple(parts), scale, number)
+    return ShortAnswer(value, scale, number)

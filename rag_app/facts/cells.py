@@ -1,0 +1,129 @@
+"""A table chunk's cells as facts: row label (the metric), column label (period or category),
+the value as written and as a number, and the scale the table writes its amounts in."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_app.models import Chunk
+from rag_app.text.periods import find_years
+from rag_app.text.scales import stated_scale, value_scale
+from rag_app.text.tables import TableTooLarge, column_labels, parse_table
+
+# "$ 1,452.4", "(9,819)", "-12.6", "23.4%", "106.2 倍": a number, its sign and a percent sign.
+_NUMBER = re.compile(r"(?P<neg>[(（\-−–])?\s*[$£€¥]?\s*(?P<digits>\d[\d,]*(?:\.\d+)?|\.\d+)")
+_LETTERS = re.compile(r"[A-Za-z]")
+_SCALE_WORD = re.compile(r"\b(?:millions?|thousands?|billions?|bn|mn|m|k)\b", re.I)
+_NO_VALUE = re.compile(r"^[\s\-–—−/n.a]*$", re.I)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One cell: ``metric`` its row's label, ``column`` its column's label (header cells joined
+    by " / "), ``value`` as written, ``number`` its value (sign applied, no scale; None for a
+    cell with no number), ``scale`` the table's ("", thousand, million, billion, percent)."""
+
+    chunk_id: str
+    row: int
+    col: int
+    metric: str
+    column: str
+    value: str
+    number: float | None
+    scale: str
+
+
+def number_of(text: str) -> float | None:
+    """The number a cell writes: "(9,819)" -9819.0, "$ 1,452.4" 1452.4, "23.4%" 23.4; None for
+    a cell without one ("-", "n/a", words)."""
+    if _NO_VALUE.match(text):
+        return None
+    found = _NUMBER.search(text)
+    if found is None:
+        return None
+    rest = _SCALE_WORD.sub(" ", text[: found.start()] + text[found.end() :])
+    if len(_LETTERS.findall(rest)) > 3:
+        return None  # "Note 3", "Level 2": words with a number in them
+    value = float(found.group("digits").replace(",", ""))
+    negative = bool(found.group("neg")) or text.strip().startswith(("-", "−", "–"))
+    return -value if negative else value
+
+
+def table_facts(chunk: Chunk) -> tuple[Fact, ...]:
+    """Every data cell of a table chunk with a row label, as facts (none for other chunks)."""
+    if chunk.type != "table" or not chunk.table_html:
+        return ()
+    return _facts(chunk.chunk_id, chunk.table_html, chunk.header_rows, _stated(chunk))
+
+
+def _stated(chunk: Chunk) -> str:
+    """Where the table states its scale: caption, the paragraph introducing it, footnote."""
+    return "\n".join(p for p in (chunk.caption, chunk.context, chunk.footnote) if p)
+
+
+@functools.lru_cache(maxsize=1024)
+def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fact, ...]:
+    try:
+        grid = parse_table(html, header_rows)
+    except TableTooLarge:
+        return ()
+    if not grid.header_rows and grid.rows and not grid.rows[0][0].strip() and len(grid.rows) > 1:
+        # a first row with no label of its own ("", 2019, 2018) heads the columns
+        grid = parse_table(html, 1)
+    labels = column_labels(grid, " / ")
+    table_scale = stated_scale([stated, *labels])
+    facts = []
+    for r, row in enumerate(grid.data_rows):
+        cells = [cell.strip() for cell in row[1:]]
+        if _heads_columns(cells):  # a row of years heads the columns below it
+            labels = (
+                [row[0].strip(), *cells]
+                if not labels
+                else [
+                    " / ".join(p for p in (labels[c] if c < len(labels) else "", cell) if p)
+                    if c
+                    else labels[0]
+                    for c, cell in enumerate([row[0].strip(), *cells])
+                ]
+            )
+            continue
+        metric = row[0].strip() if row else ""
+        if not metric:
+            continue
+        for c in range(1, len(row)):
+            value = row[c].strip()
+            if not value or value == metric:
+                continue
+            column = labels[c] if c < len(labels) else ""
+            number = number_of(value)
+            scale = value_scale(value, [column, metric]) or table_scale
+            if number is not None and "%" in value:
+                scale = "percent"
+            facts.append(Fact(chunk_id, r, c, metric, column, value, number, scale))
+    return tuple(facts)
+
+
+def _heads_columns(cells: list[str]) -> bool:
+    """Whether a row's cells after its label are all years, two or more ("2019", "2018")."""
+    filled = [c for c in cells if c]
+    return len(filled) >= 2 and all(find_years(c) == [c] for c in filled)
+
+
+def source_scale(number: int, sources: Sequence[tuple[int, Chunk]]) -> str:
+    """The scale source ``number`` states for its amounts (its caption, introducing paragraph,
+    header line, headings, footnote), else the nearest other source of its document that
+    states one ("The table below presents net sales (in millions):"); "" when none does."""
+    chunk = dict(sources).get(number)
+    if chunk is None:
+        return ""
+    header = chunk.text.split("\n", 1)[0] if chunk.type == "table" else ""
+    own = stated_scale([_stated(chunk), header, *chunk.heading_path])
+    if own:
+        return own
+    same = [c for _, c in sources if c.doc_id == chunk.doc_id and c is not chunk]
+    before = sorted((c for c in same if c.chunk_id < chunk.chunk_id), key=lambda c: c.chunk_id)
+    after = sorted((c for c in same if c.chunk_id > chunk.chunk_id), key=lambda c: c.chunk_id)
+    return stated_scale(c.text for c in [*reversed(before), *after])

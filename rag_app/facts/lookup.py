@@ -1,0 +1,83 @@
+"""The facts a question asks for: the cells of the rows it names (the most specific label) in
+the column it names (the one year it asks about, or a column label it uses), or the one value
+column of a table; a value asked of several periods gives one fact per period."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_app.facts.cells import Fact, table_facts
+from rag_app.models import Chunk
+from rag_app.text.analyzer import match_terms
+from rag_app.text.periods import PART_OF_YEAR, find_years
+from rag_app.understand.analysis import QueryAnalysis
+
+
+@dataclass(frozen=True)
+class AskedFact:
+    """A fact of the source numbered ``source`` ([Source N])."""
+
+    source: int
+    fact: Fact
+
+
+def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
+    """How many words of ``label`` the question names, all of them or 0."""
+    lowered = label.lower().strip()
+    if len(lowered) >= 2 and lowered in question_lower:
+        return max(1, len(match_terms(label)[0]))
+    label_words = {w for w in match_terms(label)[0] if not w.isdigit()}
+    return len(label_words) if label_words and label_words <= words else 0
+
+
+def _columns(
+    facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str]
+) -> set[int]:
+    """The columns the question asks about: those labelled with its one year (all its years
+    when it names several), else those whose label it names, else the one column of values."""
+    numeric = {f.col for f in facts if f.number is not None}
+    if years:
+        return {f.col for f in facts if set(find_years(f.column)) & set(years)}
+    named = {f.col for f in facts if f.column and _named(f.column, question, words)}
+    if named:
+        return named
+    return numeric if len(numeric) == 1 else set()
+
+
+def asked_facts(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    years: Sequence[str] | None = None,
+) -> list[AskedFact]:
+    """The cells of the first table among ``sources`` that names the row the question asks
+    about, in the columns it asks about (those of ``years`` when given, else of the years it
+    names); [] when no table does, or a table names several rows equally well with different
+    values."""
+    if query.periods or PART_OF_YEAR.search(query.text):
+        return []  # a quarter or a half (2024q2, 2024h1): no whole-year column answers it
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    years = list(years) if years is not None else find_years(query.text)
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        if not facts:
+            continue
+        scores = {f.metric: _named(f.metric, question, words) for f in facts}
+        best = max(scores.values(), default=0)
+        if not best:
+            continue
+        rows = {f.row for f in facts if scores[f.metric] == best}
+        columns = _columns(facts, years, question, words)
+        found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
+        if not found:
+            continue
+        if len(rows) > 1 and len({(f.column, f.value) for f in found}) != len(
+            {f.column for f in found}
+        ):
+            return []  # two rows named alike with different values: not told apart
+        by_column: dict[int, Fact] = {}
+        for fact in found:
+            by_column.setdefault(fact.col, fact)
+        return [AskedFact(number, f) for f in by_column.values()]
+    return []

@@ -1,0 +1,85 @@
+"""The value-first line from a table's facts (rag_app/answer/fact_lines.py) and the short
+answer read back from an answer (rag_app/answer/short.py): a named cell with its scale, a
+change, a rate of change and an average worked out with their working, nothing when the
+question does not name one row."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.answer.fact_lines import fact_value_lines
+from rag_app.answer.short import short_answer
+from rag_app.ingest import ChunkingOptions, chunk_document
+from rag_app.ingest.content_list import parse_content_list
+from rag_app.models import Chunk, Document
+from rag_app.understand.analysis import analyse_query
+from tests.conftest import TEST_DATA
+
+
+@pytest.fixture(scope="module")
+def sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
+    data = (TEST_DATA / "tatqa_like_content_list.json").read_bytes()
+    items, _ = parse_content_list(data, "tatqa_like_content_list.json")
+    doc = Document("tatqa_like", "tatqa_like", "content_list", tuple(items), "h", len(data))
+    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
+
+
+def _line(question: str, sources: list[tuple[int, Chunk]]) -> str:
+    lines = fact_value_lines(analyse_query(question), sources, "en")
+    assert len(lines) <= 1
+    return lines[0] if lines else ""
+
+
+def test_a_named_cell_with_the_tables_scale(sources) -> None:  # type: ignore[no-untyped-def]
+    table = next(n for n, c in sources if c.type == "table")
+    line = _line("What was Freight revenue in 2019?", sources)
+    assert line == f"Freight, 2019: $ 12,340 thousand [Source {table}]"
+    short = short_answer(f"(notice)\n\n{line}", sources)
+    assert (short.value, short.scale, short.source) == ("$ 12,340", "thousand", table)
+
+
+@pytest.mark.parametrize(
+    ("question", "working", "value", "scale"),
+    [
+        (
+            "What was the change in Freight revenue from 2018 to 2019?",
+            "12340 - 10115 = 2225",
+            "2225",
+            "thousand",
+        ),
+        (
+            "What was the percentage change in Warehousing revenue from 2018 to 2019?",
+            "(4210 - 4480) / 4480 = -6.03%",
+            "-6.03%",
+            "percent",
+        ),
+        (
+            "What was the average Total revenue for 2018 and 2019?",
+            "(16550 + 14595) / 2 = 15572.5",
+            "15572.5",
+            "thousand",
+        ),
+    ],
+)
+def test_a_computed_answer_shows_its_working(sources, question, working, value, scale) -> None:  # type: ignore[no-untyped-def]
+    line = _line(question, sources)
+    assert working in line and "[Source " in line
+    short = short_answer(line, sources)
+    assert (short.value, short.scale) == (value, scale)
+
+
+def test_nothing_when_no_row_is_named(sources) -> None:  # type: ignore[no-untyped-def]
+    assert _line("What was the headcount in 2019?", sources) == ""
+    assert fact_value_lines(analyse_query("Freight 2019?"), [], "en") == []
+
+
+def test_a_quote_is_its_own_short_answer() -> None:
+    text = "(notice)\n\n- Warehousing revenue declined by 6.0% after the closure. [Source 2]"
+    short = short_answer(text, [])
+    # a quote's scale is its own words': none is added
+    assert (short.value, short.scale, short.source) == (
+        "Warehousing revenue declined by 6.0% after the closure.",
+        "",
+        2,
+    )
+    assert short_answer("nothing cited here", []).value == ""

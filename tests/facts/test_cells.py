@@ -1,0 +1,87 @@
+"""Table cells as facts (rag_app/facts): labels, numbers as written and read, the scale the
+table states, the header row a table leaves unmarked, and the cells a question names."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rag_app.facts.cells import number_of, source_scale, table_facts
+from rag_app.facts.lookup import asked_facts
+from rag_app.ingest import ChunkingOptions, chunk_document
+from rag_app.ingest.content_list import parse_content_list
+from rag_app.models import Chunk, Document
+from rag_app.understand.analysis import analyse_query
+from tests.conftest import TEST_DATA
+
+
+@pytest.fixture(scope="module")
+def chunks(counter) -> list[Chunk]:  # type: ignore[no-untyped-def]
+    data = (TEST_DATA / "tatqa_like_content_list.json").read_bytes()
+    items, _ = parse_content_list(data, "tatqa_like_content_list.json")
+    doc = Document("tatqa_like", "tatqa_like", "content_list", tuple(items), "h", len(data))
+    return chunk_document(doc, counter, ChunkingOptions())
+
+
+def _table(chunks: list[Chunk]) -> Chunk:
+    return next(c for c in chunks if c.type == "table")
+
+
+@pytest.mark.parametrize(
+    ("cell", "number"),
+    [
+        ("$ 1,452.4", 1452.4),
+        ("(9,819)", -9819.0),
+        ("-12.6", -12.6),
+        ("23.4%", 23.4),
+        ("106.2 倍", 106.2),
+        ("$ 27 million", 27.0),
+        ("-", None),
+        ("n/a", None),
+        ("Note 3", None),
+        ("Sensors", None),
+    ],
+)
+def test_number_of_a_cell(cell: str, number: float | None) -> None:
+    assert number_of(cell) == number
+
+
+def test_a_tables_cells_with_their_row_column_and_stated_scale(chunks) -> None:  # type: ignore[no-untyped-def]
+    facts = {(f.metric, f.column): f for f in table_facts(_table(chunks))}
+    freight = facts[("Freight", "2019")]  # the unlabelled first row heads the columns
+    assert (freight.value, freight.number, freight.scale) == ("$ 12,340", 12340.0, "thousand")
+    assert facts[("Warehousing", "2018")].number == 4480.0
+    assert ("Total", "2018") in facts and not any(f.metric == "" for f in facts.values())
+    assert table_facts(next(c for c in chunks if c.type == "text")) == ()
+
+
+def test_the_cells_a_question_names(chunks) -> None:  # type: ignore[no-untyped-def]
+    sources = list(enumerate(chunks, start=1))
+    asked = asked_facts(analyse_query("What was Freight revenue in 2019?"), sources)
+    assert [(a.fact.metric, a.fact.column, a.fact.value) for a in asked] == [
+        ("Freight", "2019", "$ 12,340")
+    ]
+    both = asked_facts(analyse_query("What was Warehousing revenue in 2019 and 2018?"), sources)
+    assert sorted(a.fact.value for a in both) == ["4,210", "4,480"]
+    assert asked_facts(analyse_query("What was the headcount in 2019?"), sources) == []
+    table = next(n for n, c in sources if c.type == "table")
+    assert source_scale(table, sources) == "thousand"
+
+
+def test_a_scale_stated_beside_the_table_not_an_amount(chunks) -> None:  # type: ignore[no-untyped-def]
+    text = next(c for c in chunks if "Cash and cash equivalents" in c.text)
+    plain = replace(_table(chunks), caption="", context="", footnote="")  # states no scale
+    # "$3,204 thousand" is an amount, not a statement of the table's scale
+    assert source_scale(1, [(1, plain), (2, text)]) == ""
+
+
+def test_a_row_of_years_heads_the_columns_below_it() -> None:
+    html = (
+        "<table><tr><td>Net sales by segment</td><td></td><td></td></tr>"
+        "<tr><td></td><td>2019</td><td>2018</td></tr>"
+        "<tr><td>Appliances</td><td>680</td><td>774</td></tr></table>"
+    )
+    chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html, context="(in millions)")
+    facts = {(f.metric, f.column): f.value for f in table_facts(chunk)}
+    assert facts == {("Appliances", "2019"): "680", ("Appliances", "2018"): "774"}

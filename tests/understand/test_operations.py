@@ -1,0 +1,38 @@
+"""The operation a question asks for (rag_app/understand/operations.py): the shipped model,
+fitted on half of TAT-QA dev's documents, on questions written here in other words."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag_app.understand.operations import OperationModel, asked_operation, features, load_model
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("What was the percentage change in freight revenue from 2018 to 2019?", "change_ratio"),
+        ("What is the average warehousing revenue for 2018 and 2019?", "average"),
+        ("What was the change in total revenue between 2018 and 2019?", "diff"),
+        ("What was freight revenue in 2019?", "span"),
+    ],
+)
+def test_the_shipped_model_reads_the_operation(question: str, operation: str) -> None:
+    assert load_model() is not None
+    assert asked_operation(question).name == operation
+
+
+def test_no_model_reads_every_question_as_a_span(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    missing = load_model.__wrapped__(tmp_path / "none.json")  # type: ignore[attr-defined]
+    assert missing is None
+    model = OperationModel(("span", "diff"), {"change": 0}, ((0.0, 5.0),), (1.0, 0.0))
+    assert asked_operation("What was the change?", model).name == "diff"
+    assert asked_operation("What was it?", model).name == "span"
+    again = OperationModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again == model
+
+
+def test_features_leave_numbers_out() -> None:
+    assert not any(any(ch.isdigit() for ch in f) for f in features("change from 2018 to 2019"))
