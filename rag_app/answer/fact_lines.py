@@ -23,20 +23,35 @@ _SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billio
 _OVER_YEARS = ("diff", "change_ratio", "average", "sum")
 
 
+def worked_lines(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    lang: str = "zh",
+    min_confidence: float = OfflineSettings.operation_confidence,
+) -> list[str]:
+    """The computed answer, one line, when the question asks for a change, rate of change,
+    average or sum (read with at least ``min_confidence``) over the years it names and one row
+    gives a value for each; else none. It comes before any value line: a change asked of 2024
+    is not 2024's value."""
+    operation = asked_operation(query.text)
+    if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
+        return []
+    asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
+    line = _worked(operation.name, asked, sources, lang) if asked else ""
+    return [line] if line else []
+
+
 def fact_value_lines(
     query: QueryAnalysis,
     sources: Sequence[tuple[int, Chunk]],
     lang: str = "zh",
     min_confidence: float = OfflineSettings.operation_confidence,
 ) -> list[str]:
-    """One line: the computed answer when the question asks for one (read with at least
-    ``min_confidence``) over the years it names and one row gives a value for each; the cells
-    of one row it lists; else the one cell it names; else none."""
+    """One line: the computed answer (``worked_lines``); the cells of one row the question
+    lists; else the one cell it names; else none."""
     operation = asked_operation(query.text)
     if operation.name in _OVER_YEARS and operation.confidence >= min_confidence:
-        asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
-        line = _worked(operation.name, asked, sources, lang) if asked else ""
-        return [line] if line else []
+        return worked_lines(query, sources, lang, min_confidence)
     asked = asked_facts(query, sources)
     if not asked:
         return []
@@ -111,7 +126,12 @@ def _worked(
     source, fact = asked[0].source, ordered[0]
     years = sorted(by_year, reverse=True)
     names = {
-        "en": {"diff": "change", "change_ratio": "change", "average": "average", "sum": "sum"},
+        "en": {
+            "diff": "change",
+            "change_ratio": "percentage change",
+            "average": "average",
+            "sum": "sum",
+        },
         "zh": {"diff": "变化", "change_ratio": "变化率", "average": "平均", "sum": "合计"},
     }["en" if lang == "en" else "zh"]
     span = f"{years[-1]}-{years[0]}"

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
-from rag_app.answer.fact_lines import fact_value_lines
+from rag_app.answer.fact_lines import fact_value_lines, worked_lines
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.quotes import (
     Candidate,
@@ -290,7 +290,10 @@ class ExtractiveAnswerer:
         chosen, answers = self._select(query, sources)
         values: list[str] = []
         if chosen and answers and self.settings.value_lines:
-            values, chosen = value_lines(query, chosen, sources, lang)
+            if self.settings.fact_lines:  # a change asked: worked out, not a year's value
+                values = worked_lines(query, sources, lang, self.settings.operation_confidence)
+            if not values:
+                values, chosen = value_lines(query, chosen, sources, lang)
             if not values:  # no table row gives it: a quoted sentence may state it
                 values = stated_value_lines(query, chosen, sources, lang)
             if not values and self.settings.fact_lines:  # a table's cells, named or worked out

@@ -121,6 +121,16 @@ class SearchResult(BaseModel):
     trace: dict[str, Any]
 
 
+class ShortJson(BaseModel):
+    """The answer in a few words: the value its first line gives (a list for several values),
+    or its first quote; "" when it gives none."""
+
+    model_config = _OPEN
+    value: str | list[str]
+    scale: Literal["", "thousand", "million", "billion", "percent"]
+    source: int = Field(description="the N of the [Source N] it came from; 0 for none")
+
+
 class AnswerJson(BaseModel):
     """The whole answer, as the Ask page shows it (docs/API.md "The answer")."""
 
@@ -129,6 +139,7 @@ class AnswerJson(BaseModel):
     text: str
     answerer: str
     declined: bool
+    short: ShortJson
     hits: list[HitJson]
     sources: list[dict[str, Any]]
     citations: dict[str, Any] | None

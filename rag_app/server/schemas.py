@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from rag_app.answer.short import short_answer
 from rag_app.chat.conversations import saved_turn
 from rag_app.config import ServerSettings, Settings
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
@@ -192,6 +193,16 @@ def report_json(r: IngestReport) -> dict[str, Any]:
     return data
 
 
+def short_json(answer: Answer) -> dict[str, Any]:
+    """The answer's short answer (``rag_app.answer.short``): the value its first line gives,
+    or its first quote, a list for several values, with the scale its source states."""
+    prompt = answer.prompt
+    sources = [(s.number, s.hit.chunk) for s in prompt.sources] if prompt is not None else []
+    short = short_answer(answer.text, sources) if not answer.declined else short_answer("", [])
+    value = list(short.value) if isinstance(short.value, tuple) else short.value
+    return {"value": value, "scale": short.scale, "source": short.source}
+
+
 def answer_json(answer: Answer, options: AskOptions, doc_names: dict[str, str]) -> dict[str, Any]:
     """The whole answer: what the app's Ask page shows, as JSON."""
     turn = saved_turn(answer.question, options, answer, doc_names=doc_names)
@@ -208,6 +219,7 @@ def answer_json(answer: Answer, options: AskOptions, doc_names: dict[str, str]) 
         "error_kind": answer.error_kind,
         "finding": answer.finding,
         "declined": answer.declined,
+        "short": short_json(answer),
         "routing": _plain(answer.retrieval.routing),
         "retrieval": trace_json(answer.retrieval),
         "hits": [hit_json(h) for h in answer.hits],

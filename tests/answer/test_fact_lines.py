@@ -83,3 +83,18 @@ def test_a_quote_is_its_own_short_answer() -> None:
         2,
     )
     assert short_answer("nothing cited here", []).value == ""
+
+
+def test_a_change_asked_of_one_year_is_worked_out_before_any_value_line(sources) -> None:  # type: ignore[no-untyped-def]
+    """ "The percentage change in 2019" is 2019 against 2018, not 2019's value, which the row
+    line alone would give."""
+    from rag_app.answer.offline import ExtractiveAnswerer
+
+    question = analyse_query("What was the percentage change in Freight revenue in 2019?")
+    text = ExtractiveAnswerer().answer_text(question, sources, "en")
+    first = text.split("\n\n")[1]
+    assert first.startswith("Freight, percentage change 2018-2019: (12340 - 10115) / 10115 = 22%")
+    value = ExtractiveAnswerer().answer_text(
+        analyse_query("What was Freight revenue in 2019?"), sources, "en"
+    )
+    assert "= " not in value.split("\n\n")[1]  # a value asked: the value, no working

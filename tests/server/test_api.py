@@ -186,6 +186,9 @@ def test_ask_as_json_carries_what_the_app_shows(client) -> None:
     assert a["prompt"]["report"]["prompt_tokens"] > 0
     assert a["routing"]["detected_type"] and "total_ms" in a["timings"]
     assert a["finding"] == "" and a["declined"] is False and a["understood"] is None
+    # the answer in a few words: the value line's value, with its source
+    assert a["short"]["value"].startswith("106.2") and a["short"]["source"] >= 1
+    assert a["short"]["scale"] in ("", "thousand", "million", "billion", "percent")
 
 
 def test_ask_over_sse_streams_stages_and_tokens_then_the_answer(client) -> None:
@@ -223,6 +226,7 @@ def test_the_library_check_and_its_decline_come_back(client) -> None:
     r = client.post("/v1/ask", json={"question": "贵州茅台2026年的营业收入是多少？", "kb": "api"})
     a = r.json()
     assert r.status_code == 200 and a["finding"] and a["declined"] is True
+    assert a["short"] == {"value": "", "scale": "", "source": 0}  # declined: nothing short
 
 
 def test_batch_answers_each_question(client) -> None:
