@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_app.facts.cells import Fact, source_scale
-from rag_app.facts.lookup import AskedFact, asked_facts
+from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.periods import find_years
 from rag_app.understand.analysis import QueryAnalysis
-from rag_app.understand.operations import asked_operation
 
 _SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion"}
 # Operations worked out from the cells of one row over the years a question names.
@@ -33,7 +32,7 @@ def worked_lines(
     average or sum (read with at least ``min_confidence``) over the years it names and one row
     gives a value for each; else none. It comes before any value line: a change asked of 2024
     is not 2024's value."""
-    operation = asked_operation(query.text)
+    operation = query.operation
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
     asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
@@ -49,13 +48,21 @@ def fact_value_lines(
 ) -> list[str]:
     """One line: the computed answer (``worked_lines``); the cells of one row the question
     lists; else the one cell it names; else none."""
-    operation = asked_operation(query.text)
+    operation = query.operation
     if operation.name in _OVER_YEARS and operation.confidence >= min_confidence:
         return worked_lines(query, sources, lang, min_confidence)
-    asked = asked_facts(query, sources)
+    sure = operation.confidence >= min_confidence
+    if sure and operation.name in ("year_max", "year_min", "years"):
+        asked = asked_facts(query, sources, [EVERY_YEAR])
+        line = _which_years(operation.name, asked, sources, lang) if asked else ""
+        return [line] if line else []
+    listing = operation.name == "multi-span" and sure
+    named = find_years(query.text)
+    years = _years_of("sum", named) if listing and len(named) == 2 else None
+    asked = asked_facts(query, sources, years)
     if not asked:
         return []
-    if operation.name == "multi-span" and operation.confidence >= min_confidence:
+    if listing:
         line = _listed(asked, sources, lang)
         return [line] if line else []
     if len(asked) != 1:
@@ -63,6 +70,35 @@ def fact_value_lines(
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
     return [_line(head, fact.value, _scale(fact, source, sources), source, lang)]
+
+
+def _which_years(
+    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+) -> str:
+    """The year whose cell of one row is largest or smallest, or the years the row gives, each
+    with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019")."""
+    cells: dict[str, Fact] = {}
+    for item in asked:
+        years = find_years(item.fact.column)
+        if len(years) == 1 and item.fact.number is not None:
+            cells.setdefault(years[0], item.fact)
+    if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
+        return ""
+    source, first = asked[0].source, asked[0].fact
+    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
+    if operation == "years":
+        answer = "; ".join(cells)
+        word = "years" if lang == "en" else "年份"
+    else:
+        pick = max if operation == "year_max" else min
+        answer = pick(cells, key=lambda y: float(cells[y].number or 0.0))
+        word = {"year_max": ("largest in", "最高年份"), "year_min": ("smallest in", "最低年份")}[
+            operation
+        ][0 if lang == "en" else 1]
+    head = (
+        f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
+    )
+    return _line(head, answer, "", source, lang)
 
 
 def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
@@ -78,9 +114,12 @@ def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: 
 
 
 def _years_of(operation: str, named: list[str]) -> list[str]:
-    """The years an operation is worked over: one year named is that year and the one before
-    (a change in 2019, a 2019 average); two named for an average or a sum, every year from the
-    first to the last ("the average for the 3 years from 2017 to 2019")."""
+    """The years an operation is worked over: none named, every year the row gives (a change of
+    the latest two); one year named, that year and the one before (a change in 2019, a 2019
+    average); two named for an average or a sum, every year from the first to the last ("the
+    average for the 3 years from 2017 to 2019")."""
+    if not named:
+        return [EVERY_YEAR]  # no year named: every year the row gives ("the change in X")
     if len(named) == 1:
         return [named[0], str(int(named[0]) - 1)]
     if len(named) == 2 and operation in ("average", "sum"):
@@ -102,6 +141,8 @@ def _worked(
         by_year[years[0]] = item.fact
     if len({(a.source, a.fact.row) for a in asked}) != 1 or len(by_year) < 2:
         return ""
+    if operation in ("diff", "change_ratio"):  # of the latest two years given
+        by_year = {y: by_year[y] for y in sorted(by_year, reverse=True)[:2]}
     ordered = [by_year[y] for y in sorted(by_year, reverse=True)]  # the latest first
     values = [f.number for f in ordered]
     if any(v is None for v in values):

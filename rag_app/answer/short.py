@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from rag_app.facts.cells import source_scale
 from rag_app.models import Chunk
-from rag_app.text.scales import value_scale
+from rag_app.text.periods import YEAR
+from rag_app.text.scales import stated_amount, value_scale
+from rag_app.understand.analysis import QueryAnalysis
 
 # "2019 Total sales: $1,496.5 [Source 2]" (the offline answerer's value-first line, either colon)
 _VALUE_LINE = re.compile(
@@ -33,15 +35,27 @@ class ShortAnswer:
     source: int = 0
 
 
-def short_answer(text: str, sources: Sequence[tuple[int, Chunk]]) -> ShortAnswer:
-    """The short answer of ``text``, an answer citing ``sources`` (numbered chunks)."""
+def short_answer(
+    text: str, sources: Sequence[tuple[int, Chunk]], query: QueryAnalysis
+) -> ShortAnswer:
+    """The short answer of ``text``, an answer to ``query`` citing ``sources`` (numbered
+    chunks): its value line's value; else, for a question asking for a value
+    (``QueryAnalysis.operation``), the amount its first quote states nearest the question's
+    words; else that quote."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     found = next((m for m in map(_VALUE_LINE.match, lines) if m), None)
-    if found is None:  # no value line: the first quote, as it is
-        quote = next((m for m in map(_QUOTE_LINE.match, lines) if m), None)
-        if quote is None:
+    if found is None:  # no value line: the amount a quote states, or the first quote
+        quotes = [m for m in map(_QUOTE_LINE.match, lines) if m]
+        if not quotes:
             return ShortAnswer("")
-        return ShortAnswer(quote.group("value").rstrip("…").strip(), "", int(quote.group("n")))
+        if query.operation.name == "value":
+            for quote in quotes[:1]:
+                amount = stated_amount(quote.group("value"), query)
+                if amount:
+                    return ShortAnswer(amount, "", int(quote.group("n")))
+        return ShortAnswer(
+            quotes[0].group("value").rstrip("…").strip(), "", int(quotes[0].group("n"))
+        )
     value = found.group("value").rstrip("…").strip()
     value = value.rsplit(" = ", 1)[-1]  # a computed answer: its result, not its working
     number = int(found.group("n"))
@@ -53,8 +67,10 @@ def short_answer(text: str, sources: Sequence[tuple[int, Chunk]]) -> ShortAnswer
         parts = [p.strip() for p in value.split("; ")]
         return ShortAnswer(tuple(parts) if len(parts) > 1 else value, scale, number)
     head = found.groupdict().get("head") or ""
-    scale = value_scale(value, [head]) or source_scale(number, sources)
     parts = [p.strip() for p in value.split("; ")]
+    if all(YEAR.fullmatch(p) for p in parts):  # years answer when, in no scale
+        return ShortAnswer(tuple(parts) if len(parts) > 1 else value, "", number)
+    scale = value_scale(value, [head]) or source_scale(number, sources)
     if len(parts) > 1 and all(_DIGIT.search(p) for p in parts):
         return ShortAnswer(tuple(parts), scale, number)
     return ShortAnswer(value, scale, number)

@@ -35,7 +35,7 @@ class AnswerScores:
         question has a gold answer; a declined question's answer is empty."""
         lang = "en" if query.language == "en" else "zh"
         text = "" if declined else self.answer(query, sources, lang)
-        short = short_answer(text, sources)
+        short = short_answer(text, sources, query)
         value = list(short.value) if isinstance(short.value, tuple) else short.value
         out: dict[str, object] = {"text": text, "short": value, "scale": short.scale}
         if gold and answer_type:

@@ -1,7 +1,9 @@
 """Fit the question-operation model (``rag_app/understand/operations.py``) on the TAT-QA dev
 questions of half its documents and report it on the other half: ``make operations``.
 
-Labels: a question's answer type (span, multi-span, count) or, for an arithmetic one, the
+Labels: a question's answer type (span, multi-span, count; a span of at most four words with a
+number in it is a ``value``; a year that is the largest or smallest cell of the question's row
+in its table ``year_max`` / ``year_min``; years listed ``years``) or, for an arithmetic one, the
 shape of its gold derivation: ``a - b`` diff, ``(a - b) / b`` change_ratio, ``(a + b) / 2``
 average, ``a + b`` sum, ``a / b`` divide, anything else other. The halves are fixed by a hash
 of the document id, so the held-out half never changes; the model written is the one fitted on
@@ -20,6 +22,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from rag_app.text.periods import YEAR
 from rag_app.understand.operations import MODEL_PATH, OperationModel, features
 
 _NUMBER = r"-?\$?-?[\d,]*\.?\d+%?"
@@ -36,14 +39,65 @@ _SHAPES = (
 STRENGTHS = (0.3, 1.0, 3.0, 10.0)
 
 
-def label(row: dict[str, object]) -> str:
+def label(row: dict[str, object], eval_dir: Path | None = None) -> str:
     kind = str(row["answer_type"])
+    answer = row.get("answer")
+    if kind in ("span", "multi-span") and isinstance(answer, list) and answer:
+        if all(YEAR.fullmatch(str(a).strip()) for a in answer):
+            if kind == "multi-span":
+                return "years"  # "In which years was X reported?"
+            extreme = _extreme_year(row, str(answer[0]).strip(), eval_dir)
+            if extreme:
+                return extreme  # "In which year was X larger?"
+    if kind == "span" and isinstance(answer, list) and answer:
+        gold = str(answer[0])
+        if re.search(r"\d", gold) and len(gold.split()) <= 4:
+            return "value"  # an amount, a rate, a date: a few words with a number
     if kind != "arithmetic":
         return kind
     derivation = (
         re.sub(r"\s+", "", str(row.get("derivation") or "")).replace("[", "(").replace("]", ")")
     )
     return next((name for name, shape in _SHAPES if shape.match(derivation)), "other")
+
+
+def _extreme_year(row: dict[str, object], year: str, eval_dir: Path | None) -> str:
+    """``year_max`` or ``year_min`` when the gold year is the one whose cell is largest or
+    smallest in the row of the question's table that shares most words with it; ""."""
+    if eval_dir is None:
+        return ""
+    from rag_app.facts.cells import table_facts
+    from rag_app.models import Chunk
+    from rag_app.text.analyzer import match_terms
+    from rag_app.text.periods import find_years
+
+    path = eval_dir / "tatqa_dev" / str(row["doc_file"])
+    items = json.loads(path.read_text(encoding="utf-8"))
+    words = match_terms(str(row["question"]))[0]
+    for item in items:
+        if item.get("type") != "table" or not item.get("table_body"):
+            continue
+        chunk = Chunk("t:0", "t", "table", "", "", (0,), table_html=item["table_body"])
+        facts = table_facts(chunk)
+        if not facts:
+            continue
+        overlap = {f.metric: len(match_terms(f.metric)[0] & words) for f in facts}
+        best = max(overlap.values())
+        if not best:
+            continue
+        rows = {f.row for f in facts if overlap[f.metric] == best}
+        by_year: dict[str, float] = {}
+        for f in facts:
+            years = find_years(f.column)
+            if f.row in rows and len(years) == 1 and f.number is not None:
+                by_year.setdefault(years[0], f.number)
+        if year not in by_year or len(by_year) < 2:
+            continue
+        if by_year[year] == max(by_year.values()):
+            return "year_max"
+        if by_year[year] == min(by_year.values()):
+            return "year_min"
+    return ""
 
 
 def half(doc_id: str) -> int:
@@ -88,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in open(args.eval_dir / "tatqa_dev" / "questions.jsonl")]
     train = [r for r in rows if half(str(r["doc_id"])) == 0]
     test = [r for r in rows if half(str(r["doc_id"])) == 1]
-    xq, xl = [str(r["question"]) for r in train], [label(r) for r in train]
-    tq, tl = [str(r["question"]) for r in test], [label(r) for r in test]
+    xq, xl = [str(r["question"]) for r in train], [label(r, args.eval_dir) for r in train]
+    tq, tl = [str(r["question"]) for r in test], [label(r, args.eval_dir) for r in test]
     best = (0.0, STRENGTHS[0])
     for strength in STRENGTHS:
         scores = []

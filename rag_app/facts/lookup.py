@@ -13,6 +13,9 @@ from rag_app.text.analyzer import match_terms
 from rag_app.text.periods import PART_OF_YEAR, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
+# ``years`` meaning every column labelled with one year ("In which year was X largest?").
+EVERY_YEAR = "*"
+
 
 @dataclass(frozen=True)
 class AskedFact:
@@ -37,6 +40,8 @@ def _columns(
     """The columns the question asks about: those labelled with its one year (all its years
     when it names several), else those whose label it names, else the one column of values."""
     numeric = {f.col for f in facts if f.number is not None}
+    if list(years) == [EVERY_YEAR]:
+        return {f.col for f in facts if len(find_years(f.column)) == 1}
     if years:
         return {f.col for f in facts if set(find_years(f.column)) & set(years)}
     named = {f.col for f in facts if f.column and _named(f.column, question, words)}
@@ -51,8 +56,8 @@ def asked_facts(
     years: Sequence[str] | None = None,
 ) -> list[AskedFact]:
     """The cells of the first table among ``sources`` that names the row the question asks
-    about, in the columns it asks about (those of ``years`` when given, else of the years it
-    names); [] when no table does, or a table names several rows equally well with different
+    about, in the columns it asks about (those of ``years`` when given, ``[EVERY_YEAR]`` for
+    every one-year column, else of the years it names); [] when no table does, or a table names several rows equally well with different
     values."""
     if query.periods or PART_OF_YEAR.search(query.text):
         return []  # a quarter or a half (2024q2, 2024h1): no whole-year column answers it

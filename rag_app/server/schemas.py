@@ -14,6 +14,7 @@ from rag_app.answer.short import short_answer
 from rag_app.chat.conversations import saved_turn
 from rag_app.config import ServerSettings, Settings
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
+from rag_app.understand.analysis import analyse_query
 
 AskMode = Literal["smart", "hybrid"]
 PromptMode = Literal["simple", "advanced", "precise"]
@@ -198,7 +199,9 @@ def short_json(answer: Answer) -> dict[str, Any]:
     or its first quote, a list for several values, with the scale its source states."""
     prompt = answer.prompt
     sources = [(s.number, s.hit.chunk) for s in prompt.sources] if prompt is not None else []
-    short = short_answer(answer.text, sources) if not answer.declined else short_answer("", [])
+    if answer.declined:
+        return {"value": "", "scale": "", "source": 0}
+    short = short_answer(answer.text, sources, analyse_query(answer.standalone_question))
     value = list(short.value) if isinstance(short.value, tuple) else short.value
     return {"value": value, "scale": short.scale, "source": short.source}
 

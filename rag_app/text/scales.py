@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rag_app.text.language import CJK_UNIFIED, stem
+from rag_app.text.periods import YEAR
+
 # A scale word as reports write it beside amounts: "in millions", "$ million", "US$m", "'000",
 # "千元", "百万元", "十亿". Chinese 万 and 亿 are no scale of this list (a value keeps them).
 _WORDS = (
@@ -45,3 +48,45 @@ def stated_scale(texts: Iterable[str]) -> str:
         if scale and scale != "percent":
             return scale
     return ""
+
+
+# An amount as a sentence states it: "$9.5 million", "547,000", "3.45 cents", "14%", "RMB 2.3
+# billion", "€ 2.3 billion", "2.5 years".
+_STATED = re.compile(
+    r"(?:(?:US|RMB|HK)?[$£€¥]\s?|RMB\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?"
+    r"(?:\s?%|m\b|bn\b|\s(?:thousand|million|billion|cents?|years?|months?|days?|percent))?\)?",
+    re.I,
+)
+_WORD = re.compile(f"[A-Za-z{CJK_UNIFIED}]+")
+_MONTH_BEFORE = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.I
+)
+_YEAR_AFTER = re.compile(rf"(?:st|nd|rd|th)?,?\s+{YEAR.pattern}")
+
+
+def stated_amount(sentence: str, question: object) -> str:
+    """The amount ``sentence`` states nearest the question's words: of its amounts (not a
+    year, not a number the question itself writes), the one whose six words on either side
+    share most with the question's words (``question``: a ``QueryAnalysis``); "" when none."""
+    terms = getattr(question, "terms", None)
+    words = set(getattr(terms, "words", ()) or ())
+    asked = str(getattr(question, "text", ""))
+    best, best_score = "", -1
+    for match in _STATED.finditer(sentence):
+        amount = match.group().strip().rstrip(",")
+        digits = re.sub(r"[^\d.]", "", amount)
+        if not digits or digits in re.sub(r"[^\d. ]", " ", asked).split():
+            continue  # a number the question writes (its year, its date)
+        if YEAR.fullmatch(amount):
+            continue  # a year names when, not how much
+        if re.fullmatch(r"\d{1,2}", amount) and (
+            _MONTH_BEFORE.search(sentence[: match.start()])
+            or _YEAR_AFTER.match(sentence[match.end() :])
+        ):
+            continue  # the day of a date ("December 31, 2019")
+        before = _WORD.findall(sentence[: match.start()])[-6:]
+        after = _WORD.findall(sentence[match.end() :])[:6]
+        score = sum(1 for w in before + after if stem(w.lower()) in words or w in words)
+        if score > best_score:
+            best, best_score = amount, score
+    return best

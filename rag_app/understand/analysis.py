@@ -26,6 +26,7 @@ from rag_app.text.phrasing import (
 )
 from rag_app.text.spans import Span, spans
 from rag_app.text.synonyms import FINANCE_SYNONYMS
+from rag_app.understand.operations import Operation, asked_operation
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,12 @@ class QueryAnalysis:
     def name(self) -> str:
         """The company or report the question names first (``text.names.leading_name``)."""
         return cast(str, self._once("name", lambda: leading_name(self.text)))
+
+    @property
+    def operation(self) -> Operation:
+        """What the question asks to be done with its values: read, list, count or work out
+        (``understand.operations``, a model learned from data), read once when first asked."""
+        return cast(Operation, self._once("operation", lambda: asked_operation(self.text)))
 
     def spans(self, subjects: Collection[str] = ()) -> tuple[Span, ...]:
         """The question's period, subject and metric spans, ``subjects`` being the library's

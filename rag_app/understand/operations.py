@@ -1,5 +1,5 @@
-"""What a question asks to be done with the values it names: read one (``span``), list several
-(``multi-span``), count them, or compute (``diff``, ``change_ratio``, ``average``, ``sum``,
+"""What a question asks to be done with the values it names: read one (``value``: an amount,
+a rate, a date; ``span``: words), list several (``multi-span``), count them, or compute (``diff``, ``change_ratio``, ``average``, ``sum``,
 ``divide``, ``other``). Read by a model learned from data, not from word lists: a logistic
 regression over the question's words and word pairs (``rag_app.text.analyzer``), fitted by
 ``rag_app.evaluation.operations_fit`` on the TAT-QA dev questions of half its documents (the

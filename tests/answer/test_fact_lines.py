@@ -34,7 +34,7 @@ def test_a_named_cell_with_the_tables_scale(sources) -> None:  # type: ignore[no
     table = next(n for n, c in sources if c.type == "table")
     line = _line("What was Freight revenue in 2019?", sources)
     assert line == f"Freight, 2019: $ 12,340 thousand [Source {table}]"
-    short = short_answer(f"(notice)\n\n{line}", sources)
+    short = short_answer(f"(notice)\n\n{line}", sources, analyse_query("Freight in 2019?"))
     assert (short.value, short.scale, short.source) == ("$ 12,340", "thousand", table)
 
 
@@ -64,7 +64,7 @@ def test_a_named_cell_with_the_tables_scale(sources) -> None:  # type: ignore[no
 def test_a_computed_answer_shows_its_working(sources, question, working, value, scale) -> None:  # type: ignore[no-untyped-def]
     line = _line(question, sources)
     assert working in line and "[Source " in line
-    short = short_answer(line, sources)
+    short = short_answer(line, sources, analyse_query(question))
     assert (short.value, short.scale) == (value, scale)
 
 
@@ -75,14 +75,14 @@ def test_nothing_when_no_row_is_named(sources) -> None:  # type: ignore[no-untyp
 
 def test_a_quote_is_its_own_short_answer() -> None:
     text = "(notice)\n\n- Warehousing revenue declined by 6.0% after the closure. [Source 2]"
-    short = short_answer(text, [])
+    short = short_answer(text, [], analyse_query("Why did it decline?"))
     # a quote's scale is its own words': none is added
     assert (short.value, short.scale, short.source) == (
         "Warehousing revenue declined by 6.0% after the closure.",
         "",
         2,
     )
-    assert short_answer("nothing cited here", []).value == ""
+    assert short_answer("nothing cited here", [], analyse_query("Why?")).value == ""
 
 
 def test_a_change_asked_of_one_year_is_worked_out_before_any_value_line(sources) -> None:  # type: ignore[no-untyped-def]
@@ -98,3 +98,22 @@ def test_a_change_asked_of_one_year_is_worked_out_before_any_value_line(sources)
         analyse_query("What was Freight revenue in 2019?"), sources, "en"
     )
     assert "= " not in value.split("\n\n")[1]  # a value asked: the value, no working
+
+
+def test_which_year_and_a_change_with_no_year_named(sources) -> None:  # type: ignore[no-untyped-def]
+    table = next(n for n, c in sources if c.type == "table")
+    line = _line("In which year was the amount of Freight revenue larger?", sources)
+    assert line.endswith(f": 2019 [Source {table}]")
+    assert "2019 $ 12,340" in line and "2018 $ 10,115" in line  # each year shown with its cell
+    short = short_answer(line, sources, analyse_query("In which year was Freight larger?"))
+    assert (short.value, short.scale) == ("2019", "")  # a year is in no scale
+    change = _line("What was the change in Warehousing revenue?", sources)
+    assert "4210 - 4480 = -270" in change  # no year named: the latest two the row gives
+
+
+def test_the_amount_a_quote_states_for_a_value_question() -> None:
+    text = "(notice)\n\n- As of December 31, 2019, 253,203 shares had vested. [Source 1]"
+    question = analyse_query("How many shares have been vested as of December 31, 2019?")
+    assert question.operation.name == "value"
+    short = short_answer(text, [], question)
+    assert (short.value, short.source) == ("253,203", 1)  # not the 31 of the date
