@@ -4,6 +4,7 @@ column of a table; a value asked of several periods gives one fact per period.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from rag_app.text.analyzer import match_terms
 from rag_app.text.periods import PART_OF_YEAR, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
+_UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
 # ``years`` meaning every column labelled with one year ("In which year was X largest?").
 EVERY_YEAR = "*"
 
@@ -70,6 +72,9 @@ def asked_facts(
             continue
         scores = {f.metric: _named(f.metric, question, words) for f in facts}
         best = max(scores.values(), default=0)
+        if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
+            scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}
+            best = max(scores.values(), default=0)
         if not best:
             continue
         rows = {f.row for f in facts if scores[f.metric] == best}

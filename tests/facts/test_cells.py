@@ -85,3 +85,16 @@ def test_a_row_of_years_heads_the_columns_below_it() -> None:
     chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html, context="(in millions)")
     facts = {(f.metric, f.column): f.value for f in table_facts(chunk)}
     assert facts == {("Appliances", "2019"): "680", ("Appliances", "2018"): "774"}
+
+
+def test_a_unit_the_row_label_ends_with_need_not_be_named() -> None:
+    """An English question over a Chinese table: "revenue" names 营业收入 (the synonyms), and
+    the label's unit （百万元） is not asked for; a label naming it fully still comes first."""
+    html = (
+        "<table><tr><th>项目</th><th>2023A</th><th>2024A</th></tr>"
+        "<tr><td>营业收入（百万元）</td><td>45,250</td><td>57,796</td></tr>"
+        "<tr><td>毛利率（%）</td><td>19.3</td><td>18.6</td></tr></table>"
+    )
+    chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html)
+    question = analyse_query("What was SMIC's revenue in 2024?")
+    assert [a.fact.value for a in asked_facts(question, [(1, chunk)])] == ["57,796"]
