@@ -35,10 +35,28 @@ def _value(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
+_AVERAGE = re.compile(r"^\((?P<terms>[^()]+)\)\s*/\s*(?P<count>\d+)$")
+_PERCENT_FACTOR = re.compile(r"\*\s*100\b")
+
+
+def _own_numbers(expr: str) -> set[Decimal]:
+    """An average's count when it divides a sum of that many terms, and a percentage's 100."""
+    own = set()
+    average = _AVERAGE.match(expr)
+    if average and len(re.split(r"\s*\+\s*", average.group("terms").strip())) == int(
+        average.group("count")
+    ):
+        own.add(Decimal(average.group("count")))
+    if _PERCENT_FACTOR.search(expr):
+        own.add(Decimal(100))
+    return own
+
+
 def worked_results(text: str) -> frozenset[Decimal]:
     """The results (unsigned, as ``cite.evidence`` reads numbers) of the workings in ``text``
-    whose expression gives them to the precision they are written with; a percent result is
-    the expression times 100."""
+    whose expression gives them to the precision they are written with (a percent result is
+    the expression times 100), and the numbers such a working adds of its own: an average's
+    count ("(16550 + 14595) / 2") and a percentage's 100."""
     out = set()
     for match in _WORKING.finditer(text):
         expr = match.group("expr").translate(_TRANSLATE).strip()
@@ -57,4 +75,5 @@ def worked_results(text: str) -> frozenset[Decimal]:
             "1e-9"
         ):
             out.add(abs(result))
+            out.update(_own_numbers(expr))
     return frozenset(out)

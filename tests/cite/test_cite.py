@@ -602,3 +602,9 @@ def test_a_worked_result_is_traced_to_its_operands_and_a_wrong_one_is_flagged() 
     assert report.unsupported_count == 1
     invented = "营业收入 2023A-2024A变化：577.96 - 451 = 126.96 [Source 2]"  # 451 is no cell
     assert check_answer(invented, SOURCES, None, NO_QUESTION).unsupported_count == 1
+
+
+def test_an_averages_count_is_no_number_to_find_in_a_source() -> None:
+    """ "(452 + 577.96) / 2": the 2 is the working's own, the operands are the source's."""
+    text = "营业收入 2023A-2024A平均：(577.96 + 452) / 2 = 514.98 [Source 2]"
+    assert check_answer(text, SOURCES, None, NO_QUESTION).unsupported_count == 0

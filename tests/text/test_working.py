@@ -15,7 +15,8 @@ from rag_app.text.working import worked_results
     [
         ("Freight, change 2018-2019: 12340 - 10115 = 2225 thousand [Source 2]", {"2225"}),
         ("Warehousing: (4210 - 4480) / 4480 = -6.03% [Source 2]", {"6.03"}),
-        ("(16,550 + 14,595) / 2 = 15,572.5", {"15572.5"}),
+        ("(16,550 + 14,595) / 2 = 15,572.5", {"15572.5", "2"}),  # an average's own count
+        ("(1 + 2 + 3) / 2 = 3", {"3"}),  # 2 divides three terms: no count of its own
         ("营业收入 2023-2024变化：3286.45 − 2851.3 = 435.15 [Source 1]", {"435.15"}),
         ("12340 - 10115 = 2226", set()),  # wrong by one
         ("(4210 - 4480) / 4480 = -6.1%", set()),  # wrong at its precision
