@@ -1,10 +1,10 @@
 """The value-first line read from a table's facts (``rag_app.facts``): the cell a question names
 by its row and column ("What were the Other operating expenses in 2019?" -> "Other operating
-expenses, 2019: 27.0 million [Source 2]"), or, when the question asks for a change, a rate of
-change, an average or a sum (``understand.operations``) over the years it names, the result with
-its working ("Other, 2019 vs 2018: 44.1 - 56.7 = -12.6 million [Source 2]"). In the answer's
-language; the scale the table states follows an English value (a Chinese table says its own in
-the label)."""
+expenses, 2019: 27.0 million [Source 2]"); when the question asks for a change, a rate of
+change, an average or a sum (``QueryAnalysis.operation``) over the years it names, the result
+with its working ("Other, change 2018-2019: 44.1 - 56.7 = -12.6 million [Source 2]"); which
+year's cell is largest or smallest; the years or cells of one row. In the answer's language; the
+scale the table states follows an English value (a Chinese table says its own in the label)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rag_app.stage_settings import OfflineSettings
 from rag_app.text.periods import find_years
 from rag_app.understand.analysis import QueryAnalysis
 
-_SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion"}
+_SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
 # Operations worked out from the cells of one row over the years a question names.
 _OVER_YEARS = ("diff", "change_ratio", "average", "sum")
 
