@@ -329,6 +329,17 @@ class AskOptions:
 
 
 @dataclass(frozen=True)
+class ShortAnswer:
+    """An answer in a few words (``rag_app.answer.short``): ``value`` its value ("" when it gives
+    none), or its values when it lists several; ``scale`` "", thousand, million, billion or
+    percent; ``source`` the N of the [Source N] it came from (0: none)."""
+
+    value: str | tuple[str, ...] = ""
+    scale: str = ""
+    source: int = 0
+
+
+@dataclass(frozen=True)
 class Answer:
     """The answer and all its evidence: hits, the exact prompt, citations, timings.
 
@@ -359,6 +370,8 @@ class Answer:
     declined: bool = False
     # The Self-RAG rounds after the first answer (rag_app.trust.self_rag; empty when off or not needed).
     revisions: tuple[RevisionRound, ...] = ()
+    # The answer in a few words, read once from its text (empty when declined).
+    short: ShortAnswer = ShortAnswer()
 
     @property
     def standalone_question(self) -> str:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rag_app.facts.cells import source_scale
-from rag_app.models import Chunk
+from rag_app.models import Chunk, ShortAnswer
 from rag_app.text.periods import YEAR
 from rag_app.text.scales import stated_amount, value_scale
 from rag_app.understand.analysis import QueryAnalysis
@@ -22,17 +21,6 @@ _VALUE_LINE = re.compile(
 _QUOTE_LINE = re.compile(r"^- (?P<value>.+?)\s*\[Source (?P<n>\d+)\]")
 _DIGIT = re.compile(r"\d")
 _SCALE_AFTER = re.compile(r"\s+(thousand|million|billion)$", re.I)
-
-
-@dataclass(frozen=True)
-class ShortAnswer:
-    """``value``: the answer in a few words ("" when the answer gives none), or its values when
-    it lists several ("$ 12,340; $ 10,115"); ``scale``: "", thousand, million, billion or
-    percent; ``source``: the N of the source it came from (0: none)."""
-
-    value: str | tuple[str, ...]
-    scale: str = ""
-    source: int = 0
 
 
 def short_answer(
@@ -48,14 +36,12 @@ def short_answer(
         quotes = [m for m in map(_QUOTE_LINE.match, lines) if m]
         if not quotes:
             return ShortAnswer("")
+        first, number = quotes[0].group("value"), int(quotes[0].group("n"))
         if query.operation.name == "value":
-            for quote in quotes[:1]:
-                amount = stated_amount(quote.group("value"), query)
-                if amount:
-                    return ShortAnswer(amount, "", int(quote.group("n")))
-        return ShortAnswer(
-            quotes[0].group("value").rstrip("…").strip(), "", int(quotes[0].group("n"))
-        )
+            amount = stated_amount(first, query.text, query.terms.words)
+            if amount:
+                return ShortAnswer(amount, "", number)
+        return ShortAnswer(first.rstrip("…").strip(), "", number)
     value = found.group("value").rstrip("…").strip()
     value = value.rsplit(" = ", 1)[-1]  # a computed answer: its result, not its working
     number = int(found.group("n"))
@@ -63,14 +49,12 @@ def short_answer(
         return ShortAnswer(value, "", number)
     written = _SCALE_AFTER.search(value)
     if written:  # "27.0 million": the value and its scale
-        value, scale = value[: written.start()].strip(), written.group(1).lower()
-        parts = [p.strip() for p in value.split("; ")]
-        return ShortAnswer(tuple(parts) if len(parts) > 1 else value, scale, number)
-    head = found.groupdict().get("head") or ""
+        value = value[: written.start()].strip()
     parts = [p.strip() for p in value.split("; ")]
+    listed = tuple(parts) if len(parts) > 1 and all(_DIGIT.search(p) for p in parts) else value
+    if written:
+        return ShortAnswer(listed, written.group(1).lower(), number)
     if all(YEAR.fullmatch(p) for p in parts):  # years answer when, in no scale
-        return ShortAnswer(tuple(parts) if len(parts) > 1 else value, "", number)
-    scale = value_scale(value, [head]) or source_scale(number, sources)
-    if len(parts) > 1 and all(_DIGIT.search(p) for p in parts):
-        return ShortAnswer(tuple(parts), scale, number)
-    return ShortAnswer(value, scale, number)
+        return ShortAnswer(listed, "", number)
+    head = found.groupdict().get("head") or ""
+    return ShortAnswer(listed, value_scale(value, [head]) or source_scale(number, sources), number)

@@ -325,10 +325,10 @@ def evaluate(
                 operands.append(computed)
                 row["operands_in_context"] = computed
             found = answer_in_context(question, prompt.context)
+            sources = [(source.number, source.hit.chunk) for source in prompt.sources]
             if found is not None:
                 in_context.append(found)
                 row["answer_in_context"] = found
-                sources = [(source.number, source.hit.chunk) for source in prompt.sources]
                 for name, answer in (offline_answers or {}).items():
                     # a declined answer quotes nothing
                     quoted = not refused and bool(
@@ -337,10 +337,9 @@ def evaluate(
                     in_offline[name].append(quoted)
                     row[f"answer_in_offline {name}".strip()] = quoted
             if answers is not None:
-                numbered = [(source.number, source.hit.chunk) for source in prompt.sources]
                 row["answer"] = answers.row(
                     asked,
-                    numbered,
+                    sources,
                     question.answers,
                     question.answer_type,
                     question.scale,

@@ -42,11 +42,12 @@ def _columns(
     """The columns the question asks about: those labelled with its one year (all its years
     when it names several), else those whose label it names, else the one column of values."""
     numeric = {f.col for f in facts if f.number is not None}
+    labels = {f.col: f.column for f in facts}  # one label a column: read each once
     if list(years) == [EVERY_YEAR]:
-        return {f.col for f in facts if len(find_years(f.column)) == 1}
+        return {c for c, label in labels.items() if len(find_years(label)) == 1}
     if years:
-        return {f.col for f in facts if set(find_years(f.column)) & set(years)}
-    named = {f.col for f in facts if f.column and _named(f.column, question, words)}
+        return {c for c, label in labels.items() if set(find_years(label)) & set(years)}
+    named = {c for c, label in labels.items() if label and _named(label, question, words)}
     if named:
         return named
     return numeric if len(numeric) == 1 else set()
@@ -70,7 +71,7 @@ def asked_facts(
         facts = table_facts(chunk)
         if not facts:
             continue
-        scores = {f.metric: _named(f.metric, question, words) for f in facts}
+        scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
         best = max(scores.values(), default=0)
         if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
             scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}

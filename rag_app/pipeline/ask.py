@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from rag_app.answer import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, Usage
 from rag_app.answer.offline import FALLBACK_NOTICE
+from rag_app.answer.short import short_answer
 from rag_app.chat.audit import AuditLog, record_of
 from rag_app.cite import CitationReport
 from rag_app.config import Settings
@@ -27,6 +28,7 @@ from rag_app.models import (
     RetrievalTrace,
     RevisionRound,
     SearchFilter,
+    ShortAnswer,
     Understood,
 )
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
@@ -272,6 +274,8 @@ class Pipeline:
                 revisions = r.rounds
                 timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
+        numbered = [(source.number, source.hit.chunk) for source in prompt.sources]
+        short = ShortAnswer() if finding.declines else short_answer(text, numbered, analysis)
         answer = Answer(
             question=question,
             text=text,
@@ -288,6 +292,7 @@ class Pipeline:
             finding=note,
             declined=finding.declines,
             revisions=revisions,
+            short=short,
         )
         self._record(answer, options)
         yield PipelineEvent("stage", stage="done")

@@ -10,11 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from rag_app.answer.short import short_answer
 from rag_app.chat.conversations import saved_turn
 from rag_app.config import ServerSettings, Settings
 from rag_app.models import Answer, AskOptions, Hit, IngestReport, RetrievalTrace
-from rag_app.understand.analysis import analyse_query
 
 AskMode = Literal["smart", "hybrid"]
 PromptMode = Literal["simple", "advanced", "precise"]
@@ -195,13 +193,8 @@ def report_json(r: IngestReport) -> dict[str, Any]:
 
 
 def short_json(answer: Answer) -> dict[str, Any]:
-    """The answer's short answer (``rag_app.answer.short``): the value its first line gives,
-    or its first quote, a list for several values, with the scale its source states."""
-    prompt = answer.prompt
-    sources = [(s.number, s.hit.chunk) for s in prompt.sources] if prompt is not None else []
-    if answer.declined:
-        return {"value": "", "scale": "", "source": 0}
-    short = short_answer(answer.text, sources, analyse_query(answer.standalone_question))
+    """The answer's short answer (``Answer.short``), a list for several values."""
+    short = answer.short
     value = list(short.value) if isinstance(short.value, tuple) else short.value
     return {"value": value, "scale": short.scale, "source": short.source}
 

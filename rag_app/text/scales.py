@@ -6,7 +6,7 @@ caption, the sentence introducing the table), nearest first; the scale names are
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from rag_app.text.language import CJK_UNIFIED, stem
 from rag_app.text.periods import YEAR
@@ -64,13 +64,10 @@ _MONTH_BEFORE = re.compile(
 _YEAR_AFTER = re.compile(rf"(?:st|nd|rd|th)?,?\s+{YEAR.pattern}")
 
 
-def stated_amount(sentence: str, question: object) -> str:
-    """The amount ``sentence`` states nearest the question's words: of its amounts (not a
+def stated_amount(sentence: str, asked: str, words: Collection[str]) -> str:
+    """The amount ``sentence`` states nearest the question ``asked``: of its amounts (not a
     year, not a number the question itself writes), the one whose six words on either side
-    share most with the question's words (``question``: a ``QueryAnalysis``); "" when none."""
-    terms = getattr(question, "terms", None)
-    words = set(getattr(terms, "words", ()) or ())
-    asked = str(getattr(question, "text", ""))
+    share most with the question's ``words`` (its match terms); "" when none."""
     best, best_score = "", -1
     for match in _STATED.finditer(sentence):
         amount = match.group().strip().rstrip(",")
