@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_app.facts.cells import Fact, source_scale
-from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
+from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
+from rag_app.text.comparisons import threshold
 from rag_app.text.periods import find_years
 from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
 # Operations worked out from the cells of one row over the years a question names.
 _OVER_YEARS = ("diff", "change_ratio", "average", "sum")
+# Operations on two cells the question names: a ratio, a part's share of a whole.
+_OF_TWO = ("divide", "share")
 
 
 def worked_lines(
@@ -33,6 +36,13 @@ def worked_lines(
     gives a value for each; else none. It comes before any value line: a change asked of 2024
     is not 2024's value."""
     operation = query.operation
+    if operation.name in _OF_TWO and operation.confidence >= min_confidence:
+        pair = asked_pair(query, sources)
+        line = _ratio(operation.name, pair, lang) if pair else ""
+        return [line] if line else []
+    if operation.name == "count" and operation.confidence >= min_confidence:
+        line = _counted(query, sources, lang)
+        return [line] if line else []
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
     asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
@@ -49,7 +59,10 @@ def fact_value_lines(
     """One line: the computed answer (``worked_lines``); the cells of one row the question
     lists; else the one cell it names; else none."""
     operation = query.operation
-    if operation.name in _OVER_YEARS and operation.confidence >= min_confidence:
+    if (
+        operation.name in (*_OVER_YEARS, *_OF_TWO, "count")
+        and operation.confidence >= min_confidence
+    ):
         return worked_lines(query, sources, lang, min_confidence)
     sure = operation.confidence >= min_confidence
     if sure and operation.name in ("year_max", "year_min", "years"):
@@ -186,6 +199,56 @@ def _worked(
     if "%" in fact.value and operation != "change_ratio":
         amount += "%"
     return _line(head, amount, scale, source, lang)
+
+
+def _ratio(operation: str, pair: tuple[AskedFact, AskedFact], lang: str) -> str:
+    """A ratio of the first cell named to the second ("Inventory reserves / Accrued
+    compensation, 2018: 948 / 358 = 2.65"), or a part's share of its whole, the smaller of the
+    two as a percentage of the larger ("... : 2303 / 2496 = 92.27%"); "" for a zero divisor."""
+    first, second = (a.fact for a in pair)
+    if operation == "share" and abs(first.number or 0.0) > abs(second.number or 0.0):
+        first, second = second, first
+    top, bottom = float(first.number or 0.0), float(second.number or 0.0)
+    if not bottom:
+        return ""
+    result = top / bottom * (100 if operation == "share" else 1)
+    percent = "%" if operation == "share" else ""
+    if first.metric == second.metric:  # one row's cells of two years
+        head, period = first.metric, f"{first.column} / {second.column}"
+    else:
+        head = f"{first.metric} / {second.metric}"
+        period = first.column if first.column == second.column else ""
+    if period:
+        head = f"{head}, {period}" if lang == "en" else f"{head} {period}"
+    amount = f"{_written(top)} / {_written(bottom)} = {_written(result)}{percent}"
+    return _line(head, amount, "", pair[0].source, lang)
+
+
+def _counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
+    """How many years of one row are beyond the amount the question compares with, each year
+    shown with its cell ("Interest income, years above 1500 thousand (2018 1,826; 2017 1,284):
+    1"); "" when it compares with none or names no row with two years or more."""
+    limit = threshold(query.text)
+    if limit is None:
+        return ""
+    asked = asked_facts(query, sources, [EVERY_YEAR])
+    cells = {
+        years[0]: item.fact
+        for item in asked
+        if len(years := find_years(item.fact.column)) == 1 and item.fact.number is not None
+    }
+    if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
+        return ""
+    source, first = asked[0].source, asked[0].fact
+    scale = _scale(first, source, sources)
+    passed = [y for y, f in cells.items() if limit.passes(float(f.number or 0.0), scale)]
+    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
+    bound = f"{_written(limit.number)}{f' {limit.scale}' if limit.scale else ''}"
+    if lang == "en":
+        head = f"{first.metric}, years {'above' if limit.above else 'below'} {bound} ({shown})"
+    else:
+        head = f"{first.metric} {'高于' if limit.above else '低于'}{bound}的年份（{shown}）"
+    return _line(head, str(len(passed)), "", source, lang)
 
 
 def _written(number: float) -> str:

@@ -43,6 +43,7 @@ def short_answer(
                 return ShortAnswer(amount, "", number)
         return ShortAnswer(first.rstrip("…").strip(), "", number)
     value = found.group("value").rstrip("…").strip()
+    worked = " = " in value
     value = value.rsplit(" = ", 1)[-1]  # a computed answer: its result, not its working
     number = int(found.group("n"))
     if not _DIGIT.search(value):
@@ -54,7 +55,10 @@ def short_answer(
     listed = tuple(parts) if len(parts) > 1 and all(_DIGIT.search(p) for p in parts) else value
     if written:
         return ShortAnswer(listed, written.group(1).lower(), number)
-    if all(YEAR.fullmatch(p) for p in parts):  # years answer when, in no scale
+    if all(YEAR.fullmatch(p) for p in parts) or query.operation.name == "count":
+        # years answer when, a count how many: in no scale
         return ShortAnswer(listed, "", number)
+    if worked:  # a computed answer writes its scale (a ratio has none, a share a percent)
+        return ShortAnswer(listed, value_scale(value), number)
     head = found.groupdict().get("head") or ""
     return ShortAnswer(listed, value_scale(value, [head]) or source_scale(number, sources), number)

@@ -5,7 +5,8 @@ Labels: a question's answer type (span, multi-span, count; a span of at most fou
 number in it is a ``value``; a year that is the largest or smallest cell of the question's row
 in its table ``year_max`` / ``year_min``; years listed ``years``) or, for an arithmetic one, the
 shape of its gold derivation: ``a - b`` diff, ``(a - b) / b`` change_ratio, ``(a + b) / 2``
-average, ``a + b`` sum, ``a / b`` divide, anything else other. The halves are fixed by a hash
+average, ``a + b`` sum, ``a / b`` divide (``share`` when the answer is a percent), anything
+else other (operands may be negative, "-1,421 - (-78,816)"). The halves are fixed by a hash
 of the document id, so the held-out half never changes; the model written is the one fitted on
 the first half only, which keeps the second half a fair test of everything built on it.
 
@@ -25,7 +26,8 @@ from pathlib import Path
 from rag_app.text.periods import YEAR
 from rag_app.understand.operations import MODEL_PATH, OperationModel, features
 
-_NUMBER = r"-?\$?-?[\d,]*\.?\d+%?"
+# An operand: "1,452.4", "$-3", "23.4%", or a negative one in brackets ("(-78,816)").
+_NUMBER = r"(?:-?\$?-?[\d,]*\.?\d+%?|\(-\$?[\d,]*\.?\d+%?\))"
 _SHAPES = (
     ("change_ratio", re.compile(rf"^\(?{_NUMBER}-{_NUMBER}\)?/{_NUMBER}(\*100)?$")),
     ("change_ratio", re.compile(rf"^{_NUMBER}/{_NUMBER}-1$")),
@@ -58,7 +60,10 @@ def label(row: dict[str, object], eval_dir: Path | None = None) -> str:
     derivation = (
         re.sub(r"\s+", "", str(row.get("derivation") or "")).replace("[", "(").replace("]", ")")
     )
-    return next((name for name, shape in _SHAPES if shape.match(derivation)), "other")
+    shape = next((name for name, shape in _SHAPES if shape.match(derivation)), "other")
+    if shape == "divide" and row.get("scale") == "percent":
+        return "share"  # a part as a percentage of a whole, not a ratio of two amounts
+    return shape
 
 
 def _extreme_year(row: dict[str, object], year: str, eval_dir: Path | None) -> str:

@@ -74,7 +74,9 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
         # a first row with no label of its own ("", 2019, 2018) heads the columns
         grid = parse_table(html, 1)
     labels = column_labels(grid, " / ")
-    table_scale = stated_scale([stated, *labels])
+    # a row with a label and no values may state the scale ("(in millions)" under the years)
+    bare = [row[0] for row in grid.data_rows if row and not any(c.strip() for c in row[1:])]
+    table_scale = stated_scale([stated, *labels, *bare])
     facts = []
     for r, row in enumerate(grid.data_rows):
         cells = [cell.strip() for cell in row[1:]]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from rag_app.facts.cells import Fact, table_facts
 from rag_app.models import Chunk
-from rag_app.text.analyzer import match_terms
+from rag_app.text.analyzer import cut, match_terms
+from rag_app.text.language import stem
 from rag_app.text.periods import PART_OF_YEAR, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -92,3 +93,61 @@ def asked_facts(
             by_column.setdefault(fact.col, fact)
         return [AskedFact(number, f) for f in by_column.values()]
     return []
+
+
+def asked_pair(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> tuple[AskedFact, AskedFact] | None:
+    """The two cells a ratio or share is taken of, in the order the question names them: two
+    rows of one table it names, in the one column of the year it names ("the ratio of inventory
+    reserves to accrued compensation in 2018"), else one row's cells of the two years it names
+    ("in fiscal 2019 to fiscal 2018"); None when the question names no such pair."""
+    if query.periods or PART_OF_YEAR.search(query.text):
+        return None
+    years = find_years(query.text)
+    if len(years) == 2:
+        found = asked_facts(query, sources, years)
+        by_year = {find_years(a.fact.column)[0]: a for a in found if find_years(a.fact.column)}
+        if len(found) == 2 and set(by_year) == set(years):
+            return by_year[years[0]], by_year[years[1]]
+        return None
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    order = [stem(t.strip().lower()) for t in cut(query.text) if t.strip()]
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        named = {m for m in {f.metric for f in facts} if _named(m, question, words)}
+        if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
+            named = {m for m in named if not any(_less_specific(m, other) for other in named)}
+        if len(named) != 2:
+            continue
+        columns = _columns(facts, years, question, words)
+        if not years and len(columns) > 1:  # no year named: the latest year's column
+            dated = {
+                f.col: years_of[0]
+                for f in facts
+                if f.col in columns and len(years_of := find_years(f.column)) == 1
+            }
+            if dated:
+                columns = {max(dated, key=lambda c: (dated[c], -c))}
+        cells = {}
+        for fact in facts:
+            if fact.metric in named and fact.col in columns and fact.number is not None:
+                cells.setdefault(fact.metric, fact)
+        if len(cells) != 2:
+            continue
+        first, second = sorted(cells, key=lambda m: _place(m, order))
+        return AskedFact(number, cells[first]), AskedFact(number, cells[second])
+    return None
+
+
+def _less_specific(label: str, than: str) -> bool:
+    """Whether ``than`` names everything ``label`` does and more ("Total" than "Total costs")."""
+    mine, theirs = match_terms(label)[0], match_terms(than)[0]
+    return label != than and mine < theirs
+
+
+def _place(label: str, order: list[str]) -> int:
+    """Where the question first writes a word of ``label`` (its tokens, stemmed, in order)."""
+    words = match_terms(label)[0]
+    return min((i for i, token in enumerate(order) if token in words), default=len(order))

@@ -16,7 +16,7 @@ from rag_app.text.periods import YEAR
 _WORDS = (
     ("billion", r"\bbillions?\b|[$£€¥]\s?bn\b|\bbn\b|十亿"),
     ("million", r"\bmillions?\b|[$£€¥]\s?m\b|\bmn\b|\bmm\b|百万"),
-    ("thousand", r"\bthousands?\b|['’]000s?\b|[$£€¥]\s?000s?\b|[$£€¥]k\b|千元"),
+    ("thousand", r"\bthousands?\b|['‘’]000s?\b|[$£€¥]\s?000s?\b|[$£€¥]k\b|千元"),
 )
 _SCALE_PATTERNS = tuple((name, re.compile(pattern, re.I)) for name, pattern in _WORDS)
 _PERCENT = re.compile(r"[%％]|\bper\s?cent\b|\bpercent(?:age)?\b", re.I)

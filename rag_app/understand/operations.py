@@ -1,6 +1,6 @@
 """What a question asks to be done with the values it names: read one (``value``: an amount,
 a rate, a date; ``span``: words), list several (``multi-span``), count them, or compute (``diff``, ``change_ratio``, ``average``, ``sum``,
-``divide``, ``other``). Read by a model learned from data, not from word lists: a logistic
+``divide`` a ratio, ``share`` a part as a percentage of its whole, ``other``). Read by a model learned from data, not from word lists: a logistic
 regression over the question's words and word pairs (``rag_app.text.analyzer``), fitted by
 ``rag_app.evaluation.operations_fit`` on the TAT-QA dev questions of half its documents (the
 labels from their answer types and derivations) and reported on the other half
@@ -19,7 +19,7 @@ from typing import Any
 from rag_app.text.analyzer import index_tokens
 
 MODEL_PATH = Path(__file__).with_name("data") / "operations.json"
-COMPUTED = ("diff", "change_ratio", "average", "sum", "divide", "other")
+COMPUTED = ("diff", "change_ratio", "average", "sum", "divide", "share", "other")
 
 
 def features(question: str) -> list[str]:

@@ -117,3 +117,59 @@ def test_the_amount_a_quote_states_for_a_value_question() -> None:
     assert question.operation.name == "value"
     short = short_answer(text, [], question)
     assert (short.value, short.source) == ("253,203", 1)  # not the 31 of the date
+
+
+def _as(question: str, operation: str):  # type: ignore[no-untyped-def]
+    """The question read as asking ``operation`` (the model's reading fixed, for the line's own
+    logic; the shipped model's readings are tests/understand/test_operations.py's)."""
+    from rag_app.understand.operations import Operation
+
+    query = analyse_query(question)
+    query._lazy["operation"] = Operation(operation, 0.9)  # what QueryAnalysis reads once
+    return query
+
+
+def test_a_ratio_of_two_rows_in_the_order_named(sources) -> None:  # type: ignore[no-untyped-def]
+    table = next(n for n, c in sources if c.type == "table")
+    question = "What is the ratio of Freight to Total for 2019?"
+    assert analyse_query(question).operation.name == "divide"  # the shipped model's reading
+    line = _line(question, sources)
+    assert line == f"Freight / Total, 2019: 12340 / 16550 = 0.75 [Source {table}]"
+    short = short_answer(line, sources, analyse_query(question))
+    assert (short.value, short.scale) == ("0.75", "")  # a ratio is in no scale
+    reverse = fact_value_lines(
+        _as("The ratio of Total to Freight in 2019?", "divide"), sources, "en"
+    )
+    assert "16550 / 12340 = 1.34" in reverse[0]
+
+
+def test_a_share_is_the_part_over_its_whole_as_a_percentage(sources) -> None:  # type: ignore[no-untyped-def]
+    query = _as("What percentage of Total revenue was Warehousing in 2019?", "share")
+    line = fact_value_lines(query, sources, "en")[0]
+    assert "Warehousing / Total, 2019: 4210 / 16550 = 25.44%" in line  # the whole named first
+    short = short_answer(line, sources, query)
+    assert (short.value, short.scale) == ("25.44%", "percent")
+    # one row, two years: in the order the question names them
+    years = fact_value_lines(_as("Freight in 2019 as a ratio of 2018?", "divide"), sources, "en")
+    assert "12340 / 10115 = 1.22" in years[0]
+    assert (
+        fact_value_lines(_as("The ratio of Freight to headcount?", "divide"), sources, "en") == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("How many years did Freight revenue exceed 11 million?", "1"),  # 11,000 thousand
+        ("How many years did Freight revenue exceed $10,000 thousand?", "2"),
+        ("How many years did Freight revenue exceed 13 million?", "0"),
+    ],
+)
+def test_a_count_of_years_beyond_an_amount_in_its_scale(sources, question, count) -> None:  # type: ignore[no-untyped-def]
+    assert analyse_query(question).operation.name == "count"
+    line = _line(question, sources)
+    assert "2019 $ 12,340; 2018 $ 10,115" in line and line.endswith(f": {count} [Source 2]")
+    short = short_answer(line, sources, analyse_query(question))
+    assert (short.value, short.scale) == (count, "")  # a count has no scale
+    below = fact_value_lines(_as("How many years was Freight under 11 million?", "count"), sources)
+    assert below[0].endswith("：1 [Source 2]") and "低于11 million" in below[0]

@@ -98,3 +98,25 @@ def test_a_unit_the_row_label_ends_with_need_not_be_named() -> None:
     chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html)
     question = analyse_query("What was SMIC's revenue in 2024?")
     assert [a.fact.value for a in asked_facts(question, [(1, chunk)])] == ["57,796"]
+
+
+@pytest.mark.parametrize(
+    "stated",
+    [
+        "<tr><td>(in millions)</td><td></td><td></td></tr>",
+        "<tr><td>USD ‘000</td><td></td><td></td></tr>",
+    ],
+)
+def test_a_row_with_no_values_may_state_the_scale(stated: str) -> None:
+    """A label-only row under the years ("(in millions)", "All figures in USD ‘000") states
+    the scale of every cell; a row of values does not."""
+    html = (
+        "<table><tr><td></td><td>2019</td><td>2018</td></tr>"
+        f"{stated}<tr><td>Appliances</td><td>680</td><td>774</td></tr></table>"
+    )
+    chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html)
+    scales = {f.scale for f in table_facts(chunk)}
+    assert scales == {"million" if "millions" in stated else "thousand"}
+    plain = html.replace(stated, "<tr><td>Sensors, 3 million units</td><td>1</td><td>2</td></tr>")
+    facts = table_facts(replace(chunk, table_html=plain))
+    assert {f.scale for f in facts if f.metric == "Appliances"} == {""}
