@@ -4,8 +4,12 @@ A source becomes units (its sentences and its table rows, each row linearised wi
 headers) plus the union of their content words, Chinese character bigrams and numbers. A
 sentence becomes the same features. Numbers are compared as values: ``1,234.5`` equals
 ``1234.5``, ``20.0%`` equals ``20%``, and a number written with fewer decimals than the source
-matches the source's value rounded (``63`` for ``63.2``). Units (亿 / 万 / billion) are not
-converted: ``63.2亿美元`` and ``US$6.32 billion`` do not match.
+matches the source's value rounded (``63`` for ``63.2``). A number written with a scale word
+(亿 / 万 / 百万 / million / billion) is compared as the amount it states with the source's
+amounts, each read in the scale its source states for it (the word after it, its row's or its
+table's "（百万元）" / "(in millions)"), at the precision the claim writes: "577.96亿元" is the
+57,796 of a row "营业收入（百万元）", "28.74亿元" the 2,874,106,532.18 of a table in 元;
+"577.96万元" is found in neither.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from rag_app.models import Chunk
 from rag_app.text.analyzer import cjk_bigrams, index_words, stem
 from rag_app.text.latex import latex_to_text
 from rag_app.text.lexicon import word_set
+from rag_app.text.scales import exponent_after, stated_exponent
 from rag_app.text.tables import column_labels, linearise_row, parse_table, pipe_table_rows
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．％", "0123456789.%")
@@ -47,6 +52,8 @@ class Number:
     value: Decimal
     decimals: int
     year: bool
+    # The power of ten of the scale word written right after it ("28.74亿" 8), else 0.
+    exponent: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,14 +79,33 @@ class SourceEvidence:
     bigrams: frozenset[str]
     values: frozenset[Decimal]
     rounded: frozenset[Decimal]
+    # Every number as the amount it states: its value times the scale its source states for
+    # it (the word after it, its unit's, or the source's), a number with none as written.
+    amounts: frozenset[Decimal] = frozenset()
+    # (value, power of ten) of each number whose scale its source states.
+    scaled: frozenset[tuple[Decimal, int]] = frozenset()
 
     def has_number(self, number: Number) -> bool:
-        return number.value in self.values or number.value in self.rounded
+        """Whether the source holds ``number``: as written (in the scale the source states for
+        it, when both state one: "577.96万元" is not the 577.96 of "577.96亿元"), or as the amount
+        it states, rounded as the claim writes it."""
+        if number.value in self.values or number.value in self.rounded:
+            known = {e for v, e in self.scaled if v == number.value}
+            return number.exponent == 0 or not known or number.exponent in known
+        if number.exponent == 0 and number.year:
+            return False
+        step = Decimal(1).scaleb(-number.decimals)
+        return any(
+            a.scaleb(-number.exponent).quantize(step, rounding=ROUND_HALF_UP) == number.value
+            for a in self.amounts
+            if a >= number.value.scaleb(number.exponent - 1)  # same order of magnitude or more
+        )
 
 
 def extract_numbers(text: str) -> tuple[Number, ...]:
     out = []
-    for match in _NUMBER.finditer(text.translate(_FULL_WIDTH)):
+    text = text.translate(_FULL_WIDTH)
+    for match in _NUMBER.finditer(text):
         raw = match.group(1)
         plain = raw.replace(",", "")
         try:
@@ -88,8 +114,31 @@ def extract_numbers(text: str) -> tuple[Number, ...]:
             continue
         decimals = len(plain.split(".")[1]) if "." in plain else 0
         year = decimals == 0 and "," not in raw and 1900 <= value <= 2100
-        out.append(Number(raw, value, decimals, year))
+        out.append(Number(raw, value, decimals, year, exponent_after(text, match.end())))
     return tuple(out)
+
+
+def _stated_exponents(text: str) -> list[int]:
+    """For each number of a unit (``extract_numbers``' order), the power of ten the words
+    before it state ("2024年营收（亿美元）: 881.6"), else the one its first words state (a
+    row's label, "营业收入（百万元）"), else 0."""
+    text = text.translate(_FULL_WIDTH)
+    out, start, first = [], 0, None
+    for match in _NUMBER.finditer(text):
+        if _parses(match.group(1)):
+            own = stated_exponent(text[start : match.start()])
+            first = own if first is None else first
+            out.append(own or first)
+        start = match.end()
+    return out
+
+
+def _parses(raw: str) -> bool:
+    try:
+        Decimal(raw.replace(",", ""))
+    except InvalidOperation:
+        return False
+    return True
 
 
 def features(text: str) -> Features:
@@ -173,6 +222,16 @@ def source_evidence(number: int, units: Iterable[str]) -> SourceEvidence:
             seen.add(unit)
             feats.append(features(unit))
     numbers = [n for f in feats for n in f.numbers]
+    stated = [_stated_exponents(f.text) for f in feats]
+    # a caption's or a heading's "(in millions)" (the first unit stating one, wherever in it):
+    # the scale of the numbers nothing else scales
+    whole = next((e for f in feats if (e := stated_exponent(f.text))), 0)
+    exponents = [
+        (n, n.exponent or own or whole)
+        for f, unit in zip(feats, stated)
+        for n, own in zip(f.numbers, unit)
+    ]
+    amounts = {n.value.scaleb(e) for n, e in exponents if not n.year}
     return SourceEvidence(
         number=number,
         units=tuple(feats),
@@ -180,6 +239,8 @@ def source_evidence(number: int, units: Iterable[str]) -> SourceEvidence:
         bigrams=frozenset().union(*(f.bigrams for f in feats)),
         values=frozenset(n.value for n in numbers),
         rounded=_rounded(numbers),
+        amounts=frozenset(amounts),
+        scaled=frozenset((n.value, e) for n, e in exponents if e),
     )
 
 

@@ -87,3 +87,47 @@ def stated_amount(sentence: str, asked: str, words: Collection[str]) -> str:
         if score > best_score:
             best, best_score = amount, score
     return best
+
+
+# The power of ten a scale word stands for when written right after an amount ("28.74亿元",
+# "$3.8 billion", "5万片") or stated for every amount of a table, row or column ("（百万元）",
+# "单位：万元", "(in millions)", "$'000"). Chinese 万 and 亿 count here: an answer that says
+# "577.96亿元" of a table's 57,796 百万元 states the same amount.
+_EXPONENT_WORDS = (
+    ("万亿", 12),
+    ("千亿", 11),
+    ("百亿", 10),
+    ("十亿", 9),
+    ("千万", 7),
+    ("百万", 6),
+    ("亿", 8),
+    ("万", 4),
+    ("billion", 9),
+    ("bn", 9),
+    ("million", 6),
+    ("mn", 6),
+    ("thousand", 3),
+)
+_AFTER_AMOUNT = re.compile(
+    r"\s?(?:(万亿|千亿|百亿|十亿|千万|百万|亿|万)|(billions?|bn|millions?|mn|thousands?)\b)", re.I
+)
+_STATED_CJK = re.compile(r"(?:单位\s*[:：]\s*|[（(]\s*)(万亿|千亿|百亿|十亿|千万|百万|亿|万)")
+_EXPONENT_OF = {"thousand": 3, "million": 6, "billion": 9}
+
+
+def exponent_after(text: str, end: int) -> int:
+    """The power of ten the scale word right after ``text[:end]`` stands for; 0 when none."""
+    found = _AFTER_AMOUNT.match(text, end)
+    if found is None:
+        return 0
+    word = (found.group(1) or found.group(2)).lower().rstrip("s")
+    return next((e for w, e in _EXPONENT_WORDS if w == word), 0)
+
+
+def stated_exponent(text: str) -> int:
+    """The power of ten ``text`` states for all its amounts ("（百万元）" 6, "单位：万元" 4,
+    "(in millions)" 6, "$'000" 3); 0 when it states none (an amount's own word is not one)."""
+    found = _STATED_CJK.search(text or "")
+    if found:
+        return next(e for w, e in _EXPONENT_WORDS if w == found.group(1))
+    return _EXPONENT_OF.get(stated_scale([text]), 0)
