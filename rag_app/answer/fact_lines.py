@@ -15,7 +15,8 @@ from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.comparisons import threshold
-from rag_app.text.periods import find_years
+from rag_app.text.scales import stated_exponent
+from rag_app.text.periods import distinct_years, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
@@ -92,7 +93,7 @@ def _which_years(
     with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019")."""
     cells: dict[str, Fact] = {}
     for item in asked:
-        years = find_years(item.fact.column)
+        years = distinct_years(item.fact.column)
         if len(years) == 1 and item.fact.number is not None:
             cells.setdefault(years[0], item.fact)
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
@@ -148,7 +149,7 @@ def _worked(
     when the cells are not one row's, one per year."""
     by_year: dict[str, Fact] = {}
     for item in asked:
-        years = find_years(item.fact.column)
+        years = distinct_years(item.fact.column)
         if len(years) != 1 or years[0] in by_year:
             return ""
         by_year[years[0]] = item.fact
@@ -235,15 +236,16 @@ def _counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: s
     cells = {
         years[0]: item.fact
         for item in asked
-        if len(years := find_years(item.fact.column)) == 1 and item.fact.number is not None
+        if len(years := distinct_years(item.fact.column)) == 1 and item.fact.number is not None
     }
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return ""
     source, first = asked[0].source, asked[0].fact
-    scale = _scale(first, source, sources)
-    passed = [y for y, f in cells.items() if limit.passes(float(f.number or 0.0), scale)]
+    exponent = _exponent(first, source, sources)
+    passed = [y for y, f in cells.items() if limit.passes(float(f.number or 0.0), exponent)]
     shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
-    bound = f"{_written(limit.number)}{f' {limit.scale}' if limit.scale else ''}"
+    space = " " if limit.unit.isascii() else ""
+    bound = f"{_written(limit.number)}{space if limit.unit else ''}{limit.unit}"
     if lang == "en":
         head = f"{first.metric}, years {'above' if limit.above else 'below'} {bound} ({shown})"
     else:
@@ -262,6 +264,17 @@ def _line(head: str, amount: str, scale: str, source: int, lang: str) -> str:
         amount = f"{amount} {scale}"
     colon = ": " if lang == "en" else "："
     return f"{head.strip(', ')}{colon}{amount} [Source {source}]"
+
+
+def _exponent(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> int:
+    """The power of ten a cell's amount is written in: what its row or column label states
+    ("营业收入（万元）"), else its table ("单位：万元", "(in thousands)"), else 0."""
+    chunk = dict(sources).get(source)
+    stated = [fact.metric, fact.column, *((chunk.caption, chunk.context) if chunk else ())]
+    found = next((e for text in stated if (e := stated_exponent(text))), 0)
+    return found or {"thousand": 3, "million": 6, "billion": 9}.get(
+        _scale(fact, source, sources), 0
+    )
 
 
 def _scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:

@@ -101,6 +101,19 @@ class CitationReport:
     def off_question(self) -> tuple[SentenceCheck, ...]:
         return tuple(s for s in self.sentences if s.off_question)
 
+    @property
+    def untraced_numbers(self) -> tuple[str, ...]:
+        """The numbers of the answer, as written, that no cited source holds (in any scale it
+        states) nor the answer's own working gives: what a reader should not trust."""
+        found = (
+            number.strip()
+            for sentence in self.sentences
+            for reason in sentence.reasons
+            if reason.key == "numbers_not_found"
+            for number in reason.value("numbers").split(", ")
+        )
+        return tuple(dict.fromkeys(n for n in found if n))
+
     def summary(self) -> tuple[int, int, int]:
         """(cited factual sentences, how many of them are supported, how many are about the
         question): "3/3 supported, 2/3 about the question"."""

@@ -12,7 +12,7 @@ from rag_app.facts.cells import Fact, table_facts
 from rag_app.models import Chunk
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import stem
-from rag_app.text.periods import PART_OF_YEAR, find_years
+from rag_app.text.periods import PART_OF_YEAR, distinct_years, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
 _UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
@@ -45,9 +45,9 @@ def _columns(
     numeric = {f.col for f in facts if f.number is not None}
     labels = {f.col: f.column for f in facts}  # one label a column: read each once
     if list(years) == [EVERY_YEAR]:
-        return {c for c, label in labels.items() if len(find_years(label)) == 1}
+        return {c for c, label in labels.items() if len(distinct_years(label)) == 1}
     if years:
-        return {c for c, label in labels.items() if set(find_years(label)) & set(years)}
+        return {c for c, label in labels.items() if set(distinct_years(label)) & set(years)}
     named = {c for c, label in labels.items() if label and _named(label, question, words)}
     if named:
         return named
@@ -107,7 +107,9 @@ def asked_pair(
     years = find_years(query.text)
     if len(years) == 2:
         found = asked_facts(query, sources, years)
-        by_year = {find_years(a.fact.column)[0]: a for a in found if find_years(a.fact.column)}
+        by_year = {
+            distinct_years(a.fact.column)[0]: a for a in found if distinct_years(a.fact.column)
+        }
         if len(found) == 2 and set(by_year) == set(years):
             return by_year[years[0]], by_year[years[1]]
         return None
@@ -126,11 +128,11 @@ def asked_pair(
             dated = {
                 f.col: years_of[0]
                 for f in facts
-                if f.col in columns and len(years_of := find_years(f.column)) == 1
+                if f.col in columns and len(years_of := distinct_years(f.column)) == 1
             }
             if dated:
                 columns = {max(dated, key=lambda c: (dated[c], -c))}
-        cells = {}
+        cells: dict[str, Fact] = {}
         for fact in facts:
             if fact.metric in named and fact.col in columns and fact.number is not None:
                 cells.setdefault(fact.metric, fact)

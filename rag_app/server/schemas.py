@@ -227,6 +227,7 @@ def answer_json(answer: Answer, options: AskOptions, doc_names: dict[str, str]) 
             "dangling": list(report.dangling),
             "unsupported_count": report.unsupported_count,
             "uncited_count": report.uncited_count,
+            "untraced_numbers": list(report.untraced_numbers),
             "citations": _plain(report.citations),
             "sentences": [{**_plain(s), "flagged": s.flagged} for s in report.sentences],
         },

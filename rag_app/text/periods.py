@@ -100,6 +100,12 @@ def find_years(text: str) -> list[str]:
     return YEAR.findall(text)
 
 
+def distinct_years(text: str) -> list[str]:
+    """The years ``text`` names, each once, in order: a column "2023年12月31日/2023年度" is
+    one year's."""
+    return list(dict.fromkeys(find_years(text)))
+
+
 def is_whole_year_label(label: str, year: str) -> bool:
     """Whether a column label names ``year`` as a whole year: "2026", "2026E", "2026年",
     "FY2026" (not "2026Q1")."""

@@ -173,3 +173,36 @@ def test_a_count_of_years_beyond_an_amount_in_its_scale(sources, question, count
     assert (short.value, short.scale) == (count, "")  # a count has no scale
     below = fact_value_lines(_as("How many years was Freight under 11 million?", "count"), sources)
     assert below[0].endswith("：1 [Source 2]") and "低于11 million" in below[0]
+
+
+def _prospectus() -> list[tuple[int, Chunk]]:
+    html = (
+        "<table><tr><td>项目</td><td>2023年12月31日/2023年度</td><td>2022年12月31日/2022年度</td>"
+        "<td>2021年12月31日/2021年度</td></tr>"
+        "<tr><td>营业收入（万元）</td><td>62,384.75</td><td>47,916.20</td><td>33,508.64</td></tr>"
+        "<tr><td>净利润（万元）</td><td>11,692.35</td><td>8,363.84</td><td>5,917.42</td></tr></table>"
+    )
+    return [(1, Chunk("p:1", "p", "table", "", "", (0,), table_html=html))]
+
+
+def test_a_column_naming_its_year_twice_is_that_years() -> None:
+    """ "2023年12月31日/2023年度" is 2023's column: a change and an average are worked out."""
+    change = fact_value_lines(_as("2023年营业收入较2022年增长了多少？", "diff"), _prospectus())
+    assert change and "62384.75 - 47916.2 = 14468.55" in change[0]
+    average = fact_value_lines(_as("2021年到2023年营业收入的平均值？", "average"), _prospectus())
+    assert average and "= 47936.53" in average[0]
+
+
+def test_a_count_against_an_amount_in_yi_or_wan() -> None:
+    """8000万元 against a row in 万元; 28亿元 against a table in 元."""
+    query = _as("2021年到2023年净利润超过8000万元的年份有几个？", "count")
+    line = fact_value_lines(query, _prospectus())[0]
+    assert "高于8000万的年份" in line and line.endswith("：2 [Source 1]")
+    html = (
+        "<table><tr><td>项目</td><td>2024年</td><td>2023年</td><td>2022年</td></tr>"
+        "<tr><td>营业收入</td><td>3,286,451,209.37</td><td>2,874,106,532.18</td>"
+        "<td>2,401,337,815.62</td></tr></table>"
+    )
+    annual = [(1, Chunk("a:1", "a", "table", "", "", (0,), table_html=html, caption="单位：元"))]
+    line = fact_value_lines(_as("营业收入超过28亿元的有几年？", "count"), annual)[0]
+    assert line.endswith("：2 [Source 1]")

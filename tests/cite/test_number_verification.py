@@ -103,6 +103,9 @@ def test_a_restated_amount_is_traced_and_a_wrong_scale_is_not(tables) -> None:  
     assert not _flagged("2024年营业收入约578亿元[Source 1]。", "578", table1)
     assert _flagged("2024年营业收入为577.96万元[Source 1]。", "577.96", table1)
     assert _flagged("2024年营业收入为567.96亿元[Source 1]。", "567.96", table1)
+    answer = "2024年营业收入为577.96万元[Source 1]。2023年为452.50亿元[Source 1]。"
+    report = check_answer(answer, {1: table1}, None, analyse_query("中芯国际的营业收入"))
+    assert report.untraced_numbers == ("577.96",)  # what the API's citations carry
 
 
 def test_verifying_an_answers_numbers_is_quick(tables) -> None:  # type: ignore[no-untyped-def]

@@ -182,6 +182,7 @@ def test_ask_as_json_carries_what_the_app_shows(client) -> None:
     assert "106.2" in a["text"] and "[Source" in a["text"]
     assert a["citations"]["cited_sources"] and a["citations"]["sentences"]
     assert {"supported", "cited", "flagged"} <= set(a["citations"]["sentences"][0])
+    assert a["citations"]["untraced_numbers"] == []  # the offline answer quotes its sources
     assert a["sources"][0]["number"] == 1 and a["sources"][0]["doc_id"] == "smic_report"
     assert a["prompt"]["report"]["prompt_tokens"] > 0
     assert a["routing"]["detected_type"] and "total_ms" in a["timings"]

@@ -3,7 +3,7 @@ reports, as MinerU content lists, and their questions with verified gold evidenc
 
 Layout as ``/work/shared/eval/<set>/`` and ``assets/broker_eval``: ``docs/<doc_id>_content_list.json``,
 ``manifest.jsonl``, ``questions.jsonl`` (one document each), ``questions_multi.jsonl`` (two),
-``questions_followup.jsonl`` and ``questions_unanswerable.jsonl``. The documents: an annual report
+``questions_followup.jsonl``, ``questions_unanswerable.jsonl`` and ``questions_arithmetic.jsonl``. The documents: an annual report
 (澄远智能), an IPO prospectus (拓衡传感), an industry report on industrial robots whose ranking names
 companies no document is about, and an English-named company's earnings-call minutes (Orvella
 Robotics). Any question whose answer is not where its gold says stops the build.
@@ -18,6 +18,7 @@ from pathlib import Path
 from rag_app.evaluation.sets.docgen import Doc
 from rag_app.evaluation.sets.second import annual, briefing, industry, prospectus
 from rag_app.evaluation.sets.second.questions import (
+    arithmetic_rows,
     followup_rows,
     multi_rows,
     single_rows,
@@ -62,6 +63,7 @@ def write_second(out: Path) -> None:
         "questions_multi.jsonl": multi_rows(docs, subject, errors),
         "questions_followup.jsonl": followup_rows(docs, subject, errors),
         "questions_unanswerable.jsonl": unanswerable_rows(docs, errors),
+        "questions_arithmetic.jsonl": arithmetic_rows(docs, errors),
     }
     if errors:
         print("\n".join(errors))
@@ -92,6 +94,6 @@ def write_second(out: Path) -> None:
             f"questions={row['n_questions']:2d} types={row['type_counts']}"
         )
     for name, rows in sets.items():
-        kinds = Counter(r["kind"] for r in rows)
+        kinds = Counter(r.get("kind") or r["operation"] for r in rows)
         langs = Counter(r["lang"] for r in rows)
         print(f"{name}: {len(rows)} by kind={dict(kinds)} by lang={dict(langs)}")

@@ -3,7 +3,8 @@
 The questions are data, written by hand before anything was measured on them
 (``assets/second_eval/README.md``): ``questions.jsonl`` (one document each; a list answer is a
 list), ``multi.jsonl`` (two documents each), ``followups.jsonl`` (a second turn and the turn
-before it) and ``unanswerable.jsonl`` (a question no document answers, beside an answerable twin).
+before it), ``unanswerable.jsonl`` (a question no document answers, beside an answerable twin)
+and ``arithmetic.jsonl`` (a value worked out from cells, or a count).
 Each answerable row names its gold items by key (``check.gold_of`` verifies them); each
 unanswerable row may name the strings whose absence makes it so (``check.absent_errors``).
 """
@@ -11,10 +12,11 @@ unanswerable row may name the strings whose absence makes it so (``check.absent_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from rag_app.evaluation.sets.docgen import Doc
+from rag_app.evaluation.sets.docgen import Doc, contains_answer
 from rag_app.evaluation.sets.second.check import absent_errors, also_in, gold_of
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -175,6 +177,50 @@ def unanswerable_rows(docs: Mapping[str, Doc], errors: list[str]) -> list[dict]:
                 **_answer_fields(d, t, gold),
                 "pair": qid,
                 "source": SOURCE,
+            }
+        )
+    return rows
+
+
+ARITHMETIC_SOURCE = (
+    "rag_app second_eval arithmetic (authored, frozen 2026-11-27 before the operation model saw "
+    "any Chinese question)"
+)
+_OPERAND = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def arithmetic_rows(docs: Mapping[str, Doc], errors: list[str]) -> list[dict]:
+    """Rows of questions_arithmetic.jsonl: a value worked out from cells (``derivation``, each
+    operand verified to be written in a gold item) or a count (the years counted, verified)."""
+    rows = []
+    for n, q in enumerate(read("arithmetic.jsonl"), 1):
+        qid = f"second_a{n:03d}"
+        d = docs[q["doc"]]
+        gold = sorted({d.index(k) for k in q["gold"]})
+        operands = _OPERAND.findall(q["derivation"])
+        if q["operation"] == "average":
+            operands = operands[:-1]  # its count of terms is the question's, not a cell
+        for operand in operands:
+            if not any(contains_answer(d.items[i], operand) for i in gold):
+                errors.append(f"{qid} {q['question']}: operand {operand} not in its gold items")
+        rows.append(
+            {
+                "id": qid,
+                "question": q["question"],
+                "answer": q["answer"],
+                "answer_str": q["answer"],
+                "answer_type": q["answer_type"],
+                "scale": q["scale"],
+                "derivation": q["derivation"],
+                "operation": q["operation"],
+                "doc_id": d.doc_id,
+                "doc_file": f"docs/{d.doc_id}_content_list.json",
+                "gold_item_indices": gold,
+                "gold_item_types": [d.items[i]["type"] for i in gold],
+                "answer_from": "table",
+                "lang": q["lang"],
+                "scope": "single_doc",
+                "source": ARITHMETIC_SOURCE,
             }
         )
     return rows
