@@ -7,7 +7,7 @@ the evaluation without surprises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 ChunkType = Literal["text", "table", "image", "qa"]
@@ -118,9 +118,16 @@ class Hit:
     signals: tuple[tuple[str, Signal], ...] = ()
     weight: float = 1.0  # fusion weight applied to this hit's list, when fused
     note: str = ""  # a human-readable reason (which layer, which threshold)
+    why: tuple[Reason, ...] = ()  # ``note`` as keys and values, a clause each, for the UI
 
     def signal(self, name: str) -> Signal | None:
         return dict(self.signals).get(name)
+
+    def noted(self, note: str, why: Reason, sep: str = "; ") -> Hit:
+        """This hit with ``note`` added to its note (after ``sep``) and ``why`` to its keys."""
+        return replace(
+            self, note=f"{self.note}{sep}{note}" if self.note else note, why=(*self.why, why)
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The hit as ``rag-app search --json`` prints it and the API returns it, with its
@@ -152,6 +159,8 @@ class IngestReport:
     type_counts: tuple[tuple[str, int], ...] = ()
     n_chunks: int = 0
     warnings: tuple[str, ...] = ()
+    # a rejection's reason as a key and values (``IngestError.why``), for the UI's languages
+    why: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +211,11 @@ class Reason:
 
     def value(self, name: str) -> str:
         return dict(self.values).get(name, "")
+
+    @classmethod
+    def of(cls, key: str, **values: object) -> Reason:
+        """The reason ``key`` with ``values``, each turned to text."""
+        return cls(key, tuple((k, str(v)) for k, v in values.items()))
 
 
 @dataclass(frozen=True)
@@ -256,6 +270,7 @@ class RetrievalTrace:
     expansions: tuple[
         Expansion, ...
     ] = ()  # what model rewrites added (rag_app.pipeline.expansions)
+    why: tuple[Reason, ...] = ()  # ``notes`` as keys and values, one each, for the UI to word
 
     def by_type(self, chunk_type: str) -> tuple[Hit, ...]:
         return tuple(h for h in self.hits if h.chunk.type == chunk_type)

@@ -17,6 +17,7 @@ from rag_app.cli.main import main
 from rag_app.index.library import Library
 from rag_app.models import AskOptions
 from rag_app.pipeline.ask import Pipeline
+from rag_app.prompt import Turn
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"
@@ -163,3 +164,78 @@ def test_the_cli_prints_the_log_as_a_table_and_as_json(
     assert "another question" in out and QUESTION not in out and "hybrid" in out
     assert main(["audit", "--data-dir", data_dir, "--since", "yesterday"]) == 2
     assert "not an ISO time" in capsys.readouterr().err
+
+
+def test_a_record_keeps_the_answer_its_understanding_and_each_sentences_verdict(
+    sample: Library, log: AuditLog
+) -> None:
+    """Was a gap: a record kept the answer's length and its flagged sentences only, so the Audit
+    page could not show the answer, its citations or whether each was about the question; and
+    an answer off the question counted 0 flagged sentences."""
+    # a follow-up answered with the 2025E P/E: supported by its source (the forecast table is
+    # [Source 6] of this library's prompt), off the 2026 question
+    llm = ScriptedLLM(
+        "中芯国际2026年预测市盈率是多少？",  # the model's rewrite of the follow-up
+        "中芯国际2025年预测市盈率为132.0倍。[Source 6]",
+    )
+    answer = Pipeline(sample.settings, sample, llm, audit=log).ask(
+        "那2026年呢？", OPTIONS, [Turn("中芯国际2025年预测市盈率是多少？", "132.0倍 [Source 1]")]
+    )
+    (record,) = log.records()  # read back from the log's JSON
+    assert answer.citations is not None and answer.understood is not None
+    assert record.answer == answer.text and record.understood == answer.understood
+    assert record.checked and record.relevance_checked
+    assert [(s.text, s.cited, s.supported, s.relevant) for s in record.sentences] == [
+        (s.text, s.cited, s.supported, s.relevant) for s in answer.citations.sentences
+    ]
+    assert record.sentences[0].supported and not record.sentences[0].relevant
+    assert not record.flagged and record.doubtful == 1  # off the question, as the Ask page marks
+    assert record.sources[0].chunk_id == answer.prompt.sources[0].hit.chunk.chunk_id
+    again = record.restored_answer()
+    assert again.text == answer.text and again.understood == answer.understood
+    assert [s.off_reasons for s in again.citations.sentences] == [
+        s.off_reasons for s in answer.citations.sentences
+    ]
+
+
+def test_a_record_written_before_answers_were_kept_still_loads(log: AuditLog) -> None:
+    old = {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "user": "local",
+        "kb": "default",
+        "client": "app",
+        "mode": "smart",
+        "question": "旧问题",
+        "standalone_question": "旧问题",
+        "detected_type": "table",
+        "hits": [{"chunk_id": "c", "doc_id": "d", "type": "table", "score": 1.0, "strategy": "x"}],
+        "prompt_tokens": 10,
+        "answerer": "offline-extractive",
+        "model": "offline-extractive",
+        "timings": {"total_ms": 5.0},
+        "flagged": ["甲句。"],
+        "off_question": ["甲句。: 2025E", "乙句。: 2025E, the question asks 2026年"],
+        "answer_chars": 12,
+        "retired_field": 1,
+    }
+    log._db.execute(
+        "INSERT INTO records (time, user, kb, client, payload) VALUES (?, ?, ?, ?, ?)",
+        (old["time"], "local", "default", "app", json.dumps(old, ensure_ascii=False)),
+    )
+    (record,) = log.records()
+    assert record.question == "旧问题" and record.hits[0].chunk_id == "c"
+    assert record.answer == "" and record.sentences == () and record.understood is None
+    assert record.doubtful == 2  # 甲 once (unsupported and off), 乙
+    assert record.restored_answer().citations is None
+
+
+def test_a_key_in_the_answer_is_not_kept(sample: Library, log: AuditLog, tmp_path: Path) -> None:
+    llm = ScriptedLLM(
+        ScriptedResponse(text=f"密钥是 {KEY}。中芯国际2026年预测市盈率为106.2倍。[Source 1]")
+    )
+    Pipeline(sample.settings, sample, llm, audit=log).ask(QUESTION, OPTIONS)
+    (record,) = log.records()
+    assert "[redacted]" in record.answer and KEY not in json.dumps(record.to_json())
+    log.close()
+    written = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
+    assert KEY.encode() not in written

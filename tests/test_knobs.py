@@ -66,6 +66,7 @@ CONSTANTS: dict[str, str] = {
     "chat/saved_details.py:TITLE_CHARS": "what the hits table shows of a hit's title",
     "chat/conversations.py:TITLE_CHARS": "what a conversation's title keeps",
     "answer/openai_client.py:MAX_DETAIL_CHARS": "what an error message shows of a provider's text",
+    "prompt/candidates.py:LABEL_TITLE_CHARS": "what a prompt part's name shows of its title",
     "text/scales.py:_EXPONENT_OF": "the powers of ten of thousand, million, billion: arithmetic",
     # the evaluation's own protocol
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",

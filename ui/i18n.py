@@ -8,14 +8,17 @@ languages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 import streamlit as st
 
+from rag_app.answer.base import ErrorKind, LLMError
 from ui.strings_answer import ANSWER_TEXTS, RELEVANCE_TEXTS
 from ui.strings_app import APP_TEXTS
 from ui.strings_ask import ASK_TEXTS
+from ui.strings_audit import AUDIT_TEXTS
 from ui.strings_library import LIBRARY_TEXTS
 from ui.strings_reasons import REASONS_ZH
 from ui.strings_settings import SETTINGS_TEXTS
@@ -37,7 +40,7 @@ def _merged(*tables: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
 
 # key -> (Chinese, English), every label of the UI; the tables live by area in ui/strings_*.py.
 TEXTS: dict[str, tuple[str, str]] = _merged(
-    APP_TEXTS, ASK_TEXTS, ANSWER_TEXTS, LIBRARY_TEXTS, SETTINGS_TEXTS
+    APP_TEXTS, ASK_TEXTS, ANSWER_TEXTS, LIBRARY_TEXTS, SETTINGS_TEXTS, AUDIT_TEXTS
 )
 
 
@@ -103,6 +106,62 @@ def labelled(key: str, value: str) -> str:
 def type_label(chunk_type: str) -> str:
     key = f"type_{chunk_type}"
     return t(key) if key in TEXTS else chunk_type
+
+
+def strategy_label(name: str) -> str:
+    """A recall layer's or retrieval strategy's label (``Hit.strategy``, ``LayerStep.layer``):
+    ``semantic`` -> 语义, ``keyword (fill)`` -> 关键词（补足）, ``hyde + multi_query`` each
+    worded; an unknown name as is."""
+    if " + " in name:
+        return " + ".join(strategy_label(part) for part in name.split(" + "))
+    if name.endswith(" (fill)"):
+        return t("strategy_fill_of", layer=strategy_label(name.removesuffix(" (fill)")))
+    key = f"strategy_{name}"
+    return t(key) if key in TEXTS else name
+
+
+def model_error_text(error: str, kind: str = "") -> str:
+    """A model's failure as the core reports it (``LLMError.user_message``: Chinese / English
+    and a technical detail; ``Answer.error`` and ``error_kind``) in the user's language, worded
+    from its kind; text of any other form as is."""
+    kinds = [kind] if kind else []
+    kinds += [k for k in (*get_args(ErrorKind), "") if k != kind]
+    for each in kinds:
+        for partial in (False, True):
+            whole = LLMError(each, partial=partial).user_message  # type: ignore[arg-type]
+            detail = ""
+            if error.startswith(whole + " (") and error.endswith(")"):
+                detail = error[len(whole) + 2 : -1]
+            elif error != whole:
+                continue
+            key = f"llm_error_{each}"
+            text = t(key) if key in TEXTS else t("llm_error_unknown")
+            if partial:
+                text = t("llm_error_partial", error=text)
+            return t("llm_error_detail", error=text, detail=detail) if detail else text
+    return error
+
+
+# Why the model's rewrite of a follow-up was not used (rag_app.answer.rewrite.RewriteFailed):
+# its fixed sentences, each a key.
+_REWRITE_NOTES = {
+    "the model returned nothing": "rewrite_empty",
+    "the model returned no usable line": "rewrite_no_line",
+    "the model returned more than one line": "rewrite_lines",
+    "the model answered instead of rewriting": "rewrite_answered",
+    "the model's rewrite is longer than the questions it came from": "rewrite_too_long",
+}
+
+
+def rewrite_note_text(note: str) -> str:
+    """Why a model rewrite was not used (``Understood.note``), in the user's language; a note
+    of any other form as is."""
+    if note in _REWRITE_NOTES:
+        return t(_REWRITE_NOTES[note])
+    if note.startswith("the model failed: "):
+        return t("rewrite_model_failed", error=model_error_text(note.split(": ", 1)[1]))
+    timeout = re.fullmatch(r"no reply within (\S+) s", note)
+    return t("rewrite_timeout", s=timeout.group(1)) if timeout else note
 
 
 def relevance_text(key: str, **values: object) -> str:

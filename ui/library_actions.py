@@ -1,17 +1,18 @@
 """The Library page's actions, run as its buttons' callbacks: a knowledge base created or
 deleted, a document deleted, a deletion's confirmation asked for or cancelled, and a file held
 back by a conflict ingested again as the user chose. What happened is left in ``flash`` for the
-page's next run to show."""
+page's next run to show; an upload's results go when the library they describe changes."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from rag_app.index.admission import OnConflict
 from ui import ingestion, resources, state
 from ui.i18n import t
 
 
-def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
+def resolve_conflict(kb: str, name: str, on_conflict: OnConflict) -> None:
     """Ingest a file held back by a conflict again, replacing or keeping both as chosen."""
     held = st.session_state.get("ingest_held") or {}
     data = held.pop(name, None)
@@ -23,6 +24,14 @@ def resolve_conflict(kb: str, name: str, on_conflict: str) -> None:
         resources.library(), kb, [(name, data)], on_conflict=on_conflict
     )
     st.session_state["ingest_results"] = [outcome if r[0] == name else r for r in results]
+
+
+def clear_results() -> None:
+    """Forget the last upload's results and the files a conflict held back: they describe a
+    library that has since changed (a deletion) or another knowledge base."""
+    st.session_state["ingest_results"] = []
+    st.session_state.pop("ingest_held", None)
+    st.session_state.pop("ingest_kb", None)
 
 
 def ask_confirm(kind: str, target: str) -> None:
@@ -47,6 +56,7 @@ def create_kb() -> None:
             st.session_state["flash"] = ("error", str(exc))
             return
         st.session_state["flash"] = ("success", t("kb_created", kb=name))
+    clear_results()
     state.set_kb(name)
     st.session_state["new_kb_name"] = ""
 
@@ -54,6 +64,7 @@ def create_kb() -> None:
 def delete_kb(kb: str) -> None:
     resources.library().delete_kb(kb)
     st.session_state.pop("confirm_delete", None)
+    clear_results()
     st.session_state["flash"] = ("success", t("kb_deleted", kb=kb))
     st.session_state["turns"] = [x for x in st.session_state["turns"] if x.options.kb != kb]
     state.set_kb(None)
@@ -62,6 +73,7 @@ def delete_kb(kb: str) -> None:
 def delete_doc(kb: str, doc_id: str, name: str) -> None:
     found = resources.library().delete_document(kb, doc_id)
     st.session_state.pop("confirm_delete", None)
+    clear_results()
     # Another session may have deleted it a moment before: say so rather than claim it.
     st.session_state["flash"] = (
         ("success", t("doc_deleted", name=name)) if found else ("info", t("doc_gone", name=name))

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 
 import streamlit as st
 
 from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions
-from ui.i18n import t
+from ui.i18n import model_error_text, rewrite_note_text, t
 from ui.render_citations import answer_sources, render_answer_text, render_citation_check
 from ui.render_hits import render_retrieval
 from ui.render_prompt import render_prompt
@@ -52,6 +53,9 @@ CSS = """
 /* Models write Markdown headings; inside an answer they should not outshout the page title. */
 [class*="st-key-answer_"] h1, [class*="st-key-answer_"] h2 {font-size: 1.3rem !important; padding: 0.6rem 0 0.3rem 0 !important;}
 [class*="st-key-answer_"] h3, [class*="st-key-answer_"] h4 {font-size: 1.1rem !important; padding: 0.5rem 0 0.2rem 0 !important;}
+/* The sidebar's choices (the three prompt modes) on one line of its 300 px: narrower padding,
+   and a label never broken inside its button. */
+[data-testid="stSidebar"] [data-testid="stButtonGroup"] button {padding-left: 0.55rem; padding-right: 0.55rem; white-space: nowrap;}
 </style>
 """
 
@@ -98,6 +102,18 @@ def answer_doc_names(
     return names
 
 
+def worded(answer: Answer) -> Answer:
+    """The answer to draw: what the core says of a model's failure (in both languages, with a
+    detail) and of a rewrite not used (in English), in the user's language only."""
+    changes: dict[str, object] = {}
+    if answer.error:
+        changes["error"] = model_error_text(answer.error, answer.error_kind)
+    understood = answer.understood
+    if understood is not None and understood.note:
+        changes["understood"] = replace(understood, note=rewrite_note_text(understood.note))
+    return replace(answer, **changes) if changes else answer  # type: ignore[arg-type]
+
+
 def render_answer(
     answer: Answer,
     lib: Library,
@@ -110,7 +126,7 @@ def render_answer(
     """Everything about one answer, in reading order. ``doc_names`` (``answer_doc_names``, kept
     from when the answer was made) name its documents even if one was deleted since."""
     doc_names = {d.doc_id: d.name for d in lib.documents(kb)} | dict(doc_names or {})
-    render_answer_text(answer, prefix)
+    render_answer_text(worded(answer), prefix)
     render_citation_check(answer, prefix)
     sources = answer_sources(answer)
     st.markdown(

@@ -15,6 +15,7 @@ from rag_app.index.library import Library
 from rag_app.models import Hit, Routing
 from ui.compare_diff import HitsDiff, Place, diff_hits
 from ui.i18n import labelled, reason_text, t, type_label
+from ui.render import worded
 from ui.render_citations import render_answer_text, render_citation_check
 from ui.render_hits import TYPE_ICONS, chunk_title, preferred_type, render_routing
 from ui.render_sources import render_sources
@@ -166,7 +167,7 @@ def render_column(
         )
         c.metric(t("window_total", window=f"{report.context_window:,}"), f"{report.total_tokens:,}")
     st.markdown(f"**{t('answer')}**")
-    render_answer_text(answer, prefix=mode)
+    render_answer_text(worded(answer), prefix=mode)
     render_citation_check(answer, prefix=mode)
     st.markdown(f"**{t('sources')}**")
     render_sources(answer, lib, kb, doc_names, prefix=mode)

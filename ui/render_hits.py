@@ -8,13 +8,26 @@ marked, and no line says one type only was searched.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from rag_app.models import Answer, Chunk, Hit, RetrievalTrace, Routing
-from ui.i18n import TEXTS, labelled, layer_reason, ms, reason_text, t, type_label
+from rag_app.models import Answer, Chunk, Hit, Reason, RetrievalTrace, Routing
+from ui.i18n import (
+    TEXTS,
+    labelled,
+    layer_reason,
+    ms,
+    reason_text,
+    rewrite_note_text,
+    strategy_label,
+    t,
+    type_label,
+)
 from ui.sanitize import escape_label
 
 TYPE_ICONS = {"text": "📝", "table": "📊", "image": "🖼️", "qa": "💬"}
@@ -27,10 +40,88 @@ def chunk_title(chunk: Chunk, limit: int = 36) -> str:
     return title if len(title) <= limit else title[: limit - 1] + "…"
 
 
+def display_units(text: str) -> int:
+    """``text``'s width in narrow characters (a wide one, as in Chinese, counts two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def text_width(texts: Sequence[str], least: int = 60, most: int = 720) -> int:
+    """Pixels a table column needs to show the longest of ``texts`` whole (at the grid's
+    14 px font, a narrow character ~7.6 px), within ``least`` and ``most``."""
+    units = max((display_units(str(text)) for text in texts), default=0)
+    return max(least, min(most, round(units * 7.6) + 28))
+
+
+def fitted_columns(
+    frame: pd.DataFrame, names: Sequence[str], helps: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Column settings sizing the text columns ``names`` of ``frame`` to their content (the
+    table scrolls sideways rather than cut a cell short), with a header's help when given."""
+    helps = helps or {}
+    return {
+        name: st.column_config.TextColumn(
+            name, width=text_width([name, *frame[name]]), help=helps.get(name)
+        )
+        for name in names
+        if name in frame.columns
+    }
+
+
 def signal_label(name: str) -> str:
     """A hit signal's column label (``smart_fused`` -> 智能融合（偏好）); an unknown one as is."""
     key = f"signal_{name}"
     return t(key) if key in TEXTS else name
+
+
+def why_text(reason: Reason) -> str:
+    """A note the core gives as a key and values (``Hit.why``, ``RetrievalTrace.why``) in the
+    user's language, its types, layers and rewrites named by their labels; "" for a key without
+    a wording."""
+    if reason.key not in TEXTS:
+        return ""
+    values = dict(reason.values)
+    if "type" in values:
+        values["type"] = type_label(values["type"])
+    for name in ("layer", "by", "kinds"):
+        if name in values:
+            values[name] = strategy_label(values[name])
+    if "kind" in values and f"expansion_{values['kind']}" in TEXTS:
+        values["kind"] = t(f"expansion_{values['kind']}")
+    if "error" in values:
+        values["error"] = rewrite_note_text(values["error"])
+    return t(reason.key, **values)
+
+
+def hit_note(hit: Hit) -> str:
+    """A hit's note (which layer found it, what moved it) in the user's language; the core's
+    English note when it gives no keys (a turn saved before they existed)."""
+    words = [why_text(reason) for reason in hit.why]
+    if not words or not all(words):
+        return hit.note
+    return t("note_separator").join(words)
+
+
+def trace_notes(trace: RetrievalTrace) -> list[str]:
+    """The trace's notes in the user's language (the core's English where it gives no key)."""
+    if len(trace.why) != len(trace.notes):
+        return list(trace.notes)
+    return [why_text(why) or note for note, why in zip(trace.notes, trace.why, strict=True)]
+
+
+_CUE = re.compile(r"(text|table|image|qa)([:~])(.+)", re.S)
+
+
+def cue_text(cue: str) -> str:
+    """A routing cue (``Routing.evidence``: ``table:表6`` a table named, ``table~产能`` a word
+    hinting at tables, ``image:caption「…」`` a caption matched) in the user's language."""
+    found = _CUE.fullmatch(cue)
+    if found is None:
+        return cue
+    kind, mark, word = found.groups()
+    key = "cue_hint" if mark == "~" else "cue_named"
+    if mark == ":" and word.startswith("caption「") and word.endswith("」"):
+        key, word = "cue_caption", word.removeprefix("caption「").removesuffix("」")
+    return t(key, type=type_label(kind), word=word)
 
 
 def preferred_type(routing: Routing | None) -> str | None:
@@ -55,13 +146,13 @@ def hits_frame(
         row = {
             t("col_rank"): hit.rank,
             t("col_score"): round(hit.score, 4),
-            t("col_in_prompt"): f"[Source {in_prompt[chunk.chunk_id]}]"
+            t("col_in_prompt"): t("part_source_number", n=in_prompt[chunk.chunk_id])
             if chunk.chunk_id in in_prompt
             else "",
             t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
             t("col_page"): ", ".join(str(p + 1) for p in chunk.pages),
-            t("col_strategy"): hit.strategy,
-            t("col_note"): hit.note,
+            t("col_strategy"): strategy_label(hit.strategy),
+            t("col_note"): hit_note(hit),
         }
         for name in names:
             row[signal_label(name)] = _signal_cell(hit, name)
@@ -82,7 +173,7 @@ def _in_prompt(answer: Answer) -> dict[str, int]:
 def routing_line(routing: Routing) -> str:
     """The routing as one Markdown line: the type detected, its confidence, the cues behind it
     and what was done (preferred, every type still searched; or no preference, as hybrid)."""
-    cues = " ".join(f"`{e.replace('`', '')}`" for e in routing.evidence)
+    cues = " ".join(f"`{cue_text(e).replace('`', '')}`" for e in routing.evidence)
     return t(
         "routing_decision",
         type=type_label(routing.detected_type),
@@ -136,29 +227,32 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
             st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True, width="stretch")
     with tabs[-1]:
         if trace.layers:
+            layers = pd.DataFrame(
+                [
+                    {
+                        t("col_type"): type_label(step.type),
+                        t("col_layer"): strategy_label(step.layer),
+                        t("col_threshold"): step.threshold,
+                        t("col_found"): step.found,
+                        t("col_total"): step.total,
+                        t("col_ran"): t("yes") if step.ran else t("no"),
+                        t("col_reason"): layer_reason(step),
+                    }
+                    for step in trace.layers
+                ]
+            )
             st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            t("col_type"): type_label(step.type),
-                            t("col_layer"): step.layer,
-                            t("col_threshold"): step.threshold,
-                            t("col_found"): step.found,
-                            t("col_total"): step.total,
-                            t("col_ran"): t("yes") if step.ran else t("no"),
-                            t("col_reason"): layer_reason(step),
-                        }
-                        for step in trace.layers
-                    ]
-                ),
+                layers,
                 hide_index=True,
                 width="stretch",
+                column_config=fitted_columns(layers, (t("col_layer"), t("col_reason"))),
             )
         extra = []
         if trace.expanded_terms:
             extra.append(labelled("expanded_terms", t("list_separator").join(trace.expanded_terms)))
         if trace.notes:
-            extra.append(labelled("trace_notes", "; ".join(trace.notes)))
+            notes = t("note_separator").join(trace_notes(trace))
+            extra.append(labelled("trace_notes", notes))
         extra.append(labelled("retrieve_ms", ms(trace.ms)))
         st.caption("  \n".join(escape_label(line) for line in extra))
 
@@ -178,6 +272,8 @@ def render_expansions(trace: RetrievalTrace) -> None:
             f"➕ {t('expansion_' + expansion.kind)}: {escape_label(expansion.query)} · "
             + t("expansion_added", n=len(expansion.added))
         )
-    for note in trace.notes:
-        if "failed" in note:
-            st.caption(f"⚠️ {escape_label(note)}")
+    failed = [why_text(why) for why in trace.why if why.key == "note_rewrite_failed"] or (
+        [n for n in trace.notes if "failed" in n] if not trace.why else []
+    )
+    for note in failed:
+        st.caption(f"⚠️ {escape_label(note)}")

@@ -14,7 +14,7 @@ from rag_app.index.profile import DocumentProfile, Entity, Metric, period_range
 from ui import state
 from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
-from ui.library_text import date_text, size_text
+from ui.library_text import date_text, format_label, size_text
 from ui.render_hits import TYPE_ICONS
 from ui.render_sources import page_label, render_chunk
 from ui.sanitize import escape_label
@@ -87,7 +87,7 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
         rows.append(
             {
                 t("col_name"): doc.name,
-                t("col_format"): doc.source_format,
+                t("col_format"): format_label(doc.source_format),
                 f"{TYPE_ICONS['text']} {type_label('text')}": counts.get("text", 0),
                 f"{TYPE_ICONS['table']} {type_label('table')}": counts.get("table", 0),
                 f"{TYPE_ICONS['image']} {type_label('image')}": counts.get("image", 0),
@@ -220,7 +220,8 @@ def _preview(lib: Library, kb: str, names: dict[str, str], confirm: Confirm) -> 
             if page_label(chunk):
                 meta.append(page_label(chunk))
             if chunk.subtable_count:
-                meta.append(t("subtable", i=chunk.subtable_index, n=chunk.subtable_count))
-            meta.append(f"`{chunk.chunk_id.replace('`', '')}`")
-            st.caption(" · ".join(meta))
+                meta.append(t("preview_table_part", i=chunk.subtable_index, n=chunk.subtable_count))
+            # The chunk's id is for developers: on hover, not in the line users read.
+            chunk_id = chunk.chunk_id.replace("`", "")
+            st.caption(" · ".join(meta), help=t("preview_chunk_help", id=chunk_id))
             render_chunk(chunk, lib, kb)

@@ -14,11 +14,12 @@ from rag_app.chat.conversations import SavedTurn, restored_answer, source_chunk
 from rag_app.index.library import Library
 from rag_app.models import Chunk
 from ui.i18n import t, type_label
+from ui.render import worded
 from ui.render_citations import anchor_id, render_answer_text, render_citation_check
 from ui.render_hits import TYPE_ICONS, render_retrieval
 from ui.render_prompt import render_prompt
 from ui.render_sources import render_chunk
-from ui.render_timings import render_timings
+from ui.render_timings import answerer_label, render_timings
 from ui.sanitize import escape_label, escape_text
 
 
@@ -29,7 +30,7 @@ def short(title: str, limit: int = 28) -> str:
 def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
     """Everything a saved turn's answer showed, in the live answer's reading order."""
     answer = restored_answer(saved)
-    render_answer_text(answer, prefix)
+    render_answer_text(worded(answer), prefix)
     if saved.checked:
         render_citation_check(answer, prefix)
     render_saved_sources(saved, lib, prefix)
@@ -43,7 +44,7 @@ def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
         st.caption("🗂️ " + t("conv_restored_all"))
         return
     meta = [
-        saved.answerer,
+        answerer_label(saved.answerer, saved.fallback_from),
         t("mode_" + saved.options.mode),
         t("pmode_" + saved.options.prompt_mode),
     ]

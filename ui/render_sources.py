@@ -7,16 +7,17 @@ Document content is escaped or sanitised before it reaches ``unsafe_allow_html``
 
 from __future__ import annotations
 
-import html
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
 from rag_app.index.library import Library
-from rag_app.models import Answer, Chunk
+from rag_app.models import Answer, Chunk, Hit
 from rag_app.text.latex import latex_to_text
-from rag_app.text.tables import cell_value, quoted_values
+from rag_app.text.table_quotes import quoted_cells
+from rag_app.text.table_rows import row_cells, split_rows
 from ui.i18n import labelled, t, type_label
 from ui.render_citations import anchor_id, answer_sources, citing_lines, quote_html, quotes_sources
 from ui.render_hits import TYPE_ICONS, chunk_title
@@ -66,31 +67,53 @@ def highlight_html(text: str, phrases: Sequence[str]) -> str:
 
 
 _CELL = re.compile(r"<(td|th)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
-_TAG = re.compile(r"<[^>]+>")
 
 
-def highlight_table(table_html: str, sentences: Sequence[str]) -> str:
-    """Sanitised table HTML with the cells the cited sentences quote marked: cells equal to one
-    of their numbers, or to a value they give as ``label: value`` (how the offline answerer and
-    most models quote a row)."""
-    values = quoted_values(sentences)
+def highlight_table(table_html: str, quotes: Sequence[str]) -> str:
+    """Sanitised table HTML with the cells the quotes give marked, in the rows they quote.
+
+    Each of ``quotes`` is one statement (an answer line, clauses and all): a cell is marked
+    where it holds a value the statement gives (one of its numbers, or a ``label: value``
+    value, how the offline answerer and most models quote a row) and its row is the one, among
+    those holding that value, the statement quotes most of (``quoted_cells``): a label repeated
+    in the table is marked in the row quoted, not in every row it names."""
     safe = sanitize_table_html(table_html)
-    if not values:
+    parsed = split_rows(safe)
+    if parsed is None:
         return safe
+    marked = quoted_cells([row_cells(segment) for segment in parsed.segments], quotes)
+    if not marked:
+        return safe
+    segments = [_mark_row(segment, r, marked) for r, segment in enumerate(parsed.segments)]
+    return parsed.prefix + "".join(segments) + parsed.suffix
+
+
+def _mark_row(segment: str, r: int, marked: set[tuple[int, int]]) -> str:
+    """Row ``r``'s segment with its cells in ``marked`` given the hit class (cells counted in
+    order, as ``row_cells`` reads them)."""
+    cells = itertools.count()
 
     def mark(match: re.Match[str]) -> str:
+        if (r, next(cells)) not in marked:
+            return match.group(0)
         tag, attrs, body = match.groups()
-        value = cell_value(html.unescape(_TAG.sub("", body)))
-        if value in values:
-            return f'<{tag}{attrs} class="rag-hit">{body}</{tag}>'
-        return match.group(0)
+        return f'<{tag}{attrs} class="rag-hit">{body}</{tag}>'
 
-    return _CELL.sub(mark, safe)
+    return _CELL.sub(mark, segment)
 
 
-def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ()) -> None:
+def render_chunk(
+    chunk: Chunk,
+    lib: Library,
+    kb: str,
+    cited: Sequence[str] = (),
+    statements: Sequence[str] | None = None,
+) -> None:
     """A chunk as a reader sees it: text (escaped, quotes highlighted), a table (sanitised) or
-    a figure (the stored image, or its caption when the file is missing)."""
+    a figure (the stored image, or its caption when the file is missing).
+
+    ``cited`` are the sentences citing it, as written; ``statements`` the answer lines they
+    make up, whose rows a table marks (when not given, the sentences are read as one)."""
     if chunk.heading_path and chunk.type in ("text", "qa"):
         path = " › ".join(chunk.heading_path)
         st.markdown(f'<div class="rag-meta">{escape_text(path)}</div>', unsafe_allow_html=True)
@@ -98,7 +121,8 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
         if chunk.caption:
             caption = escape_text(latex_to_text(chunk.caption))
             st.markdown(f"<div><b>{caption}</b></div>", unsafe_allow_html=True)
-        body = highlight_table(latex_to_text(chunk.table_html), cited)
+        quotes = [" ".join(cited)] if statements is None else statements
+        body = highlight_table(latex_to_text(chunk.table_html), quotes)
         st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
         if chunk.footnote:
             st.markdown(
@@ -137,6 +161,17 @@ def render_chunk(chunk: Chunk, lib: Library, kb: str, cited: Sequence[str] = ())
 
 
 # source cards --------------------------------------------------------------------------------
+def part_note(parts: Sequence[Hit]) -> str:
+    """Which part of a document's table a card shows ("子表 1+3/3"), or "" when it shows a
+    whole table: a table split into sub-tables at ingestion (for the embedder's window) and
+    merged back from all of them is the document's one table, drawn as the document has it."""
+    indices = sorted({p.chunk.subtable_index for p in parts if p.chunk.subtable_index})
+    count = max((p.chunk.subtable_count for p in parts), default=0)
+    if not indices or not count or indices == list(range(1, count + 1)):
+        return ""
+    return t("subtable", i="+".join(str(i) for i in indices), n=count)
+
+
 def render_sources(
     answer: Answer, lib: Library, kb: str, doc_names: Mapping[str, str], prefix: str = ""
 ) -> None:
@@ -166,10 +201,8 @@ def render_sources(
             notes = []
             if source.status == "cut":
                 notes.append("✂️ " + t("source_cut"))
-            if len(source.parts) > 1:
-                notes.append(t("merged_parts", n=len(source.parts)))
-            elif chunk.subtable_count:
-                notes.append(t("subtable", i=chunk.subtable_index, n=chunk.subtable_count))
+            if note := part_note(source.parts):
+                notes.append(note)
             if chunk.type in ("table", "image") and chunk.heading_path:
                 notes.append(labelled("section_path", " › ".join(chunk.heading_path)))
             if notes:
@@ -183,4 +216,10 @@ def render_sources(
                     + "".join(quote_html(line, literal=quotes_sources(answer)) for line in lines),
                     unsafe_allow_html=True,
                 )
-            render_chunk(chunk, lib, kb, [s for line in lines for s in line.sentences])
+            render_chunk(
+                chunk,
+                lib,
+                kb,
+                [s for line in lines for s in line.sentences],
+                [line.text for line in lines],
+            )

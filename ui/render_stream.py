@@ -11,7 +11,7 @@ from rag_app.answer import ExtractiveAnswerer
 from rag_app.models import Answer, AskOptions
 from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
-from ui.i18n import ms, relevance_text, t
+from ui.i18n import model_error_text, ms, relevance_text, t
 from ui.sanitize import escape_label
 
 
@@ -41,7 +41,7 @@ def stream_answer(
             elif event.kind == "retry":
                 status.warning(t("retrying", text=event.text))
             elif event.kind == "error":
-                holder["error"] = event.text
+                holder["error"] = model_error_text(event.text, event.data.get("kind", ""))
             elif event.kind == "answer":
                 holder["answer"] = event.answer
 

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag_app.answer import ExtractiveAnswerer
 from rag_app.models import Answer, AskOptions
 from ui.i18n import ms, t
 from ui.sanitize import escape_label
+
+
+def answerer_label(answerer: str, fallback_from: str = "") -> str:
+    """Who answered, in the user's language: the offline answerer by what it is (and the model
+    that failed, when it answered in its place), a model by its name."""
+    if answerer != ExtractiveAnswerer.name:
+        return answerer
+    if fallback_from:
+        return t("answerer_fallback", model=fallback_from)
+    return t("answerer_offline_name")
 
 
 def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
@@ -22,7 +33,7 @@ def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
     values = dict(answer.timings)
     parts = [f"{t('t_' + k)} {ms(values[k])}" for k in order if k in values]
     line = "⏱ " + " · ".join(parts)
-    meta = [answer.answerer]
+    meta = [answerer_label(answer.answerer, answer.fallback_from)]
     if options is not None:
         meta += [t("mode_" + options.mode), t("pmode_" + options.prompt_mode)]
     line += "  \n🤖 " + " · ".join(escape_label(m) for m in meta)

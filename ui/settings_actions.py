@@ -10,7 +10,7 @@ import streamlit as st
 
 from rag_app.answer import ChatMessage, GenerationRequest, LLMError, OpenAIChatLLM, collect
 from ui import resources, state
-from ui.i18n import lang, t
+from ui.i18n import model_error_text, t
 
 
 def save_provider() -> None:
@@ -36,9 +36,7 @@ def forget_key() -> None:
 
 
 def _error_text(err: LLMError) -> str:
-    zh, en = err.summary
-    text = en if lang() == "en" else zh
-    return f"{text} ({err.detail})" if err.detail else text
+    return model_error_text(err.user_message, err.kind)
 
 
 def test_connection() -> None:
@@ -70,7 +68,8 @@ def test_connection() -> None:
     if reply.ok:
         st.session_state["test_result"] = ("success", t("test_ok_chat", model=provider.model))
     else:
-        st.session_state["test_result"] = ("error", t("test_failed", error=reply.error))
+        error = model_error_text(reply.error, reply.error_kind)
+        st.session_state["test_result"] = ("error", t("test_failed", error=error))
 
 
 def reset_retrieval() -> None:

@@ -20,7 +20,6 @@ ANSWER_TEXTS: dict[str, tuple[str, str]] = {
         "仅前半部分放入了提示词（超出预算）",
         "Only its start fitted in the prompt (budget)",
     ),
-    "merged_parts": ("由 {n} 个子表合并", "Merged from {n} sub-tables"),
     "subtable": ("子表 {i}/{n}", "Sub-table {i}/{n}"),
     "section_path": ("章节", "Section"),
     "cited_by": ("引用它的句子", "Cited by"),
@@ -138,6 +137,52 @@ ANSWER_TEXTS: dict[str, tuple[str, str]] = {
     "usage": ("用量：输入 {p} · 输出 {c} tokens{est}", "Usage: {p} in · {c} out tokens{est}"),
     "usage_estimated": ("（估算）", " (estimated)"),
     "answer_meta": ("{answerer} · {mode} · {pmode}", "{answerer} · {mode} · {pmode}"),
+    # who answered (``Answer.answerer``: the offline answerer's name, else the model's)
+    "answerer_offline_name": ("离线抽取式回答", "offline extractive answer"),
+    "answerer_fallback": (
+        "离线抽取式回答（{model} 调用失败）",
+        "offline extractive answer ({model} failed)",
+    ),
+    # a model's failure (``Answer.error_kind``, ``rag_app.answer.base.ErrorKind``)
+    "llm_error_timeout": ("大模型服务响应超时", "The language model service timed out"),
+    "llm_error_rate_limit": (
+        "大模型服务限流（请求过多）",
+        "The language model service is rate limiting",
+    ),
+    "llm_error_server": (
+        "大模型服务内部错误",
+        "The language model service returned a server error",
+    ),
+    "llm_error_auth": (
+        "API Key 无效或无权限，请在设置页检查",
+        "The API key was rejected; check it on the settings page",
+    ),
+    "llm_error_bad_request": (
+        "请求被拒绝，请检查模型名称与 Base URL",
+        "The request was rejected; check the model name and base URL",
+    ),
+    "llm_error_bad_response": (
+        "大模型服务返回了无法解析的内容",
+        "The language model service sent a response that could not be read",
+    ),
+    "llm_error_connection": (
+        "无法连接大模型服务",
+        "Could not connect to the language model service",
+    ),
+    "llm_error_unknown": ("大模型调用失败", "The language model call failed"),
+    "llm_error_partial": ("回答中途中断：{error}", "The answer was cut off: {error}"),
+    "llm_error_detail": ("{error}（详情：{detail}）", "{error} (details: {detail})"),
+    # why the model's rewrite of a follow-up was not used (``Understood.note``)
+    "rewrite_model_failed": ("模型调用失败：{error}", "the model failed: {error}"),
+    "rewrite_timeout": ("{s} 秒内无回复", "no reply within {s} s"),
+    "rewrite_empty": ("模型未返回内容", "the model returned nothing"),
+    "rewrite_no_line": ("模型未返回可用的一行", "the model returned no usable line"),
+    "rewrite_lines": ("模型返回了多行", "the model returned more than one line"),
+    "rewrite_answered": ("模型直接作答而非改写", "the model answered instead of rewriting"),
+    "rewrite_too_long": (
+        "模型的改写比原问题长得多",
+        "the model's rewrite is longer than the questions it came from",
+    ),
 }
 
 # The relevance check's labels (rag_app.cite.relevance: a sentence about another company, period

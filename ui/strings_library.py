@@ -1,4 +1,5 @@
-"""The Library page's labels (views/library.py, ui/ingestion.py, ui/sample_progress.py)."""
+"""The Library page's labels (views/library.py, ui/ingestion.py, ui/sample_progress.py), and
+the Chinese wordings of why a file was not imported (``IngestError.why``)."""
 
 # key -> (Chinese, English). Placeholders use str.format names.
 LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
@@ -78,6 +79,10 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "no_docs": ("这个知识库还没有文档。", "This knowledge base has no documents yet."),
     "col_name": ("名称", "Name"),
     "col_format": ("格式", "Format"),
+    "format_content_list": ("MinerU 内容列表", "MinerU content list"),
+    "format_zip": ("MinerU 压缩包", "MinerU zip"),
+    "format_markdown": ("Markdown", "Markdown"),
+    "format_sheet": ("问答表", "Q&A sheet"),
     "col_chunks": ("片段", "Chunks"),
     "col_pages": ("页数", "Pages"),
     "col_size": ("大小", "Size"),
@@ -87,6 +92,11 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "preview_types": ("类型", "Types"),
     "preview_page": ("页码（每页 {n} 条）", "Page ({n} per page)"),
     "preview_count": ("共 {n} 个片段", "{n} chunks"),
+    "preview_table_part": ("长表格的第 {i} 段（共 {n} 段）", "part {i} of {n} of a long table"),
+    "preview_chunk_help": (
+        "片段编号（供开发者排查）：`{id}`",
+        "Chunk id (for developers): `{id}`",
+    ),
     "doc_delete": ("删除该文档", "Delete this document"),
     "doc_delete_confirm": (
         "确定删除文档「{name}」？其片段、向量与图片都会移除。",
@@ -109,4 +119,54 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "profile_tickers": ("代码 {tickers}", "ticker {tickers}"),
     "profile_aliases": ("又名 {aliases}", "also {aliases}"),
     "profile_page": ("第 {n} 页", "page {n}"),
+}
+
+
+# IngestError.why key -> its Chinese wording; English is the core's own message (less the
+# file's name, which the result line gives), so a key without a wording here falls back to it.
+INGEST_REASONS_ZH: dict[str, str] = {
+    "empty_file": "文件是空的",
+    "not_text": "不是 UTF-8 或 GB18030（也不是 UTF-16/32）编码的文本文件",
+    "bad_json": "不是有效的 JSON（第 {line} 行第 {column} 列：{problem}）",
+    "json_too_deep": "JSON 嵌套过深（超过约一千层）；内容列表应是由扁平条目组成的列表",
+    "json_number_too_long": "不是有效的 JSON（有超过 4300 位的数字）",
+    "too_big": "{size} MB，超过每个文件 {limit} MB 的上限；请拆分文档或提高上限",
+    "unsupported_type": "不支持的文件类型；支持 {types}",
+    "markdown_empty": "Markdown 中没有内容",
+    "workbook_expands": "工作簿解压后 {size} MB，超过问答表 {limit} MB 的上限",
+    "workbook_rows": "共 {rows} 行，超过问答表 {limit} 行的上限（每行是一个要向量化的片段）；请拆分工作簿",
+    "not_zip": "不是有效的 zip 压缩包",
+    "zip_too_many_files": "压缩包内有 {n} 个文件，超过 {limit} 个的上限",
+    "zip_expands": "压缩包解压后超过 {limit} MB",
+    "zip_no_source": "压缩包中没有 content_list.json 或 .md 文件",
+    "zip_no_source_nested": "压缩包中没有 content_list.json 或 .md 文件（不会打开压缩包里的压缩包）",
+    "zip_encrypted": "压缩包已加密（{member}）；请上传未加密的 zip",
+    "zip_unreadable": "无法从压缩包读取 {member}（{problem}）",
+    "zip_member_too_big": "{member} 解压后 {size} MB，超过每个文件 {limit} MB 的上限",
+    "zip_unsafe_path": "压缩包中有不安全的路径 {member}（绝对路径或指向文件夹之外），未导入",
+    "zip_symlink": "压缩包中有符号链接 {member}",
+    "zip_member_twice": "{member} 在压缩包中出现两次，无法判断应使用哪一份",
+    "content_list_not_list": "内容列表应是 JSON 条目列表，实际是 {kind}",
+    "content_list_empty": "内容列表没有条目",
+    "malformed_items": "{n} 个条目格式有误：{details}",
+    "no_content_items": "没有内容条目（只有页眉页脚或空条目）",
+    "csv_not_text": "不是 UTF-8 或 GB18030 编码的 CSV 文件",
+    "sheet_unreadable": "无法读取表格（{problem}）",
+    "sheet_missing_columns": "工作表「{sheet}」缺少列 {missing}（必需 {required}；可选 tags、quality_grade）",
+    "no_valid_rows": "没有有效的问答行：{details}",
+    "too_many_chunks": "共 {chunks} 个片段，超过每个文档 {limit} 个的上限；请拆分文档或提高上限",
+    "too_many_chunks_estimated": "约 {chunks} 个片段，超过每个文档 {limit} 个的上限；请拆分文档或提高上限",
+}
+
+# json's own words for what is wrong (the ``problem`` of ``bad_json``), in Chinese.
+JSON_PROBLEMS_ZH: dict[str, str] = {
+    "Expecting value": "缺少值",
+    "Expecting ',' delimiter": "缺少逗号",
+    "Expecting ':' delimiter": "缺少冒号",
+    "Expecting property name enclosed in double quotes": "键名应以双引号括起",
+    "Unterminated string starting at": "字符串未结束",
+    "Invalid control character at": "字符串中有控制字符（如未转义的换行）",
+    "Invalid \\escape": "无效的转义符",
+    "Invalid \\uXXXX escape": "无效的 \\uXXXX 转义",
+    "Extra data": "JSON 之后还有多余内容",
 }

@@ -1,6 +1,6 @@
 """审计 / Audit: every answered question (seed 002's audit log), filtered by knowledge base, time,
-user and words, one record opened with its hits and timings, and the list exported as CSV (the
-table and the open record: ui/audit_table.py)."""
+user and words, one record opened with its answer, citation check, hits and timings, and the
+list exported as CSV (the table and the open record: ui/audit_table.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from ui import resources
-from ui.audit_table import csv_bytes, opened, render_record, rows, since_iso, table_key, ticked
+from ui.audit_table import (
+    column_config,
+    csv_bytes,
+    opened,
+    render_record,
+    rows,
+    since_iso,
+    table_key,
+    ticked,
+)
 from ui.i18n import t
 
 MAX_ROWS = 2000
@@ -45,6 +54,7 @@ if records:
         table,
         hide_index=True,
         width="stretch",
+        column_config=column_config(table),
         on_select="rerun",
         selection_mode="single-row",
         selection_default=ticked(records),

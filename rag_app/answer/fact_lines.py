@@ -15,8 +15,8 @@ from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.comparisons import threshold
-from rag_app.text.scales import stated_exponent
 from rag_app.text.periods import distinct_years, find_years
+from rag_app.text.scales import stated_exponent
 from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount

@@ -92,6 +92,11 @@ DECLINED_NOTICE = {
     "zh": "（离线回答：未配置大模型；以下是对文档库的核对结果）",
     "en": "(Offline answer: no language model is configured; this is what the library holds.)",
 }
+# The same, in a model's place when the configured model failed before writing anything.
+DECLINED_FALLBACK_NOTICE = {
+    "zh": "（离线回答：大模型调用失败；以下是对文档库的核对结果）",
+    "en": "(Offline answer: the language model failed; this is what the library holds.)",
+}
 
 
 class ExtractiveAnswerer:
@@ -99,7 +104,8 @@ class ExtractiveAnswerer:
 
     ``settings`` holds its knobs (``OfflineSettings``: how many sentences, the bonuses, the named
     features); ``max_sentences`` / ``min_sentences`` override the settings' when given.
-    ``notice`` (per language) opens every answer and says what it is.
+    ``notice`` (per language) opens every answer and says what it is; ``declined_notice`` an
+    answer the library check declined.
     ``piece_chars`` sets the size of streamed pieces.
     """
 
@@ -112,6 +118,7 @@ class ExtractiveAnswerer:
         piece_chars: int = 4,
         settings: OfflineSettings | None = None,
         notice: Mapping[str, str] = NOTICE,
+        declined_notice: Mapping[str, str] = DECLINED_NOTICE,
     ) -> None:
         settings = settings or OfflineSettings()
         if max_sentences is not None or min_sentences is not None:
@@ -122,6 +129,7 @@ class ExtractiveAnswerer:
             )
         self.settings = settings
         self.notice = notice
+        self.declined_notice = declined_notice
         self.piece_chars = piece_chars
 
     def select(
@@ -323,7 +331,7 @@ class ExtractiveAnswerer:
             # first; when that leaves nothing to answer, nothing is quoted in its place.
             lang = "en" if request.language == "en" else "zh"
             if request.declined:
-                text = f"{DECLINED_NOTICE[lang]}\n\n{request.finding}"
+                text = f"{self.declined_notice[lang]}\n\n{request.finding}"
             else:
                 notice, _, body = text.partition("\n\n")
                 text = f"{notice}\n\n{request.finding}\n\n{body}"

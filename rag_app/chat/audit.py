@@ -1,9 +1,10 @@
-"""The audit log: every answered question, what was retrieved and what answered it (seed 002).
+"""The audit log: every answered question, what was retrieved, what answered it, the answer and
+its citation check (seed 002).
 
 One SQLite file beside the catalogue (``audit.sqlite``; its own file, so a long listing never
 waits on an ingestion's write lock). The pipeline writes one record per answer, from the app, the
-CLI or the API alike; a record never holds a key (error texts are scrubbed of anything shaped like
-one). Records older than the retention setting are pruned when the log is opened.
+CLI or the API alike; a record never holds a key (error and answer texts are scrubbed of anything
+shaped like one). Records older than the retention setting are pruned when the log is opened.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rag_app.models import Answer, AskOptions
+from rag_app.chat.saved_details import from_plain
+from rag_app.chat.saved_turns import SavedCheck, SavedTurn, restored_answer
+from rag_app.models import Answer, AskOptions, Understood
 from rag_app.sqlite_store import open_sqlite
 
 _log = logging.getLogger(__name__)
@@ -43,6 +46,14 @@ class AuditHit:
     type: str
     score: float
     strategy: str
+
+
+@dataclass(frozen=True)
+class AuditSource:
+    """``[Source number]`` of the answer: the chunk the prompt gave that number."""
+
+    number: int
+    chunk_id: str
 
 
 @dataclass(frozen=True)
@@ -73,10 +84,55 @@ class AuditRecord:
     off_question: tuple[str, ...] = ()
     # Self-RAG rounds: per round, its queries and whether its revision replaced the answer
     revisions: tuple[dict[str, Any], ...] = ()
+    # What the asker saw: the answer (scrubbed), the question as understood (理解为), the
+    # prompt's numbered sources and the citation check of each sentence (supported, about the
+    # question, and why not; ``checked`` when a check ran). Records written before these were
+    # kept load without them, and the Audit page shows none.
+    answer: str = ""
+    understood: Understood | None = None
+    sources: tuple[AuditSource, ...] = ()
+    sentences: tuple[SavedCheck, ...] = ()
+    checked: bool = False
+    relevance_checked: bool = False
+    dangling: tuple[int, ...] = ()
     id: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def doubtful(self) -> int:
+        """How many answer sentences the Ask page marks ⚠️, each once: unsupported or uncited,
+        or about another company, period or metric than the question's."""
+        if self.sentences:
+            return sum(1 for s in self.sentences if s.factual and (s.flagged or not s.relevant))
+        # older records: the flagged texts, and the off-question ones as "text: why"
+        off = [
+            o for o in self.off_question if not any(o.startswith(f + ": ") for f in self.flagged)
+        ]
+        return len(self.flagged) + len(off)
+
+    def restored_answer(self) -> Answer:
+        """The ``Answer`` this record keeps (text, understood question, citation check, error,
+        timings; hits and prompt left out), for the Ask page's render functions."""
+        turn = SavedTurn(
+            question=self.question,
+            options=AskOptions(kb=self.kb, mode="hybrid" if self.mode == "hybrid" else "smart"),
+            answer=self.answer,
+            answerer=self.answerer,
+            error=self.error,
+            error_kind=self.error_kind,
+            fallback_from=self.fallback_from,
+            sentences=self.sentences,
+            dangling=self.dangling,
+            timings=tuple(self.timings.items()),
+            understood=self.understood,
+            finding=self.finding,
+            declined=self.declined,
+            checked=self.checked,
+            relevance_checked=self.relevance_checked,
+        )
+        return restored_answer(turn)
 
 
 def scrub(text: str) -> str:
@@ -123,6 +179,36 @@ def record_of(
             {"round": r.number, "queries": list(r.queries), "kept": r.kept, "ms": round(r.ms, 1)}
             for r in getattr(answer, "revisions", ())
         ),
+        answer=scrub(answer.text),
+        understood=answer.understood,
+        sources=tuple(
+            AuditSource(int(s.number), s.hit.chunk.chunk_id)
+            for s in getattr(answer.prompt, "sources", ()) or ()
+        ),
+        sentences=tuple(_check_of(s) for s in getattr(answer.citations, "sentences", ()) or ()),
+        checked=answer.citations is not None,
+        relevance_checked=bool(getattr(answer.citations, "relevance_checked", False)),
+        dangling=tuple(getattr(answer.citations, "dangling", ()) or ()),
+    )
+
+
+def _check_of(sentence: Any) -> SavedCheck:
+    """A sentence's verdict as kept: its text scrubbed, its evidence left out (the record's
+    hits name the chunks it came from)."""
+    return SavedCheck(
+        start=sentence.start,
+        end=sentence.end,
+        text=scrub(sentence.text),
+        cited=tuple(sentence.cited),
+        supported=bool(sentence.supported),
+        factual=bool(sentence.factual),
+        reason=sentence.reason,
+        reasons=tuple(sentence.reasons),
+        relevant=bool(getattr(sentence, "relevant", True)),
+        off_reasons=tuple(getattr(sentence, "off_reasons", ()) or ()),
+        support=round(float(sentence.support), 4),
+        best_source=sentence.best_source,
+        off_subject=str(getattr(sentence, "off_subject", "") or ""),
     )
 
 
@@ -219,13 +305,11 @@ def _iso(since: str) -> str:
 
 
 def _from_json(row_id: int, payload: str) -> AuditRecord:
+    """A stored record, read by the fields' types; fields it was written without default."""
     data = json.loads(payload)
-    data["hits"] = tuple(AuditHit(**h) for h in data.get("hits") or ())
-    data["flagged"] = tuple(data.get("flagged") or ())
-    data["off_question"] = tuple(data.get("off_question") or ())
-    data["revisions"] = tuple(data.get("revisions") or ())
-    known = AuditRecord.__dataclass_fields__
-    return AuditRecord(**{k: v for k, v in data.items() if k in known}, id=row_id)
+    data["id"] = row_id
+    record: AuditRecord = from_plain(AuditRecord, data)
+    return record
 
 
 def open_audit_log(data_dir: Path, retention_days: int = 90) -> AuditLog | None:

@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from rag_app.models import Answer, Chunk, Expansion, Hit, LayerStep, RetrievalTrace, Routing, Signal
+from rag_app.models import (
+    Answer,
+    Chunk,
+    Expansion,
+    Hit,
+    LayerStep,
+    Reason,
+    RetrievalTrace,
+    Routing,
+    Signal,
+)
 from rag_app.prompt.builder import PromptReport
 
 TITLE_CHARS = 80  # of a hit's caption, heading or text: what the hits table shows of it
@@ -36,6 +46,7 @@ class SavedHit:
     strategy: str = ""
     note: str = ""
     signals: tuple[tuple[str, Signal], ...] = ()
+    why: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,7 @@ class SavedRetrieval:
     expanded_terms: tuple[str, ...] = ()
     ms: float = 0.0
     expansions: tuple[Expansion, ...] = ()
+    why: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,7 @@ def saved_hit(hit: Hit) -> SavedHit:
         strategy=hit.strategy,
         note=hit.note,
         signals=tuple(hit.signals),
+        why=tuple(hit.why),
     )
 
 
@@ -99,6 +112,7 @@ def saved_retrieval(answer: Answer) -> SavedRetrieval:
         expanded_terms=tuple(trace.expanded_terms),
         ms=float(trace.ms),
         expansions=tuple(trace.expansions),
+        why=tuple(trace.why),
     )
 
 
@@ -123,7 +137,7 @@ def light_chunk(chunk_id: str, doc_id: str, type: str, pages: tuple[int, ...], t
 
 def restored_hit(hit: SavedHit) -> Hit:
     chunk = light_chunk(hit.chunk_id, hit.doc_id, hit.type, hit.pages, hit.title)
-    return Hit(chunk, hit.score, hit.rank, hit.strategy, hit.signals, note=hit.note)
+    return Hit(chunk, hit.score, hit.rank, hit.strategy, hit.signals, note=hit.note, why=hit.why)
 
 
 def restored_trace(saved: SavedRetrieval | None, question: str, mode: str) -> RetrievalTrace:
@@ -139,6 +153,7 @@ def restored_trace(saved: SavedRetrieval | None, question: str, mode: str) -> Re
         expanded_terms=saved.expanded_terms,
         ms=saved.ms,
         expansions=saved.expansions,
+        why=saved.why,
     )
 
 

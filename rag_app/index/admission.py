@@ -177,7 +177,7 @@ def _chunks(doc: Document, chunk: Callable[[Document], list[Chunk]]) -> list[Chu
     try:
         return chunk(doc)
     except IngestError as exc:
-        return _rejected(doc, str(exc))
+        return exc.report(doc.name, doc.doc_id)
     except Exception as exc:  # noqa: BLE001 - one file's failure is its own report
         _log.exception("chunking %s failed", doc.name)
         return _rejected(doc, f"could not be read ({type(exc).__name__}: {exc})")

@@ -189,9 +189,7 @@ class Library(LibraryProfiles):
                 ):
                     loaded.append(with_disk_assets(doc, Path(path).parent, limits.max_image_bytes))
             except IngestError as exc:
-                loaded.append(
-                    IngestReport(name=Path(path).name, status="rejected", message=str(exc))
-                )
+                loaded.append(exc.report(Path(path).name))
         return self._ingest(loaded, kb, progress, on_conflict)
 
     def ingest_bytes(
@@ -215,7 +213,7 @@ class Library(LibraryProfiles):
                     )
                 )
             except IngestError as exc:
-                loaded.append(IngestReport(name=name, status="rejected", message=str(exc)))
+                loaded.append(exc.report(name))
         return self._ingest(loaded, kb, progress, on_conflict)
 
     def _ingest(

@@ -14,8 +14,8 @@ Rules, and why:
 - Tables: one chunk per table, carrying caption, size, HTML body (display), a linearised form
   (each value next to its column header: what embeddings and keywords can use), footnote
   (数据来源) and the paragraph that introduces it (seed 000's enhanced table info). A table over
-  ``table_chunk_tokens`` is split by rows into sub-tables that repeat the header rows and carry
-  ``parent_table_id``/``subtable_index`` so the prompt can merge them back.
+  ``table_chunk_tokens`` is split by rows into sub-tables that repeat the header rows as drawn
+  (spans kept) and carry ``parent_table_id``/``subtable_index`` so the prompt can merge them back.
 - Table notes travel with their table: paragraphs right after a table, on its page, that are its
   notes ("(1) Includes deferred costs ..." for a row "Recorded investment (1)", "注：...",
   "资料来源：...") join the table's footnote, searched text and items. Apart, the table says
@@ -47,6 +47,7 @@ from rag_app.text.notes import is_table_note, table_marks
 from rag_app.text.sentences import sentence_pieces
 from rag_app.text.subjects import PATH_SEPARATOR
 from rag_app.text.tables import (
+    Grid,
     TableTooLarge,
     column_labels,
     grid_to_html,
@@ -301,21 +302,21 @@ class _Builder:
             )
             return
         parent = f"{self.doc.doc_id}#table{item.index}"
-        header = grid.rows[: grid.header_rows]
         labels = column_labels(grid)
         head_line = " | ".join(label for label in labels if label)
         for n, rows in enumerate(groups, start=1):
-            part = "\n".join([head_line] + [linearise_row(r, labels) for r in rows])
+            part = "\n".join([head_line] + [linearise_row(grid.rows[r], labels) for r in rows])
             self.chunks.append(
                 Chunk(
                     chunk_id=self._next_id(),
                     text=part,
                     search_text=prefix + part + suffix,
-                    table_html=grid_to_html(header, rows),
+                    # The header as the document draws it (spans kept), then this part's rows.
+                    table_html=grid_to_html(grid, rows),
                     parent_table_id=parent,
                     subtable_index=n,
                     subtable_count=len(groups),
-                    **{**base, "n_rows": len(rows) + len(header)},
+                    **{**base, "n_rows": len(rows) + grid.header_rows},
                 )
             )
 
@@ -387,18 +388,19 @@ def _pages(pages: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(set(pages)))
 
 
-def _row_groups(grid, counter: TokenCounter, limit: int) -> list[tuple[tuple[str, ...], ...]]:  # type: ignore[no-untyped-def]
-    """Data rows grouped so that each group's linearised text stays within ``limit`` tokens."""
+def _row_groups(grid: Grid, counter: TokenCounter, limit: int) -> list[tuple[int, ...]]:
+    """Data rows (their indices in ``grid.rows``) grouped so that each group's linearised text
+    stays within ``limit`` tokens."""
     labels = column_labels(grid)
     header_cost = counter.count(" | ".join(labels))
-    groups: list[list[tuple[str, ...]]] = [[]]
+    groups: list[list[int]] = [[]]
     used = header_cost
-    for row in grid.data_rows:
-        cost = counter.count(linearise_row(row, labels)) + 1
+    for r in range(grid.header_rows, grid.n_rows):
+        cost = counter.count(linearise_row(grid.rows[r], labels)) + 1
         if groups[-1] and used + cost > limit:
             groups.append([])
             used = header_cost
-        groups[-1].append(row)
+        groups[-1].append(r)
         used += cost
     return [tuple(g) for g in groups if g] or [()]
 

@@ -74,10 +74,12 @@ def parse_content_list_data(raw: Any, name: str) -> tuple[list[Item], list[str]]
                 break
     if not isinstance(raw, list):
         raise IngestError(
-            f"{name}: a content list must be a JSON list of items, got {type(raw).__name__}"
+            f"{name}: a content list must be a JSON list of items, got {type(raw).__name__}",
+            key="content_list_not_list",
+            values={"kind": type(raw).__name__},
         )
     if not raw:
-        raise IngestError(f"{name}: the content list has no items")
+        raise IngestError(f"{name}: the content list has no items", key="content_list_empty")
     items: list[Item] = []
     errors: list[str] = []
     warnings: list[str] = []
@@ -99,7 +101,12 @@ def parse_content_list_data(raw: Any, name: str) -> tuple[list[Item], list[str]]
             item = Item(index=item.index, kind="text", text=item.text, page=item.page)
         items.append(item)
     if errors:
-        raise IngestError(f"{name}: {len(errors)} malformed item(s)", details=tuple(errors))
+        raise IngestError(
+            f"{name}: {len(errors)} malformed item(s)",
+            details=tuple(errors),
+            key="malformed_items",
+            values={"n": len(errors)},
+        )
     for kind, count in sorted(unknown.items()):
         warnings.append(f"{count} item(s) of unknown type '{kind}': text kept, rest skipped")
     if odd_pages:
@@ -110,7 +117,10 @@ def parse_content_list_data(raw: Any, name: str) -> tuple[list[Item], list[str]]
             f"{len(odd_pages)} item(s), read as an unknown page: item {shown}{more}"
         )
     if not any(item.kind != "heading" or item.text for item in items):
-        raise IngestError(f"{name}: no content items (only page furniture or empty items)")
+        raise IngestError(
+            f"{name}: no content items (only page furniture or empty items)",
+            key="no_content_items",
+        )
     return items, warnings
 
 

@@ -51,5 +51,7 @@ def too_many(doc: Document, chunks: int, limit: int, *, estimated: bool) -> Inge
         f"{doc.name}: {size} makes {'about ' if estimated else ''}{chunks:,} chunks, over the "
         f"limit of {limit:,} per document (setting max_chunks_per_document, environment "
         f"RAG_APP_MAX_CHUNKS_PER_DOCUMENT); embedding it would take about {took} at "
-        f"{EMBED_CHUNKS_PER_SECOND:g} chunks/s. Split the document or raise the limit"
+        f"{EMBED_CHUNKS_PER_SECOND:g} chunks/s. Split the document or raise the limit",
+        key="too_many_chunks_estimated" if estimated else "too_many_chunks",
+        values={"chunks": f"{chunks:,}", "limit": f"{limit:,}"},
     )

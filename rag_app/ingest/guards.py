@@ -46,7 +46,7 @@ def decode_text(data: bytes, name: str) -> str:
     in its first kilobyte), else GB18030 (common for Chinese files).
     """
     if not data.strip():
-        raise IngestError(f"{name}: the file is empty")
+        raise IngestError(f"{name}: the file is empty", key="empty_file")
     encodings = [enc for bom, enc in _BOMS if data.startswith(bom)][:1]
     if not encodings:
         head = data[:1024]
@@ -62,9 +62,11 @@ def decode_text(data: bytes, name: str) -> str:
         except UnicodeDecodeError:
             continue
         if not text.strip():
-            raise IngestError(f"{name}: the file is empty")
+            raise IngestError(f"{name}: the file is empty", key="empty_file")
         return text
-    raise IngestError(f"{name}: not a text file in UTF-8 or GB18030 (nor UTF-16/32)")
+    raise IngestError(
+        f"{name}: not a text file in UTF-8 or GB18030 (nor UTF-16/32)", key="not_text"
+    )
 
 
 def read_json(text: str, name: str) -> Any:
@@ -78,16 +80,23 @@ def read_json(text: str, name: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        # json's own words for the problem ("Unterminated string starting at") go in as
+        # ``problem``: a short, fixed set a UI can word in its language.
         raise IngestError(
-            f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            key="bad_json",
+            values={"line": exc.lineno, "column": exc.colno, "problem": exc.msg},
         ) from None
     except RecursionError:
         raise IngestError(
             f"{name}: the JSON is nested too deeply (over about a thousand levels); a content "
-            "list is a list of flat items"
+            "list is a list of flat items",
+            key="json_too_deep",
         ) from None
     except ValueError as exc:  # an integer of more than 4300 digits
-        raise IngestError(f"{name}: not valid JSON ({_first_line(exc)})") from None
+        raise IngestError(
+            f"{name}: not valid JSON ({_first_line(exc)})", key="json_number_too_long"
+        ) from None
 
 
 def _first_line(exc: BaseException) -> str:

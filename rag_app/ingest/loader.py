@@ -76,7 +76,9 @@ def _check_size(name: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise IngestError(
             f"{name}: {size / 1e6:.1f} MB is over the {max_bytes / 1e6:.0f} MB limit per file "
-            "(setting max_file_bytes); split the document or raise the limit"
+            "(setting max_file_bytes); split the document or raise the limit",
+            key="too_big",
+            values={"size": f"{size / 1e6:.1f}", "limit": f"{max_bytes / 1e6:.0f}"},
         )
 
 
@@ -97,9 +99,13 @@ def load_bytes(
     _check_size(name, len(data), _limit(name, max_bytes, max_zip_bytes))
     lower = name.lower()
     if not lower.endswith(SUPPORTED):
-        raise IngestError(f"{name}: unsupported file type; expected one of {', '.join(SUPPORTED)}")
+        raise IngestError(
+            f"{name}: unsupported file type; expected one of {', '.join(SUPPORTED)}",
+            key="unsupported_type",
+            values={"types": ", ".join(SUPPORTED)},
+        )
     if not data.strip():
-        raise IngestError(f"{name}: the file is empty")
+        raise IngestError(f"{name}: the file is empty", key="empty_file")
     digest = hashlib.sha256(data).hexdigest()
     if lower.endswith(".zip"):
         return _load_zip(data, name, max_bytes, limits)
@@ -111,7 +117,7 @@ def load_bytes(
     if lower.endswith((".md", ".markdown")):
         items = parse_markdown(decode_text(data, name))
         if not items:
-            raise IngestError(f"{name}: no content in the markdown")
+            raise IngestError(f"{name}: no content in the markdown", key="markdown_empty")
         return [_loaded(name, "markdown", items, [], digest, len(data))]
     raw = read_json(decode_text(data, name), name)
     if is_sheet_json(raw):
@@ -131,7 +137,12 @@ def _check_workbook(data: bytes, name: str, limits: InputLimits) -> None:
             if expanded > limits.max_sheet_expanded_bytes:
                 raise IngestError(
                     f"{name}: the workbook expands to {expanded / 1e6:.0f} MB, past the "
-                    f"{limits.max_sheet_expanded_bytes / 1e6:.0f} MB a sheet of examples may take"
+                    f"{limits.max_sheet_expanded_bytes / 1e6:.0f} MB a sheet of examples may take",
+                    key="workbook_expands",
+                    values={
+                        "size": f"{expanded / 1e6:.0f}",
+                        "limit": f"{limits.max_sheet_expanded_bytes / 1e6:.0f}",
+                    },
                 )
             rows = sum(
                 _count_rows(archive, info)
@@ -145,7 +156,9 @@ def _check_workbook(data: bytes, name: str, limits: InputLimits) -> None:
     if rows > limits.max_sheet_rows:
         raise IngestError(
             f"{name}: {rows:,} rows, over the {limits.max_sheet_rows:,} a workbook of examples may "
-            "have (each row is a chunk to embed); split the workbook"
+            "have (each row is a chunk to embed); split the workbook",
+            key="workbook_rows",
+            values={"rows": f"{rows:,}", "limit": f"{limits.max_sheet_rows:,}"},
         )
 
 
@@ -186,10 +199,12 @@ def _safe_member(name: str) -> str:
     """A zip member's normalised relative path; raises on absolute paths or ``..`` escapes."""
     cleaned = name.replace("\\", "/")
     if cleaned.startswith("/") or re.match(r"^[A-Za-z]:", cleaned):
-        raise IngestError(f"unsafe path in archive: {name!r} (absolute)")
+        raise IngestError(f"unsafe path in archive: {name!r} (absolute)", key="zip_unsafe_path")
     norm = posixpath.normpath(cleaned)
     if norm == ".." or norm.startswith("../") or "/../" in f"/{norm}/":
-        raise IngestError(f"unsafe path in archive: {name!r} (leaves the folder)")
+        raise IngestError(
+            f"unsafe path in archive: {name!r} (leaves the folder)", key="zip_unsafe_path"
+        )
     return norm
 
 
@@ -209,16 +224,20 @@ def _load_zip(data: bytes, name: str, max_bytes: int, limits: InputLimits) -> li
     try:
         archive = zipfile.ZipFile(BytesIO(data))
     except _ZIP_ERRORS:
-        raise IngestError(f"{name}: not a valid zip archive") from None
+        raise IngestError(f"{name}: not a valid zip archive", key="not_zip") from None
     with archive:
         infos = [i for i in archive.infolist() if not i.is_dir()]
         if len(infos) > limits.max_zip_entries:
             raise IngestError(
-                f"{name}: {len(infos)} files in the archive, over {limits.max_zip_entries}"
+                f"{name}: {len(infos)} files in the archive, over {limits.max_zip_entries}",
+                key="zip_too_many_files",
+                values={"n": len(infos), "limit": limits.max_zip_entries},
             )
         if sum(i.file_size for i in infos) > limits.max_zip_expanded_bytes:
             raise IngestError(
-                f"{name}: the archive expands past {limits.max_zip_expanded_bytes // 10**6} MB"
+                f"{name}: the archive expands past {limits.max_zip_expanded_bytes // 10**6} MB",
+                key="zip_expands",
+                values={"limit": limits.max_zip_expanded_bytes // 10**6},
             )
         members = _members(infos, name)
         lists = sorted(p for p in members if p.lower().endswith("_content_list.json"))
@@ -235,13 +254,16 @@ def _load_zip(data: bytes, name: str, max_bytes: int, limits: InputLimits) -> li
             nested = any(p.lower().endswith(".zip") for p in members)
             raise IngestError(
                 f"{name}: no content_list.json or .md in the archive"
-                + (" (archives inside an archive are not opened)" if nested else "")
+                + (" (archives inside an archive are not opened)" if nested else ""),
+                key="zip_no_source_nested" if nested else "zip_no_source",
             )
         out = []
         encrypted = [p for p, i in members.items() if i.flag_bits & 0x1]
         if encrypted:
             raise IngestError(
-                f"{name}: the archive is encrypted ({encrypted[0]}); upload an unencrypted zip"
+                f"{name}: the archive is encrypted ({encrypted[0]}); upload an unencrypted zip",
+                key="zip_encrypted",
+                values={"member": encrypted[0]},
             )
 
         def read(path: str) -> bytes:
@@ -249,7 +271,9 @@ def _load_zip(data: bytes, name: str, max_bytes: int, limits: InputLimits) -> li
                 return archive.read(members[path])
             except _ZIP_ERRORS as exc:
                 raise IngestError(
-                    f"{name}: cannot read {path!r} from the archive ({exc})"
+                    f"{name}: cannot read {path!r} from the archive ({exc})",
+                    key="zip_unreadable",
+                    values={"member": path, "problem": exc},
                 ) from None
 
         for source in sources:
@@ -258,7 +282,13 @@ def _load_zip(data: bytes, name: str, max_bytes: int, limits: InputLimits) -> li
             if expanded > max_bytes:
                 raise IngestError(
                     f"{name}: {source} expands to {expanded / 1e6:.1f} MB, over the "
-                    f"{max_bytes / 1e6:.0f} MB limit per file (setting max_file_bytes)"
+                    f"{max_bytes / 1e6:.0f} MB limit per file (setting max_file_bytes)",
+                    key="zip_member_too_big",
+                    values={
+                        "member": source,
+                        "size": f"{expanded / 1e6:.1f}",
+                        "limit": f"{max_bytes / 1e6:.0f}",
+                    },
                 )
             raw = read(source)
             folder = posixpath.dirname(source)
@@ -311,15 +341,25 @@ def _members(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfile.ZipIn
         try:
             path = _safe_member(info.filename)
         except IngestError as exc:
-            raise IngestError(f"{name}: {exc.message}; the archive was not ingested") from None
+            raise IngestError(
+                f"{name}: {exc.message}; the archive was not ingested",
+                key="zip_unsafe_path",
+                values={"member": info.filename},
+            ) from None
         if (info.external_attr >> 16) & 0o170000 == 0o120000:
-            raise IngestError(f"{name}: symbolic link {info.filename!r} in archive")
+            raise IngestError(
+                f"{name}: symbolic link {info.filename!r} in archive",
+                key="zip_symlink",
+                values={"member": info.filename},
+            )
         if "__MACOSX" in path.split("/"):
             continue
         if path in members:
             raise IngestError(
                 f"{name}: {info.filename!r} appears twice in the archive; which copy is meant "
-                "cannot be told"
+                "cannot be told",
+                key="zip_member_twice",
+                values={"member": info.filename},
             )
         members[path] = info
     return members

@@ -60,7 +60,7 @@ def parse_sheet_table(data: bytes, name: str) -> tuple[list[Item], list[str]]:
                 except UnicodeDecodeError:
                     continue
             if text is None:
-                raise IngestError(f"{name}: not a CSV file in UTF-8 or GB18030")
+                raise IngestError(f"{name}: not a CSV file in UTF-8 or GB18030", key="csv_not_text")
             frames = {
                 "csv": pd.read_csv(
                     io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False
@@ -71,7 +71,11 @@ def parse_sheet_table(data: bytes, name: str) -> tuple[list[Item], list[str]]:
     except IngestError:
         raise
     except Exception as exc:  # pandas raises many types for a broken file
-        raise IngestError(f"{name}: cannot read the sheet ({type(exc).__name__}: {exc})") from None
+        raise IngestError(
+            f"{name}: cannot read the sheet ({type(exc).__name__}: {exc})",
+            key="sheet_unreadable",
+            values={"problem": f"{type(exc).__name__}: {exc}"},
+        ) from None
     rows = []
     for sheet, frame in frames.items():
         frame = frame.rename(columns=lambda c: str(c).strip().lower())
@@ -79,7 +83,13 @@ def parse_sheet_table(data: bytes, name: str) -> tuple[list[Item], list[str]]:
         if missing:
             raise IngestError(
                 f"{name}: sheet '{sheet}' lacks column(s) {', '.join(missing)}"
-                f" (needs {', '.join(REQUIRED)}; optional tags, quality_grade)"
+                f" (needs {', '.join(REQUIRED)}; optional tags, quality_grade)",
+                key="sheet_missing_columns",
+                values={
+                    "sheet": sheet,
+                    "missing": ", ".join(missing),
+                    "required": ", ".join(REQUIRED),
+                },
             )
         for n, record in enumerate(frame.fillna("").to_dict("records")):
             # Row 1 is the header in a spreadsheet, so data row n is row n + 2.
@@ -128,6 +138,6 @@ def _rows_to_items(
         )
     if not items:
         detail = tuple(problems) or ("no rows",)
-        raise IngestError(f"{name}: no valid example rows", details=detail)
+        raise IngestError(f"{name}: no valid example rows", details=detail, key="no_valid_rows")
     warnings = [f"rejected {p}" for p in problems]
     return items, warnings

@@ -14,7 +14,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.answer import LLM, ChatMessage, ExtractiveAnswerer, GenerationRequest, Usage
-from rag_app.answer.offline import FALLBACK_NOTICE
+from rag_app.answer.offline import DECLINED_FALLBACK_NOTICE, FALLBACK_NOTICE
 from rag_app.answer.short import short_answer
 from rag_app.chat.audit import AuditLog, record_of
 from rag_app.cite import CitationReport
@@ -65,7 +65,11 @@ class Pipeline:
         # The offline answerer answers when no model is configured, and in a model's place when
         # the model fails before it has written anything.
         self.offline = ExtractiveAnswerer(settings=settings.offline)
-        self.fallback = ExtractiveAnswerer(settings=settings.offline, notice=FALLBACK_NOTICE)
+        self.fallback = ExtractiveAnswerer(
+            settings=settings.offline,
+            notice=FALLBACK_NOTICE,
+            declined_notice=DECLINED_FALLBACK_NOTICE,
+        )
         self.llm: LLM = llm if llm is not None else self.offline
 
     @property

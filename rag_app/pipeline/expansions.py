@@ -23,7 +23,7 @@ from rag_app.answer.rewrite import (
     other_phrasings,
     sub_questions,
 )
-from rag_app.models import Expansion, Hit, RetrievalTrace
+from rag_app.models import Expansion, Hit, Reason, RetrievalTrace
 from rag_app.stage_settings import RewriteSettings
 
 Retrieve = Callable[[str], RetrievalTrace]
@@ -31,26 +31,33 @@ Retrieve = Callable[[str], RetrievalTrace]
 
 def added_queries(
     llm: LLM, question: str, settings: RewriteSettings
-) -> tuple[list[tuple[str, str]], list[str]]:
-    """(kind, query) pairs the enabled rewrites give for ``question``, and a note per failure."""
+) -> tuple[list[tuple[str, str]], list[tuple[str, Reason]]]:
+    """(kind, query) pairs the enabled rewrites give for ``question``, and a note per failure
+    (in words, and as a key with the rewrite's kind and the error)."""
     queries: list[tuple[str, str]] = []
-    notes: list[str] = []
+    notes: list[tuple[str, Reason]] = []
+
+    def failed(kind: str, name: str, exc: RewriteFailed) -> None:
+        notes.append(
+            (f"{name} failed: {exc}", Reason.of("note_rewrite_failed", kind=kind, error=exc))
+        )
+
     if settings.decompose:
         try:
             queries += [("decompose", q) for q in sub_questions(llm, question, settings.timeout_s)]
         except RewriteFailed as exc:
-            notes.append(f"decomposition failed: {exc}")
+            failed("decompose", "decomposition", exc)
     if settings.multi_query:
         try:
             phrasings = other_phrasings(llm, question, settings.multi_query_n, settings.timeout_s)
             queries += [("multi_query", q) for q in phrasings]
         except RewriteFailed as exc:
-            notes.append(f"multi-query failed: {exc}")
+            failed("multi_query", "multi-query", exc)
     if settings.hyde:
         try:
             queries.append(("hyde", hypothetical_passage(llm, question, settings.timeout_s)))
         except RewriteFailed as exc:
-            notes.append(f"HyDE failed: {exc}")
+            failed("hyde", "HyDE", exc)
     return queries, notes
 
 
@@ -65,7 +72,7 @@ def expand(
     """``trace`` with the retrievals of the enabled rewrites of its query fused in (top ``k``)."""
     queries, notes = added_queries(llm, trace.query, settings)
     if not queries:
-        return replace(trace, notes=trace.notes + tuple(notes)) if notes else trace
+        return _with_notes(trace, notes) if notes else trace
     extra = [(kind, query, retrieve(query).hits) for kind, query in queries]
     scores: dict[str, float] = {}
     best: dict[str, Hit] = {}
@@ -99,7 +106,8 @@ def expand(
         hit = best[cid]
         if cid not in own:
             kinds = " + ".join(sorted(set(found_by[cid])))
-            hit = replace(hit, strategy=kinds, note=f"found only by the rewrite ({kinds})")
+            why = (Reason.of("hit_rewrite_only", kinds=kinds),)
+            hit = replace(hit, strategy=kinds, note=f"found only by the rewrite ({kinds})", why=why)
         fused.append(replace(hit, rank=rank, score=scores[cid]))
     kept = set(order)
     expansions = tuple(
@@ -108,6 +116,12 @@ def expand(
         )
         for kind, query, found in extra
     )
+    return replace(_with_notes(trace, notes), hits=tuple(fused), expansions=expansions)
+
+
+def _with_notes(trace: RetrievalTrace, notes: list[tuple[str, Reason]]) -> RetrievalTrace:
     return replace(
-        trace, hits=tuple(fused), notes=trace.notes + tuple(notes), expansions=expansions
+        trace,
+        notes=trace.notes + tuple(note for note, _ in notes),
+        why=trace.why + tuple(why for _, why in notes),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rag_app.models import Chunk, Hit
+from rag_app.models import Chunk, Hit, Reason
 from rag_app.prompt.format import Candidate, ContextEntry, format_body
 from rag_app.prompt.sections import Section, reason_key
 from rag_app.prompt.tables import merge_table_chunks
@@ -71,8 +71,9 @@ def _merge_group(group: list[Hit]) -> Candidate:
     if len(parts) == 1:
         return Candidate(best, parts)
     merged_chunk = merge_table_chunks([hit.chunk for hit in parts])
-    note = f"merged sub-tables {'+'.join(str(h.chunk.subtable_index) for h in parts)}"
-    merged = replace(best, chunk=merged_chunk, note=(best.note + "; " if best.note else "") + note)
+    indices = "+".join(str(h.chunk.subtable_index) for h in parts)
+    why = reason_key("hit_merged", parts=indices)
+    merged = replace(best, chunk=merged_chunk).noted(f"merged sub-tables {indices}", why)
     return Candidate(merged, parts)
 
 
@@ -83,6 +84,27 @@ def describe(candidate: Candidate) -> str:
         indices = "+".join(str(p.chunk.subtable_index) for p in candidate.parts)
         return f"source {chunk.chunk_id} ({chunk.type}, sub-tables {indices} merged)"
     return f"source {chunk.chunk_id} ({chunk.type})"
+
+
+# Of a source's title, what its section's label carries (the budget report's name stays the id).
+LABEL_TITLE_CHARS = 40
+
+
+def describe_key(candidate: Candidate) -> Reason:
+    """The name of a candidate's section as a key and values, for the UI to word: its type, its
+    title (caption, heading or start of its text) and the sub-tables merged ("" when one)."""
+    chunk = candidate.chunk
+    title = chunk.caption or (chunk.heading_path[-1] if chunk.heading_path else "") or chunk.text
+    title = " ".join(title.split())
+    if len(title) > LABEL_TITLE_CHARS:
+        title = title[: LABEL_TITLE_CHARS - 1] + "…"
+    merged = "+".join(str(p.chunk.subtable_index) for p in candidate.parts)
+    return reason_key(
+        "part_source",
+        type=chunk.type,
+        title=title,
+        merged=merged if len(candidate.parts) > 1 else "",
+    )
 
 
 def _table_context(chunk: Chunk) -> str:

@@ -7,7 +7,7 @@ turn does not fit, all older ones are dropped so the dialogue the model sees has
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag_app.models import Reason
 from rag_app.prompt.format import LABELS
@@ -49,8 +49,13 @@ def fit_history(
     n_turns = len(turns)
     recent_from = max(0, n_turns - settings.max_history_turns)
     sections = [
-        fitter.take(
-            turns[position], f"history turn {position + 1}/{n_turns}", old=position < recent_from
+        replace(
+            fitter.take(
+                turns[position],
+                f"history turn {position + 1}/{n_turns}",
+                old=position < recent_from,
+            ),
+            label=reason_key("part_history", turn=position + 1, turns=n_turns),
         )
         for position in range(n_turns - 1, -1, -1)
     ]

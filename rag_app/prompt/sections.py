@@ -48,6 +48,9 @@ class Section:
     chunk_id: str = ""
     source: int | None = None
     why: Reason | None = None  # ``reason`` as a key and values, for the UI's languages
+    # ``name`` as a key and values (a source's type and title, a history turn's number), for the
+    # UI's languages; None where ``kind`` alone names it
+    label: Reason | None = None
 
 
 def reason_key(key: str, **values: object) -> Reason:

@@ -15,6 +15,7 @@ from rag_app.models import Hit, Reason
 from rag_app.prompt.candidates import (
     context_shown,
     describe,
+    describe_key,
     merge_subtables,
     without_shown_context,
 )
@@ -241,6 +242,7 @@ def _source_sections(
                 candidate.chunk.chunk_id,
                 number,
                 why=decision.why,
+                label=describe_key(candidate),
             )
         )
     return sections, block_tokens

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from rag_app.models import Hit, Signal
+from rag_app.models import Hit, Reason, Signal
 
 
 def _merge_signals(hits: Sequence[Hit]) -> tuple[tuple[str, Signal], ...]:
@@ -36,6 +36,7 @@ def _finish(
                 signals=_merge_signals([h for _, h in members[chunk_id]]),
                 weight=max(weights.get(s, 1.0) for s in found_by),
                 note="found by " + " + ".join(found_by),
+                why=(Reason.of("hit_found_by", by=" + ".join(found_by)),),
             )
         )
     return out

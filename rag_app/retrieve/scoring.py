@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rag_app.models import Chunk, Hit, Signal
+from rag_app.models import Chunk, Hit, Reason, Signal
 from rag_app.retrieve.signals import (
     Search,
     Signals,
@@ -72,6 +72,7 @@ def score(search: Search, signals: Signals, admitted: dict[str, str]) -> list[Hi
                 signals=tuple(sorted({**evidence, **fused, **reranked}.items())),
                 weight=weight,
                 note=f"{chunk.type} · {layer}",
+                why=(Reason.of("hit_layer", type=chunk.type, layer=layer),),
             )
         )
     hits.sort(key=lambda h: (-h.score, h.chunk.chunk_id))
@@ -142,7 +143,10 @@ def lift_introduced(search: Search, signals: Signals, hits: list[Hit]) -> list[H
             table,
             score=lifted,
             signals=(*table.signals, ("introduced_by", Signal(intro.score, 0))),
-            note=f"{table.note} · introduced by {intro.chunk.chunk_id}",
+        ).noted(
+            f"introduced by {intro.chunk.chunk_id}",
+            Reason.of("hit_introduced", chunk=intro.chunk.chunk_id),
+            " · ",
         )
         changed = True
     if not changed:
@@ -189,7 +193,7 @@ def _apply_quotas(hits: list[Hit], k: int, types: Sequence[str]) -> list[Hit]:
             if counts[top[i].chunk.type] > 1:
                 dropped = top.pop(i)
                 rest.remove(candidate)
-                top.append(replace(candidate, note=candidate.note + " · quota"))
+                top.append(candidate.noted("quota", Reason("hit_quota"), " · "))
                 rest.insert(0, dropped)
                 break
     top.sort(key=lambda h: (-h.score, h.chunk.chunk_id))

@@ -34,7 +34,16 @@ import numpy as np
 
 from rag_app.config import Settings
 from rag_app.index.library import Library
-from rag_app.models import NO_FILTER, Hit, LayerStep, RetrievalTrace, Routing, SearchFilter, Signal
+from rag_app.models import (
+    NO_FILTER,
+    Hit,
+    LayerStep,
+    Reason,
+    RetrievalTrace,
+    Routing,
+    SearchFilter,
+    Signal,
+)
 from rag_app.retrieve.options import StrategyOptions, options_from
 from rag_app.retrieve.recall import LAYERS, admit, layer_ranking, recall_layers
 from rag_app.retrieve.router import router_input
@@ -202,8 +211,9 @@ def routing_inputs(
 
 def _smart_hits(
     run: _Run, k: int, routing: Routing, first: list[Hit], types: Sequence[str]
-) -> tuple[list[Hit], list[str]]:
-    """Smart mode's hits and notes: hybrid plus a preference, never a replacement.
+) -> tuple[list[Hit], list[tuple[str, Reason]]]:
+    """Smart mode's hits and notes (each in words and as a key): hybrid plus a preference, never
+    a replacement.
 
     Unrouted: the first look (the hybrid answer). Routed: the first look's ranking and the
     routed type's own (its candidates recalled deeper, each ranked with its document's evidence)
@@ -241,7 +251,15 @@ def _smart_hits(
         f"smart: {preferred} preferred ({routing.confidence:.2f}); {moved} of {len(first)} "
         f"places changed, {len(added)} {preferred} hits beyond hybrid's"
     )
-    return hits, [note]
+    why = Reason.of(
+        "note_smart",
+        type=preferred,
+        confidence=f"{routing.confidence:.2f}",
+        moved=moved,
+        total=len(first),
+        added=len(added),
+    )
+    return hits, [(note, why)]
 
 
 def retrieve(
@@ -313,11 +331,15 @@ def retrieve_query(
         types = tuple(t for t in types if t in search_filter.types)
     if not types:
         return RetrievalTrace(
-            query=text, mode=mode, hits=(), notes=("the knowledge base has no documents",)
+            query=text,
+            mode=mode,
+            hits=(),
+            notes=("the knowledge base has no documents",),
+            why=(Reason("note_no_documents"),),
         )
     run = _Run(library, kb, analysis, search_filter, options, types)
     routing: Routing | None = None
-    notes: list[str] = []
+    notes: list[tuple[str, Reason]] = []
     if mode == "smart":
         first = hybrid_hits(run, k, types)
         look = [h.chunk.type for h in first[: options.routing_look]]
@@ -347,7 +369,8 @@ def retrieve_query(
         hits=finalise(hits, k),
         routing=routing,
         layers=tuple(run.steps),
-        notes=tuple(notes),
+        notes=tuple(note for note, _ in notes),
+        why=tuple(why for _, why in notes),
         expanded_terms=tuple(run.signals.expanded_terms),
         ms=(time.perf_counter() - started) * 1000,
     )

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rag_app.index.library import Library, Snapshot
-from rag_app.models import Hit, RetrievalTrace, SearchFilter
+from rag_app.models import Hit, Reason, RetrievalTrace, SearchFilter
 from rag_app.retrieve.scoring import _apply_quotas, finalise
 from rag_app.retrieve.signals import per_generation
 from rag_app.text.names import proper_names
@@ -75,10 +75,10 @@ def _interleave(per_subject: Sequence[tuple[str, Sequence[Hit]]], k: int) -> lis
             for hit in turn:
                 seen.add(hit.chunk.chunk_id)
                 ceiling = min(ceiling, hit.score * best / hits[0].score)
-                note = hit.note
                 if subject:
-                    note = (f"{note}; " if note else "") + f"retrieved for {subject}"
-                out.append(replace(hit, score=ceiling, note=note))
+                    why = Reason.of("hit_for_subject", subject=subject)
+                    hit = hit.noted(f"retrieved for {subject}", why)
+                out.append(replace(hit, score=ceiling))
     return out[:k]
 
 
@@ -108,6 +108,7 @@ def per_subject_trace(
     hits = _interleave([(subject, t.hits) for subject, t in traces], k)
     first = traces[0][1]
     note = f"named reports {', '.join(named)}: retrieved for each separately and interleaved"
+    why = Reason.of("note_named_reports", names=", ".join(named))
     return RetrievalTrace(
         query=query,
         mode=mode,
@@ -115,6 +116,7 @@ def per_subject_trace(
         routing=first.routing,
         layers=tuple(step for _, t in traces for step in t.layers),
         notes=(note, *(n for _, t in traces for n in t.notes)),
+        why=(why, *(w for _, t in traces for w in t.why)),
         expanded_terms=first.expanded_terms,
         ms=(time.perf_counter() - started) * 1000,
     )
@@ -250,15 +252,13 @@ def within_company_trace(
         if hit.chunk.doc_id in own:
             nxt = next(queue, None)
             if nxt is not None:
-                hits.append(replace(nxt, score=hit.score, note=_noted(nxt.note, company)))
+                hits.append(replace(_noted(nxt, company), score=hit.score))
         else:
             hits.append(hit)
     placed = {h.chunk.chunk_id for h in hits}
     floor = hits[-1].score if hits else mine[0].score
     hits += [
-        replace(h, score=floor, note=_noted(h.note, company))
-        for h in queue
-        if h.chunk.chunk_id not in placed
+        replace(_noted(h, company), score=floor) for h in queue if h.chunk.chunk_id not in placed
     ]
     first = next(i for i, h in enumerate(hits) if h.chunk.doc_id in own)
     if first:  # the report's first part to the top, the others a place down
@@ -269,8 +269,13 @@ def within_company_trace(
     types = list(dict.fromkeys(h.chunk.type for h in (*whole.hits, *unnamed.hits)))
     hits = _apply_quotas(hits, k, types)
     note = f"{company}'s report ranked by the question without the name, its first part first"
+    why = Reason.of("note_company_first", company=company)
     return replace(
-        whole, hits=finalise(hits, k), notes=(*whole.notes, note), ms=whole.ms + unnamed.ms
+        whole,
+        hits=finalise(hits, k),
+        notes=(*whole.notes, note),
+        why=(*whole.why, why),
+        ms=whole.ms + unnamed.ms,
     )
 
 
@@ -302,5 +307,6 @@ def shares_words(unnamed: RetrievalTrace, doc_ids: Sequence[str]) -> bool:
     return False
 
 
-def _noted(note: str, company: str) -> str:
-    return (f"{note}; " if note else "") + f"ranked within {company}'s report without its name"
+def _noted(hit: Hit, company: str) -> Hit:
+    why = Reason.of("hit_within_company", company=company)
+    return hit.noted(f"ranked within {company}'s report without its name", why)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
 
-from rag_app.text.periods import PERIOD_HEADER, YEAR
+from rag_app.text.periods import PERIOD_HEADER
 
 _NUMBER = re.compile(r"^[\s(（\-−–+$¥￥€£]*\d[\d,，.\s]*%?[)）]?\s*(?:[a-zA-Z%倍元亿万千]+)?$")
 _MAX_SPAN = 100  # a colspan of 10^6 in hostile HTML must not allocate a huge grid
@@ -333,13 +333,45 @@ def linearise(grid: Grid, rows: tuple[tuple[str, ...], ...] | None = None) -> st
     return "\n".join(line for line in lines if line)
 
 
-def grid_to_html(header: tuple[tuple[str, ...], ...], rows: tuple[tuple[str, ...], ...]) -> str:
-    """A clean HTML table (escaped text, no attributes) of header rows plus data rows."""
+def grid_to_html(grid: Grid, rows: Sequence[int] | None = None) -> str:
+    """Clean HTML (escaped text, no attributes but spans) of the grid's header rows and the data
+    rows ``rows`` (indices into ``grid.rows``; all data rows when None).
+
+    Each cell of the document is written once, over the columns and rows it spans among those
+    shown: a sub-table repeats its table's header as the document draws it ("实际值" once over
+    three years, "项目" once over two header rows), not once per position. A cell spanning rows
+    across a cut is drawn in each part, over that part's rows. A grid built without cell ids
+    (by hand) has one cell per position.
+    """
+    data = range(grid.header_rows, grid.n_rows) if rows is None else rows
+    shown = [*range(grid.header_rows), *data]
+    width = grid.n_cols
+    ids = grid.cell_ids or tuple(
+        tuple(range(r * width, (r + 1) * width)) for r in range(grid.n_rows)
+    )
     out = ["<table>"]
-    for row in header:
-        out.append("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in row) + "</tr>")
-    for row in rows:
-        out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    for k, r in enumerate(shown):
+        tag = "th" if r < grid.header_rows else "td"
+        above = k > 0 and shown[k - 1] == r - 1  # the row above is shown right above it
+        cells = []
+        for c, cell in enumerate(ids[r]):
+            if (c and ids[r][c - 1] == cell) or (above and ids[r - 1][c] == cell):
+                continue  # drawn by the cell it continues, to its left or above
+            colspan = 1
+            while c + colspan < width and ids[r][c + colspan] == cell:
+                colspan += 1
+            rowspan = 1
+            while (
+                k + rowspan < len(shown)
+                and shown[k + rowspan] == r + rowspan
+                and ids[r + rowspan][c] == cell
+            ):
+                rowspan += 1
+            spans = (f' rowspan="{rowspan}"' if rowspan > 1 else "") + (
+                f' colspan="{colspan}"' if colspan > 1 else ""
+            )
+            cells.append(f"<{tag}{spans}>{escape(grid.rows[r][c])}</{tag}>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -374,26 +406,3 @@ def pipe_table_rows(body: str) -> tuple[list[str], str]:
         kept.append(lines[i])
         i += 1
     return [u for u in units if u.strip()], "\n".join(kept)
-
-
-_QUOTED_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
-
-
-def cell_value(text: str) -> str:
-    """A cell's text as compared with quoted values: no percent sign, no thousands commas."""
-    return text.strip().rstrip("%").replace(",", "")
-
-
-def quoted_values(sentences: Sequence[str]) -> set[str]:
-    """The cell values the sentences quote: their numbers (of two or more characters, not a bare
-    year, which names a column rather than a value) and what they give as ``label: value`` (how
-    the offline answerer and most models quote a row), each as ``cell_value`` reads a cell."""
-    values = {cell_value(n) for s in sentences for n in _QUOTED_NUMBER.findall(s)}
-    values = {n for n in values if len(n) >= 2 and not YEAR.fullmatch(n)}
-    for sentence in sentences:
-        for part in re.split(r"[;；]", sentence):
-            if ":" in part or "：" in part:
-                value = re.split(r"[:：]", part)[-1].strip()
-                if value:
-                    values.add(cell_value(value))
-    return values

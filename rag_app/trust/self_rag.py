@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from rag_app.answer import LLMEvent
 from rag_app.cite import CitationReport
 from rag_app.config import SelfRagSettings
-from rag_app.models import Expansion, Hit, RetrievalTrace, RevisionRound, Usage
+from rag_app.models import Expansion, Hit, Reason, RetrievalTrace, RevisionRound, Usage
 from rag_app.prompt import PromptResult
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -232,7 +232,13 @@ def _with_found(
         new = [h for h in retrieve(query).hits if h.chunk.chunk_id not in seen][:per_query]
         seen.update(h.chunk.chunk_id for h in new)
         found.extend(
-            replace(h, strategy="self_rag", note=f"found by Self-RAG round {number}") for h in new
+            replace(
+                h,
+                strategy="self_rag",
+                note=f"found by Self-RAG round {number}",
+                why=(Reason.of("hit_self_rag", round=number),),
+            )
+            for h in new
         )
         expansions.append(Expansion("self_rag", query, tuple(h.chunk.chunk_id for h in new)))
     kept = list(trace.hits)

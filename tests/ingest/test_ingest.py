@@ -19,7 +19,7 @@ import pytest
 from rag_app.index.library import Library
 from rag_app.ingest import IngestError, chunk_document, doc_id_from_name, load_bytes, load_path
 from rag_app.ingest.content_list import FURNITURE_TYPES
-from rag_app.models import Chunk
+from rag_app.models import Chunk, Reason
 from rag_app.stage_settings import InputLimits
 from rag_app.text.tables import parse_table
 from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, SAMPLE_MD, SAMPLE_ZIP, TEST_DATA
@@ -645,6 +645,28 @@ def test_bad_input_is_rejected_with_a_clear_message(
     assert message.startswith(name)  # the message names the file
     for fragment in fragments:
         assert fragment in message
+    # ... and gives its reason as a key and values, for the UI to word in its language
+    assert caught.value.why is not None and caught.value.why.key, message
+
+
+def test_bad_json_gives_its_position_and_problem_as_values() -> None:
+    data = b'[{"type": "text",\n  "text": "unterminated]'
+    with pytest.raises(IngestError) as caught:
+        load_bytes(data, "bad_content_list.json", BIG)
+    # the CLI's and the API's English is unchanged
+    assert str(caught.value) == (
+        "bad_content_list.json: not valid JSON (line 2, column 11: Unterminated string starting at)"
+    )
+    assert caught.value.why == Reason(
+        "bad_json",
+        (("line", "2"), ("column", "11"), ("problem", "Unterminated string starting at")),
+    )
+    report = caught.value.report("bad_content_list.json")
+    assert (report.status, report.message, report.why) == (
+        "rejected",
+        str(caught.value),
+        caught.value.why,
+    )
 
 
 def test_bad_inputs_leave_the_library_untouched(library: Library) -> None:
@@ -654,6 +676,7 @@ def test_bad_inputs_leave_the_library_untouched(library: Library) -> None:
     ]
     for report, (_, _, fragments) in zip(reports, _BAD_INPUTS, strict=True):
         assert all(fragment in report.message for fragment in fragments), report.message
+        assert report.why is not None, report  # the reason's key reaches the UI
     _assert_untouched(library)
     assert library.catalogue.generation("default") == 0
     assert not (library.data_dir / "assets").exists()

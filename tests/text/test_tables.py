@@ -8,7 +8,14 @@ from pathlib import Path
 
 from rag_app.ingest import ChunkingOptions, chunk_document, load_bytes, load_path
 from rag_app.models import Chunk, Document, Item
-from rag_app.text.tables import column_labels, grid_to_html, linearise, linearise_row, parse_table
+from rag_app.text.tables import (
+    Grid,
+    column_labels,
+    grid_to_html,
+    linearise,
+    linearise_row,
+    parse_table,
+)
 from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA
 
 # The head of 表6 in the sample report: rowspan=2 labels, 产能 colspan=2 over two sub-labels, and
@@ -134,7 +141,7 @@ def test_script_style_and_attributes_are_not_cell_text() -> None:
 
 
 def test_grid_to_html_escapes_cell_text() -> None:
-    html = grid_to_html((("<b>h</b>",),), (("<script>x</script> & y",),))
+    html = grid_to_html(Grid((("<b>h</b>",), ("<script>x</script> & y",)), header_rows=1))
     assert "<script>" not in html and "&lt;script&gt;" in html and "&amp; y" in html
     assert html.startswith("<table><tr><th>")
 
@@ -310,7 +317,7 @@ def test_svolt_tables_have_their_item_index(mineru_fixtures: Path, counter) -> N
 
 
 def test_quoted_values_are_the_cells_a_sentence_quotes() -> None:
-    from rag_app.text.tables import cell_value, quoted_values
+    from rag_app.text.table_quotes import cell_value, quoted_values
 
     values = quoted_values(
         ["毛利率: 2025E 21.8%; 2026E 23.5% [Source 1]", "Revenue rose 1,234.5 in 2024"]

@@ -625,11 +625,11 @@ def test_prompt_inspector_shows_the_messages_and_token_table(page: Any) -> None:
     headers = table.locator('[role="columnheader"]').all_text_contents()
     assert {"部分", "tokens", "状态"} <= {h.strip() for h in headers}, headers
     cells = [c.strip() for c in table.locator('[role="gridcell"]').all_text_contents()]
-    assert "system" in cells and any("保留" in c for c in cells), cells[:20]
+    assert "系统提示" in cells and any("保留" in c for c in cells), cells[:20]
     assert body.get_by_test_id("stVegaLiteChart").is_visible()  # tokens by section
 
     tabs = body.get_by_test_id("stTab")
-    expect(tabs).to_have_text(["1 · system", "2 · user"])
+    expect(tabs).to_have_text(["1 · 系统", "2 · 用户"])
     tabs.nth(1).click()
     user = body.get_by_test_id("stTabPanel").nth(1).get_by_test_id("stCode")
     user.wait_for(state="visible")
@@ -667,7 +667,8 @@ def test_a_different_file_under_a_used_name_is_asked_about(page: Any, tmp_path: 
     heading(page, "文档（1）").wait_for()
     items = json.loads((BROWSER_DATA / "huahong_content_list.json").read_text(encoding="utf-8"))
     main = main_area(page)
-    for version, choice in ((2, "两者都保留"), (3, "替换「huahong」")):
+    # the replace button names the document as the list does (its file's name)
+    for version, choice in ((2, "两者都保留"), (3, "替换「huahong_content_list.json」")):
         newer = tmp_path / f"v{version}" / "huahong_content_list.json"
         newer.parent.mkdir()
         extra = {"type": "text", "text": f"第{version}版：2025年营业收入预计为2{version}亿美元。"}
@@ -772,6 +773,40 @@ def test_a_ticked_audit_record_stays_itself_when_a_filter_changes(
     assert page.get_by_test_id("stException").count() == 0
 
 
+def test_an_asked_questions_audit_record_shows_its_answer_and_verdicts(page: Any) -> None:
+    """Was: an opened audit record showed the question, an error box naming both languages, the
+    hits and a raw timings line, not the answer or its citation check (issue 26). Asked through
+    a provider nobody answers for, then opened on the Audit page, in Chinese and in English."""
+    shots = Path(os.environ.get("SHOTS", str(ARTIFACTS)))
+    shots.mkdir(parents=True, exist_ok=True)
+    use_stub_llm(page, "http://127.0.0.1:9/v1")
+    ask(page, QUESTION)
+    goto_page(page, "审计")
+    words = page.locator(".st-key-audit_words input")
+    words.fill(QUESTION)
+    act(page, lambda: words.press("Enter"))
+    tick_row(page, main_area(page).get_by_test_id("stDataFrame").first, 0)  # the newest
+    record = page.locator(".st-key-audit_record")
+    error = record.get_by_test_id("stAlertContentWarning")
+    for lang, said, failed, other in (
+        ("zh", ("引用核查", "有来源支持", "检索"), "无法连接大模型服务", "Could not"),
+        ("en", ("Citation check", "supported", "retrieve"), "Could not connect", "无法"),
+    ):
+        if lang == "en":
+            act(page, segment(page, "English").click)
+        expect(record.locator(".st-key-answer_audit")).to_contain_text("[Source")
+        expect(record).to_contain_text(said[0])
+        verdicts = record.locator(".rag-quote")
+        expect(verdicts.first).to_contain_text("[Source")
+        assert all(q.startswith(("✅", "⚠️")) for q in verdicts.all_inner_texts())
+        text = record.inner_text()
+        assert all(w in text for w in said) and "_ms" not in text, (lang, text)
+        assert failed in error.inner_text() and other not in error.inner_text()
+        record.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"audit_record_{lang}.png"), full_page=True)
+    assert page.get_by_test_id("stException").count() == 0
+
+
 def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
     page: Any, tmp_path: Path
 ) -> None:
@@ -805,10 +840,12 @@ def test_hostile_files_each_get_their_result_row_and_the_canary_stays(
             assert "❌ 未导入" in bar, (case.name, bar)
         elif case.expect in ("ingested", "warned"):
             assert "✅ 已导入" in bar or "ℹ️" in bar, (case.name, bar)
+    # every rejection says why, in the UI's language (the core's English, with its fragments,
+    # is checked in tests/ingest/test_hostile.py)
     errors = "\n".join(main.get_by_test_id("stAlertContentError").all_inner_texts())
     for case, _ in chosen:
-        if case.expect == "rejected" and case.fragment:
-            assert case.fragment.lower() in errors.lower(), (case.name, case.fragment)
+        if case.expect == "rejected":
+            assert re.search(rf"{re.escape(case.name)}：未导入，\S", errors), (case.name, errors)
     assert page.get_by_test_id("stException").count() == 0
     canary = chosen[-1][0]
     assert canary.kind == "canary"
@@ -942,6 +979,104 @@ def test_english_switch_relabels_every_page(page: Any) -> None:
     goto_page(page, "Compare")
     heading(page, "Smart vs hybrid").wait_for()
     main.get_by_role("button", name="Compare").wait_for()
+
+
+def grid_rows(table: Any) -> tuple[list[str], list[list[str]]]:
+    """An st.dataframe's headers and rows, read from the grid's accessible twin (which holds
+    the columns in view: a wide table is read scrolled to its left, then to its right end)."""
+    table.locator('[role="gridcell"]').first.wait_for(state="attached")
+    columns: dict[str, list[str]] = {}
+    scroller = table.locator(".dvn-scroller").first
+    for left in ("0", "e.scrollWidth"):
+        scroller.evaluate(f"(e) => {{ e.scrollLeft = {left}; }}")
+        time.sleep(0.3)  # the twin follows the canvas
+        headers = [h.strip() for h in table.locator('[role="columnheader"]').all_text_contents()]
+        rows = table.locator('[role="row"]:has([role="gridcell"])').all()
+        cells = [
+            [c.strip() for c in r.locator('[role="gridcell"]').all_text_contents()] for r in rows
+        ]
+        for i, header in enumerate(headers):
+            columns.setdefault(header, [row[i] if i < len(row) else "" for row in cells])
+    headers = list(columns)
+    return headers, [list(row) for row in zip(*columns.values(), strict=False)]
+
+
+def test_an_english_example_reads_in_english_in_its_details(page: Any) -> None:
+    """Issue 26, in the English UI at 1280 px: the three prompt modes sit on one line of the
+    sidebar; an English example asked, the retrieval details and the prompt inspector show no
+    Chinese label (the documents' own words, titles and names, aside)."""
+    shots = Path("/tmp/h26_ask")
+    shots.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    act(page, segment(page, "English").click)
+    boxes = [segment(page, m).bounding_box() for m in ("Simple", "Advanced", "Precise")]
+    assert len({round(b["y"]) for b in boxes}) == 1, boxes  # one line
+    assert all(b["height"] < 48 for b in boxes), boxes  # each label on one line
+    sidebar(page).screenshot(path=str(shots / "sidebar_modes_en_1280.png"))
+
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    question = "What was SMIC's revenue in 2024?"
+    before = mark(page)
+    act(page, main_area(page).get_by_role("button", name=question).click)
+    message = last_assistant(page)
+    expander(message, "Prompt inspector").wait_for(timeout=120_000)
+    wait_idle(page, before)
+
+    details = expander(message, "Retrieval details")
+    details.locator("summary").click()
+    body = details.get_by_test_id("stExpanderDetails")
+    body.wait_for(state="visible")
+    words = body.get_by_test_id("stCaptionContainer").all_inner_texts()
+    words += body.get_by_test_id("stMarkdownContainer").all_inner_texts()
+    # the synonyms the question's words were expanded with are the library's own words
+    words = [re.sub(r"Expanded terms: [^\n]*", "", w) for w in words]
+    assert not [w for w in words if cjk.search(w)], words
+    document_text = {"Document", "Content"}  # the documents' names and titles, as written
+    tabs = body.get_by_test_id("stTab")
+    assert not [label for label in tabs.all_inner_texts() if cjk.search(label)]
+    for n in range(tabs.count()):
+        tabs.nth(n).click()
+        panel = body.get_by_test_id("stTabPanel").nth(n)
+        table = panel.get_by_test_id("stDataFrame")
+        if table.count() == 0:
+            continue
+        headers, rows = grid_rows(table)
+        assert not [h for h in headers if cjk.search(h)], headers
+        for row in rows:
+            said = [c for h, c in zip(headers, row, strict=False) if h not in document_text]
+            assert not [c for c in said if cjk.search(c)], (headers, row)
+    body.screenshot(path=str(shots / "retrieval_details_en_1280.png"))
+
+    inspector = expander(message, "Prompt inspector")
+    inspector.locator("summary").click()
+    body = inspector.get_by_test_id("stExpanderDetails")
+    body.wait_for(state="visible")
+    body.get_by_test_id("stVegaLiteChart").wait_for()
+    labels = body.get_by_test_id("stMetricLabel").all_inner_texts()
+    assert labels and not [x for x in labels if cjk.search(x)], labels
+    headers, rows = grid_rows(body.get_by_test_id("stDataFrame"))
+    assert "Section" in headers and "Chunk ID" in headers, headers
+    for row in rows:
+        section = row[headers.index("Section")]
+        assert "来源" not in section and not section.startswith("source "), section
+        if not section.startswith(("[Source ", "✗")):  # a source's title is the document's
+            assert not cjk.search(section), section
+        said = [c for h, c in zip(headers, row, strict=False) if h != "Section"]
+        assert not [c for c in said if cjk.search(c)], (headers, row)
+    expect(body.get_by_test_id("stTab")).to_have_text(["1 · system", "2 · user"])
+    chart = body.get_by_test_id("stVegaLiteChart")
+    chart.scroll_into_view_if_needed()
+    time.sleep(1)  # the chart's drawing settles
+    chart.screenshot(path=str(shots / "budget_chart_en_1280.png"))
+    box = chart.bounding_box()  # the third bar (the first source), hovered: its tooltip
+    page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + 2.5 * box["height"] / 22)
+    time.sleep(1)
+    page.screenshot(path=str(shots / "budget_chart_tooltip_en_1280.png"))
+    table = body.get_by_test_id("stDataFrame")
+    table.scroll_into_view_if_needed()
+    table.locator(".dvn-scroller").first.evaluate("(e) => { e.scrollLeft = 0; }")
+    time.sleep(0.5)
+    table.screenshot(path=str(shots / "sections_table_en_1280.png"))
 
 
 def test_library_labels_fit_their_buttons_at_1280_px_in_english(page: Any) -> None:

@@ -210,6 +210,9 @@ def test_an_unreachable_provider_is_answered_offline_with_what_to_do(
     assert answer.fallback_from.endswith("stub-model") and answer.error
     assert answer.text.startswith("（离线抽取式回答：大模型调用失败") and "[Source" in answer.text
     assert at.warning and "离线抽取式回答" in at.warning[0].value and "设置" in at.warning[0].value
+    # in the UI's language only: the core's message holds both (issue 26)
+    assert "Could not connect" not in at.warning[0].value and "无法连接" in at.warning[0].value
+    assert "offline-extractive" not in "\n".join(c.value for c in at.caption)
     assert not at.error  # the "kept what had streamed" wording is for text that streamed
     assert SECRET not in everything(at)
 
@@ -330,7 +333,7 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     assert at.session_state["kb"] == "测试库"
 
     data = _content_list()
-    at.file_uploader(key="uploader").set_value(
+    at.file_uploader[0].set_value(
         [
             ("huahong_content_list.json", data, "application/json"),
             ("copy_content_list.json", data, "application/json"),
@@ -341,12 +344,26 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     ingest.click().run()
     assert not at.exception, at.exception
     assert any("huahong_content_list.json：已导入" in s.value for s in at.success)
-    assert any("copy_content_list.json" in i.value and "相同" in i.value for i in at.info)
-    assert any("broken_content_list.json：未导入" in e.value for e in at.error)
-    assert len(at.progress) == 3
+    # a duplicate names the document as the list does (its file's name, not its id)
+    assert any(
+        "copy_content_list.json" in i.value and "「huahong_content_list.json」相同" in i.value
+        for i in at.info
+    ), [i.value for i in at.info]
+    # a bad file's reason in the user's language, not Python's English
+    broken = (
+        "broken_content_list.json：未导入，不是有效的 JSON（第 1 行第 2 列：键名应以双引号括起）"
+    )
+    assert any(broken in e.value for e in at.error), [e.value for e in at.error]
+    # the import emptied the uploader: no files, no import button left to press again
+    assert at.file_uploader[0].value == [] and at.file_uploader[0].key != "uploader_0"
+    assert not [b for b in at.button if b.label.startswith("导入 ")]
+    assert len(at.progress) == 3  # ... while each file's bar keeps its outcome
 
     # the table and the preview render the document; its HTML is sanitised
     assert at.dataframe
+    assert list(at.dataframe[0].value["格式"]) == ["MinerU 内容列表"]  # users' words
+    captions = [c.value for c in at.caption]
+    assert not [c for c in captions if "huahong:" in c], captions  # chunk ids only on hover
     text = markdown(at)
     assert 'colspan="2"' in text
     for bad in ("<script", "onclick", "javascript:", "steal()"):
@@ -363,6 +380,9 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     assert not at.exception, at.exception
     assert library.documents("测试库") == []
     assert any("已删除文档" in s.value for s in at.success)
+    # the import's results described the library before the deletion: gone with it
+    assert "**导入结果**" not in markdown(at)
+    assert not any("已导入" in s.value for s in at.success)
 
     # the empty knowledge base can be deleted too
     [delete_kb] = [b for b in at.button if b.label == "删除知识库"]
@@ -370,6 +390,23 @@ def test_library_upload_preview_and_delete(env: Path) -> None:
     at.button(key="confirm_yes").click().run()
     assert "测试库" not in library.knowledge_bases()
     assert at.session_state["kb"] == resources.SAMPLE_KB
+
+
+@slow
+def test_upload_results_are_shown_for_their_knowledge_base_only(env: Path) -> None:
+    """Results of an import into another knowledge base (the user switched since) are gone."""
+    from rag_app.models import IngestReport
+
+    at = start("views/library.py")
+    results = [("a.md", [IngestReport(name="a.md", status="ingested", doc_id="a", n_chunks=1)])]
+    at.session_state["ingest_results"] = results
+    at.session_state["ingest_kb"] = at.session_state["kb"]
+    at.run()
+    assert "**导入结果**" in markdown(at)
+    at.session_state["ingest_kb"] = "另一个知识库"
+    at.run()
+    assert "**导入结果**" not in markdown(at)
+    assert at.session_state["ingest_results"] == []
 
 
 @slow
@@ -391,6 +428,34 @@ def test_ingest_files_reports_progress_per_file(env: Path) -> None:
 
 
 @slow
+def test_english_details_of_an_english_example_question(env: Path) -> None:
+    """The English page offers English examples; one asked, the retrieval details and the
+    prompt inspector read in English: no Chinese label, only the documents' own words."""
+    at = start()
+    at.get_by_key("_w_lang__sidebar").set_value("en").run()
+    examples = [b.label for b in at.button if b.key and b.key.startswith("example_")]
+    assert examples[0] == "What was SMIC's revenue in 2024?"
+    assert sum(bool(re.search(r"[\u4e00-\u9fff]", e)) for e in examples) <= 1  # a fab's name
+    at.button(key="example_0").click().run()
+    assert not at.exception, at.exception
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    document_text = {"Document", "Content", "Section", "Note"}  # titles and names as written
+    frames = [d.value for d in at.dataframe]
+    assert len(frames) >= 5  # hits per type, layers, prompt sections
+    for frame in frames:
+        assert not [c for c in frame.columns if cjk.search(str(c))], list(frame.columns)
+        for column in set(frame.columns) - document_text:
+            cells = [str(v) for v in frame[column] if cjk.search(str(v))]
+            assert not cells, (column, cells[:3])
+    labels = [tab.label for tab in at.tabs]
+    assert "3 · assistant" in labels or "2 · user" in labels, labels
+    assert not [label for label in labels if cjk.search(label)], labels
+    captions = "\n".join(c.value for c in at.caption)
+    assert "smart: Table preferred" in captions or "Notes" not in captions
+    assert "offline extractive answer" in captions and "offline-extractive" not in captions
+
+
+@slow
 def test_english_labels_on_every_page(env: Path) -> None:
     at = start()
     at.get_by_key("_w_lang__sidebar").set_value("en").run()
@@ -409,7 +474,7 @@ def test_english_labels_on_every_page(env: Path) -> None:
     at.switch_page("views/library.py").run()
     labels = [b.label for b in at.button]
     assert "Create" in labels and "Delete knowledge base" in labels
-    assert at.file_uploader(key="uploader").proto.label == "Choose files (several at once)"
+    assert at.file_uploader[0].proto.label == "Choose files (several at once)"
     # back to Chinese from the settings page's own control
     at.switch_page("views/settings.py").run()
     at.get_by_key("_w_lang__settings").set_value("zh").run()
@@ -535,7 +600,7 @@ def test_library_states_the_real_upload_limits(env: Path, lang: str, expected: s
     assert (limits.max_zip_bytes, limits.max_file_bytes) == (200 * megabytes, 32 * megabytes)
     assert any(expected in c.value for c in at.caption), [c.value for c in at.caption]
     # Streamlit's own "Limit 200MB per file" follows the settings (the largest file accepted)
-    assert at.file_uploader(key="uploader").proto.max_upload_size_mb == 200
+    assert at.file_uploader[0].proto.max_upload_size_mb == 200
 
 
 def test_english_labels_use_ascii_punctuation() -> None:
@@ -639,7 +704,7 @@ def test_the_audit_page_lists_filters_and_exports_what_was_asked(env: Path) -> N
     frame = table.value
     assert (frame["问题"] == QUESTION).any() and (frame["知识库"] == resources.SAMPLE_KB).any()
     row = frame[frame["问题"] == QUESTION].iloc[0]
-    assert row["片段数"] > 0 and row["提示词 tokens"] > 0 and row["来源"] == "app"
+    assert row["片段数"] > 0 and row["提示词 tokens"] > 0 and row["来源"] == "网页"
     assert row["错误"] == ""
     assert any(b.label == "导出 CSV" for b in at.get("download_button"))
     at.text_input(key="audit_words").set_value("no such question asked").run()

@@ -1,0 +1,121 @@
+"""What the Ask page says of a model's failure, of who answered, and which examples it offers,
+in the UI's language only (issue 26): the core's two-language failure message worded from its
+kind, the offline answerer by what it is, English examples on the English page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+
+from rag_app.answer import ChatMessage, ExtractiveAnswerer, GenerationRequest, LLMError
+from rag_app.answer.offline import DECLINED_FALLBACK_NOTICE, FALLBACK_NOTICE
+from rag_app.models import Answer, RetrievalTrace, Understood
+from ui import resources
+from ui.ask_examples import example_questions
+from ui.i18n import model_error_text, rewrite_note_text
+from ui.render import worded
+from ui.render_timings import answerer_label
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(params=["zh", "en"])
+def lang(request: pytest.FixtureRequest) -> Iterator[str]:
+    st.session_state["lang"] = request.param
+    try:
+        yield request.param
+    finally:
+        st.session_state["lang"] = "zh"
+
+
+def test_a_model_failure_reads_in_the_users_language_only(lang: str) -> None:
+    error = LLMError("connection", "ConnectError").user_message
+    assert "/" in error  # the core's message holds both languages
+    zh = lang == "zh"
+    assert model_error_text(error, "connection") == (
+        "无法连接大模型服务（详情：ConnectError）"
+        if zh
+        else "Could not connect to the language model service (details: ConnectError)"
+    )
+    cut = LLMError("timeout", partial=True).user_message
+    assert model_error_text(cut) == (
+        "回答中途中断：大模型服务响应超时"
+        if zh
+        else "The answer was cut off: The language model service timed out"
+    )
+    assert model_error_text("something else") == "something else"
+    note = rewrite_note_text(f"the model failed: {error}")
+    assert note.startswith("模型调用失败：无法连接" if zh else "the model failed: Could not")
+    assert (CJK.search(note) is None) != zh
+    assert rewrite_note_text("no reply within 5 s") == (
+        "5 秒内无回复" if zh else "no reply within 5 s"
+    )
+    answer = Answer(
+        "q",
+        "",
+        RetrievalTrace("q", "smart", ()),
+        None,
+        None,
+        "offline-extractive",
+        error=error,
+        error_kind="connection",
+        fallback_from="gpt-test",
+        understood=Understood("q", note=f"the model failed: {error}"),
+    )
+    shown = worded(answer)
+    if zh:
+        assert CJK.search(shown.error) and "Could not" not in shown.error
+    else:
+        assert not CJK.search(shown.error)
+    assert shown.understood is not None and "/" not in shown.understood.note
+
+
+def test_who_answered_reads_in_the_users_language(lang: str) -> None:
+    zh = lang == "zh"
+    assert answerer_label("offline-extractive") == (
+        "离线抽取式回答" if zh else "offline extractive answer"
+    )
+    assert answerer_label("offline-extractive", "gpt-test") == (
+        "离线抽取式回答（gpt-test 调用失败）"
+        if zh
+        else "offline extractive answer (gpt-test failed)"
+    )
+    assert answerer_label("gpt-4o-mini") == "gpt-4o-mini"
+
+
+def test_the_examples_are_in_the_pages_language() -> None:
+    path = str(resources.SAMPLE_QUESTIONS)
+    english = example_questions(path, "en")
+    chinese = example_questions(path, "zh")
+    assert len(english) >= 6 and "What was SMIC's revenue in 2024?" in english
+    # English words throughout (a company's Chinese name may appear, as the report writes it)
+    assert all(len(CJK.findall(q)) <= 4 for q in english), english
+    assert len(chinese) >= 6 and all(CJK.search(q) for q in chinese)
+    assert not set(english) & set(chinese)
+
+
+def test_a_declined_answer_in_a_failed_models_place_says_the_model_failed(tmp_path: Path) -> None:
+    from rag_app.config import Settings
+    from rag_app.index.library import Library
+    from rag_app.pipeline.ask import Pipeline
+    from rag_app.understand.analysis import analyse_query
+
+    settings = Settings(data_dir=tmp_path)
+    pipeline = Pipeline(settings, Library(settings))
+    assert pipeline.fallback.declined_notice is DECLINED_FALLBACK_NOTICE
+
+    request = GenerationRequest(
+        (ChatMessage("user", "q"),),
+        analyse_query("中芯国际2030年的产能是多少？"),
+        finding="文档库中没有2030年的数据。",
+        declined=True,
+    )
+    fallback = ExtractiveAnswerer(notice=FALLBACK_NOTICE, declined_notice=DECLINED_FALLBACK_NOTICE)
+    text = "".join(e.text for e in fallback.stream(request) if e.kind == "token")
+    assert text.startswith("（离线回答：大模型调用失败") and "未配置" not in text
+    offline = "".join(e.text for e in ExtractiveAnswerer().stream(request) if e.kind == "token")
+    assert offline.startswith("（离线回答：未配置大模型")

@@ -1,0 +1,98 @@
+"""A table's source card in a real browser (issue 26 item 3): after a question the sample's
+表1 answers, its card draws the header as the document does ("项目" once over two rows,
+"实际值" once over three years), marks the cited rows only, and says nothing of sub-tables.
+
+Run: ``.venv/bin/python -m pytest tests/ui/test_table_card_browser.py -q -m browser``.
+The card's screenshot goes to ``test-artifacts/browser/`` (or ``RAG_APP_SHOTS``, a folder).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REAL_CACHE_DIR
+from tests.ui.browser_support import (
+    REPO_ROOT,
+    StreamlitServer,
+    expander,
+    mark,
+    new_page,
+    open_app,
+    wait_idle,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytest.importorskip("playwright.sync_api")
+
+QUESTION = "中芯国际2024年的营业收入是多少？"
+SHOTS = Path(os.environ.get("RAG_APP_SHOTS") or REPO_ROOT / "test-artifacts" / "browser")
+# Each header cell of the card's table: its text, colspan and rowspan as drawn.
+HEADER_JS = """(table) => [...table.querySelectorAll('tr')].slice(0, 2).map((tr) =>
+  [...tr.querySelectorAll('th, td')].map((c) => [c.textContent.trim(), c.colSpan, c.rowSpan]))"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
+    from rag_app.config import Settings
+    from rag_app.index.embedder import ModelMissingError, resolve_model
+
+    try:
+        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
+    except ModelMissingError as exc:
+        pytest.skip(f"real embedding model not available: {exc}")
+    root = tmp_path_factory.mktemp("table-card-browser")
+    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
+    app.start()
+    yield app
+    app.stop()
+
+
+def test_the_earnings_card_draws_the_documents_header_and_marks_the_cited_row(
+    browser: Any, server: StreamlitServer
+) -> None:
+    page = new_page(browser)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        open_app(page, server.url)  # the first session ingests the sample report into 示例
+        page.get_by_text("💡").wait_for(timeout=240_000)
+        box = page.get_by_test_id("stChatInputTextArea")
+        box.fill(QUESTION)
+        before = mark(page)
+        box.press("Enter")
+        message = (
+            page.get_by_test_id("stChatMessage")
+            .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
+            .last
+        )
+        expander(message, "提示词检查").wait_for(timeout=180_000)  # drawn by the last run
+        wait_idle(page, before, timeout=180_000)
+
+        card = expander(message, "表1：盈利预测与估值")
+        card.locator("summary").click()
+        body = card.get_by_test_id("stExpanderDetails")
+        body.wait_for(state="visible")
+        table = body.locator(".rag-table table")
+        table.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        card.screenshot(path=str(SHOTS / "table1_card.png"))
+
+        assert table.evaluate(HEADER_JS) == [
+            [["项目", 1, 2], ["实际值", 3, 1], ["预测值", 2, 1]],
+            [["2022A", 1, 1], ["2023A", 1, 1], ["2024A", 1, 1], ["2025E", 1, 1], ["2026E", 1, 1]],
+        ]
+        text = body.inner_text()
+        assert "子表合并" not in text and "Merged from" not in text  # the document's one table
+        hits = table.locator(".rag-hit").all_inner_texts()
+        assert "57,796" in hits  # the cited 营业收入 row is marked
+        labels = table.locator("tr td:first-child.rag-hit").all_inner_texts()
+        assert labels.count("增长率（%）") <= 1  # never both 增长率 rows for one cited one
+        assert all(hits.count(v) == 1 for v in ("营业收入（百万元）", "49,516"))
+        assert not errors, errors
+    finally:
+        page.context.close()
