@@ -387,6 +387,8 @@ class Answer:
     revisions: tuple[RevisionRound, ...] = ()
     # The answer in a few words, read once from its text (empty when declined).
     short: ShortAnswer = ShortAnswer()
+    # One metric over periods or companies, each point a cited cell (``facts.series.Series``).
+    series: Any = None
 
     @property
     def standalone_question(self) -> str:

@@ -199,3 +199,22 @@ def test_a_follow_up_is_analysed_once_as_the_conversation_means_it(settings, sam
     assert analysed == ["那2026年呢？", "2026年的毛利率预测是多少？"]
     assert answer.understood is not None and answer.understood.how == "carried"
     assert answer.retrieval.query == answer.understood.text == "中芯国际2026年的毛利率预测是多少？"
+
+
+def test_a_metric_over_years_comes_with_its_series_each_point_cited(settings, sample):
+    from rag_app.chat.saved_turns import saved_turn, turn_from_json, turn_to_json
+
+    answer = Pipeline(settings, sample).ask("中芯国际2022-2026年毛利率", OPTIONS)
+    assert answer.series is not None
+    values = {p.period: p.value for p in answer.series.points}
+    assert values == {
+        "2022": "38.3",
+        "2023": "19.3",
+        "2024": "18.6",
+        "2025": "21.8",
+        "2026": "23.5",
+    }
+    assert all(p.chunk_id and p.doc_id for p in answer.series.points)  # each where it is
+    turn = turn_from_json(turn_to_json(saved_turn("q", OPTIONS, answer)))
+    assert turn.series == answer.series  # kept across a reload
+    assert Pipeline(settings, sample).ask(QUESTION, OPTIONS).series is None  # one value asked

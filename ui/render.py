@@ -21,6 +21,7 @@ from ui.i18n import model_error_text, rewrite_note_text, t
 from ui.render_citations import answer_sources, render_answer_text, render_citation_check
 from ui.render_hits import render_retrieval
 from ui.render_prompt import render_prompt
+from ui.render_series import render_series
 from ui.render_sources import render_sources
 from ui.render_timings import render_timings
 
@@ -128,6 +129,7 @@ def render_answer(
     doc_names = {d.doc_id: d.name for d in lib.documents(kb)} | dict(doc_names or {})
     render_answer_text(worded(answer), prefix)
     render_citation_check(answer, prefix)
+    render_series(answer.series, prefix, doc_names)
     sources = answer_sources(answer)
     st.markdown(
         f"**{t('sources')}** · <span class='rag-meta'>{t('sources_caption', n=len(sources))}"

@@ -11,11 +11,14 @@ import streamlit as st
 
 from rag_app.index.library import Library
 from rag_app.index.profile import DocumentProfile, Entity, Metric, period_range
+from rag_app.pipeline.series import library_metrics, library_series
+from rag_app.understand.analysis import analyse_query
 from ui import state
 from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
 from ui.library_text import date_text, format_label, size_text
 from ui.render_hits import TYPE_ICONS
+from ui.render_series import render_series
 from ui.render_sources import page_label, render_chunk
 from ui.sanitize import escape_label
 
@@ -102,6 +105,22 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
     # After the preview: a section of expanders drawn above it would move its picker and delete
     # button while a user (or a browser test) reaches for them.
     _profiles(lib.profiles(kb), {doc.doc_id: doc.name for doc in docs})
+    _series(lib, kb, {doc.doc_id: doc.name for doc in docs})
+
+
+def _series(lib: Library, kb: str, names: dict[str, str]) -> None:
+    """One metric the library's tables report, over periods and documents: picked from the
+    profiles' metrics, drawn as under an answer (table, chart, CSV)."""
+    metrics = library_metrics(lib, kb)
+    if not metrics:
+        return
+    st.markdown(f"#### 📈 {t('series_section')}")
+    metric = st.selectbox(t("series_pick"), metrics, index=None, key=f"series_metric_{kb}")
+    if metric:
+        series = library_series(lib, kb, analyse_query(metric), asked=True)
+        if series is None:
+            st.caption(t("series_none"))
+        render_series(series, f"library_{kb}_", names)
 
 
 def _profiles(profiles: dict[str, DocumentProfile], names: dict[str, str]) -> None:

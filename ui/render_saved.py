@@ -18,6 +18,7 @@ from ui.render import worded
 from ui.render_citations import anchor_id, render_answer_text, render_citation_check
 from ui.render_hits import TYPE_ICONS, render_retrieval
 from ui.render_prompt import render_prompt
+from ui.render_series import render_series
 from ui.render_sources import render_chunk
 from ui.render_timings import answerer_label, render_timings
 from ui.sanitize import escape_label, escape_text
@@ -33,6 +34,7 @@ def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
     render_answer_text(worded(answer), prefix)
     if saved.checked:
         render_citation_check(answer, prefix)
+    render_series(saved.series, prefix, dict(saved.doc_names))
     render_saved_sources(saved, lib, prefix)
     kb = saved.options.kb
     if saved.has_details:

@@ -119,6 +119,15 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "profile_tickers": ("代码 {tickers}", "ticker {tickers}"),
     "profile_aliases": ("又名 {aliases}", "also {aliases}"),
     "profile_page": ("第 {n} 页", "page {n}"),
+    "series_section": ("指标序列", "A metric over time"),
+    "series_pick": (
+        "选择一个指标：各报告表格中的历年数值",
+        "Pick a metric: its values over the years in every report's tables",
+    ),
+    "series_none": (
+        "表格中这个指标的数值不足 3 个",
+        "The tables give fewer than 3 values of this metric",
+    ),
 }
 
 

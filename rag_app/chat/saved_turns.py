@@ -26,6 +26,7 @@ from rag_app.chat.saved_details import (
     saved_retrieval,
 )
 from rag_app.cite import CitationReport, SentenceCheck
+from rag_app.facts.series import Series
 from rag_app.models import (
     Answer,
     AskOptions,
@@ -115,6 +116,7 @@ class SavedTurn:
     revisions: tuple[RevisionRound, ...] = ()
     # (doc id, name) of the documents its hits and sources came from, when it was asked
     doc_names: tuple[tuple[str, str], ...] = ()
+    series: Series | None = None  # one metric over periods or companies, each point cited
 
     @property
     def answered(self) -> bool:
@@ -198,6 +200,7 @@ def saved_turn(
         timings=tuple(answer.timings),
         asked_at=now,
         understood=answer.understood,
+        series=answer.series,
         finding=answer.finding,
         declined=answer.declined,
         checked=report is not None,
@@ -311,6 +314,7 @@ def restored_answer(turn: SavedTurn) -> Answer:
         finding=turn.finding,
         declined=turn.declined,
         revisions=turn.revisions,
+        series=turn.series,
     )
 
 

@@ -31,6 +31,7 @@ from rag_app.models import (
     ShortAnswer,
     Understood,
 )
+from rag_app.pipeline.series import library_series
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.prompt.history import strip_citations
 from rag_app.trust.answerability import Finding
@@ -277,6 +278,11 @@ class Pipeline:
                 text, trace, prompt, citations = r.text, r.trace, r.prompt, r.citations
                 revisions = r.rounds
                 timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
+        series = None
+        if not finding.declines:  # one metric over periods or companies, each point cited
+            t0 = time.perf_counter()
+            series = library_series(self.library, options.kb, analysis, options.doc_ids)
+            timings.append(("series_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
         numbered = [(source.number, source.hit.chunk) for source in prompt.sources]
         short = ShortAnswer() if finding.declines else short_answer(text, numbered, analysis)
@@ -297,6 +303,7 @@ class Pipeline:
             declined=finding.declines,
             revisions=revisions,
             short=short,
+            series=series,
         )
         self._record(answer, options)
         yield PipelineEvent("stage", stage="done")

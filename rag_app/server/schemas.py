@@ -216,6 +216,7 @@ def answer_json(answer: Answer, options: AskOptions, doc_names: dict[str, str]) 
         "finding": answer.finding,
         "declined": answer.declined,
         "short": short_json(answer),
+        "series": _plain(answer.series),
         "routing": _plain(answer.retrieval.routing),
         "retrieval": trace_json(answer.retrieval),
         "hits": [hit_json(h) for h in answer.hits],

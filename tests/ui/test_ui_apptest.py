@@ -924,3 +924,19 @@ def test_one_user_never_sees_another_users_conversations(env: Path) -> None:
         store = ConversationStore.in_dir(env)
         store.forget_user("alice@example.com")
         store.close()
+
+
+def test_a_metric_over_the_years_from_the_library_page(env: Path) -> None:
+    """The Library page's series: a metric the profiles list, its cells over the years as a
+    table (each with where it is), a chart and a CSV."""
+    at = start("views/library.py")
+    picker = next(s for s in at.selectbox if str(s.key).startswith("series_metric_"))
+    assert "毛利率" in picker.options
+    picker.set_value("毛利率").run()
+    assert not at.exception, at.exception
+    frames = [f.value for f in at.dataframe if "期间" in f.value.columns]
+    assert frames, "no series table"
+    table = frames[0]
+    assert list(table["数值"]) == ["38.3", "19.3", "18.6", "21.8", "23.5"]
+    assert all("第" in where and "页" in where for where in table["出处"])
+    assert any("下载 CSV" in str(b.proto) for b in at.get("download_button"))
