@@ -24,7 +24,7 @@ def series_table(series: Series, doc_names: dict[str, str]) -> pd.DataFrame:
         rows.append(
             {
                 t("series_subject"): point.subject,
-                t("series_period"): point.period,
+                t("series_period"): point.column or point.period,
                 t("series_value"): point.value,
                 t("series_where"): where,
             }
@@ -38,12 +38,17 @@ def series_chart_spec() -> dict[str, Any]:
     return {
         "mark": {"type": "line", "point": True},
         "encoding": {
-            "x": {"field": "period", "type": "ordinal", "title": t("series_period")},
+            "x": {
+                "field": "period",
+                "type": "ordinal",
+                "title": t("series_period"),
+                "axis": {"labelAngle": 0},
+            },
             "y": {"field": "number", "type": "quantitative", "title": None},
             "color": {"field": "subject", "type": "nominal", "title": t("series_subject")},
             "tooltip": [
                 {"field": "subject", "title": t("series_subject")},
-                {"field": "period", "title": t("series_period")},
+                {"field": "column", "title": t("series_period")},
                 {"field": "value", "title": t("series_value")},
                 {"field": "where", "title": t("series_where")},
             ],
@@ -63,6 +68,7 @@ def render_series(series: Series | None, prefix: str, doc_names: dict[str, str])
             {
                 "subject": [p.subject for p in series.points],
                 "period": [p.period for p in series.points],
+                "column": [p.column or p.period for p in series.points],
                 "number": [p.number for p in series.points],
                 "value": [p.value for p in series.points],
                 "where": table[t("series_where")].tolist(),

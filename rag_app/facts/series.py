@@ -32,6 +32,7 @@ class SeriesPoint:
     chunk_id: str
     pages: tuple[int, ...]
     table: str = ""  # the caption of the table it is a cell of
+    column: str = ""  # the part of its column's label naming the year ("2025E", "2024年度")
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,10 @@ def metric_series(
                     chunk.chunk_id,
                     tuple(chunk.pages),
                     chunk.caption,
+                    next(
+                        (p for p in item.fact.column.split(" / ") if years[0] in p),
+                        years[0],
+                    ).strip(),
                 )
             )
     if len(points) < MIN_POINTS:

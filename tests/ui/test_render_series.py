@@ -51,7 +51,7 @@ def test_the_chart_takes_no_wheel(lang: str) -> None:
     assert "params" not in spec and "selection" not in str(spec)  # no zoom or pan
     assert [f["field"] for f in spec["encoding"]["tooltip"]] == [
         "subject",
-        "period",
+        "column",
         "value",
         "where",
     ]

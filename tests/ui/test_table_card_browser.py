@@ -96,3 +96,48 @@ def test_the_earnings_card_draws_the_documents_header_and_marks_the_cited_row(
         assert not errors, errors
     finally:
         page.context.close()
+
+
+def test_a_metric_over_years_is_drawn_as_a_cited_series(
+    browser: Any, server: StreamlitServer
+) -> None:
+    """Issue 25's series: "中芯国际2022-2026年毛利率" is answered with a table of the five cells,
+    each with where it is, a chart that takes no wheel, and a CSV."""
+    page = new_page(browser)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        open_app(page, server.url)
+        page.get_by_text("💡").wait_for(timeout=240_000)
+        box = page.get_by_test_id("stChatInputTextArea")
+        box.fill("中芯国际2022-2026年毛利率")
+        before = mark(page)
+        box.press("Enter")
+        message = (
+            page.get_by_test_id("stChatMessage")
+            .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
+            .last
+        )
+        expander(message, "提示词检查").wait_for(timeout=180_000)
+        wait_idle(page, before, timeout=180_000)
+        series = expander(message, "毛利率（%）：各期数据")
+        body = series.get_by_test_id("stExpanderDetails")
+        body.wait_for(state="visible")
+        chart = body.get_by_test_id("stVegaLiteChart")
+        chart.wait_for(state="visible", timeout=60_000)
+        chart.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        series.screenshot(path=str(SHOTS / "series.png"))
+        assert body.get_by_test_id("stDataFrame").count() == 1
+        assert body.get_by_test_id("stDownloadButton").count() == 1
+        scroller = page.get_by_test_id("stMain")
+        top = scroller.evaluate("(e) => e.scrollTop")
+        box_ = chart.bounding_box()
+        assert box_ is not None
+        page.mouse.move(box_["x"] + box_["width"] / 2, box_["y"] + box_["height"] / 2)
+        page.mouse.wheel(0, 200)
+        page.wait_for_timeout(500)
+        assert scroller.evaluate("(e) => e.scrollTop") != top  # the page scrolled, no zoom
+        assert not errors, errors
+    finally:
+        page.context.close()
