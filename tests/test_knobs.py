@@ -68,6 +68,7 @@ CONSTANTS: dict[str, str] = {
     "answer/openai_client.py:MAX_DETAIL_CHARS": "what an error message shows of a provider's text",
     "prompt/candidates.py:LABEL_TITLE_CHARS": "what a prompt part's name shows of its title",
     "facts/series.py:MIN_POINTS": "fewer cells than three are a lookup, not a series",
+    "pipeline/facts_note.py:MAX_CELLS": "the facts note is a note, not a second context",
     "text/scales.py:_EXPONENT_OF": "the powers of ten of thousand, million, billion: arithmetic",
     # the evaluation's own protocol
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",

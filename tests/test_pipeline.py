@@ -218,3 +218,21 @@ def test_a_metric_over_years_comes_with_its_series_each_point_cited(settings, sa
     turn = turn_from_json(turn_to_json(saved_turn("q", OPTIONS, answer)))
     assert turn.series == answer.series  # kept across a reload
     assert Pipeline(settings, sample).ask(QUESTION, OPTIONS).series is None  # one value asked
+
+
+def test_a_model_is_given_the_cells_asked_about_as_a_small_cited_table(settings, sample):
+    llm = ScriptedLLM(ScriptedResponse("营业收入为57,796百万元 [Source 1]。"), name="scripted-test")
+    answer = Pipeline(settings, sample, llm).ask("中芯国际2024年的营业收入是多少？", OPTIONS)
+    (request,) = llm.calls
+    user = request.messages[-1].content
+    assert answer.prompt is not None
+    table = next(
+        s.number for s in answer.prompt.sources if "57,796" in (s.hit.chunk.table_html or "")
+    )
+    assert f"| 营业收入（百万元） | 实际值 / 2024A | 57,796 | [Source {table}] |" in user
+    # the offline answerer is given no such note: it reads the cells itself
+    offline = Pipeline(settings, sample).ask("中芯国际2024年的营业收入是多少？", OPTIONS)
+    assert (
+        offline.prompt is not None
+        and "| 指标 | 列 | 数值 | 来源 |" not in offline.prompt.messages[-1]["content"]
+    )

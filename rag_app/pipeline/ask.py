@@ -31,6 +31,7 @@ from rag_app.models import (
     ShortAnswer,
     Understood,
 )
+from rag_app.pipeline.facts_note import facts_note
 from rag_app.pipeline.series import library_series
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.prompt.history import strip_citations
@@ -133,6 +134,30 @@ class Pipeline:
             system_prompt=options.system_prompt,
         )
 
+    def _with_facts(
+        self,
+        prompt: PromptResult,
+        query: QueryAnalysis,
+        trace: RetrievalTrace,
+        options: AskOptions,
+        history: Sequence[Turn],
+        doc_names: dict[str, str],
+        note: str,
+    ) -> PromptResult:
+        """``prompt`` rebuilt with the facts note after ``note``, when the question asks about
+        table cells and the rebuilt prompt numbers its sources as the note cites them."""
+        numbered = [(s.number, s.hit.chunk) for s in prompt.sources]
+        facts = facts_note(query, numbered, prompt.language)
+        if not facts:
+            return prompt
+        rebuilt = self.build(
+            query, trace, options, history, doc_names, f"{note}\n\n{facts}".strip()
+        )
+        same = [(s.number, s.hit.chunk.chunk_id) for s in rebuilt.sources]
+        return (
+            rebuilt if same[: len(numbered)] == [(n, c.chunk_id) for n, c in numbered] else prompt
+        )
+
     def build(
         self,
         query: QueryAnalysis,
@@ -231,6 +256,10 @@ class Pipeline:
         if finding.gaps and self.llm is not self.offline:
             check_note = f"{_CHECK_NOTE[analysis.language]}{note}"
         prompt = self.build(analysis, trace, options, history, doc_names, check_note)
+        if self.llm is not self.offline:  # the cells asked about, cited, as a small table
+            prompt = self._with_facts(
+                prompt, analysis, trace, options, history, doc_names, check_note
+            )
         timings.append(("prompt_ms", (time.perf_counter() - t0) * 1000))
         yield PipelineEvent(
             "stage", stage="prompt_built", data={"prompt_tokens": prompt.report.prompt_tokens}
