@@ -389,6 +389,7 @@ class Answer:
     short: ShortAnswer = ShortAnswer()
     # One metric over periods or companies, each point a cited cell (``facts.series.Series``).
     series: Any = None
+    audit_id: int = 0  # its audit record's id (what feedback on it names); 0 when none written
 
     @property
     def standalone_question(self) -> str:

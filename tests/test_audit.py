@@ -239,3 +239,39 @@ def test_a_key_in_the_answer_is_not_kept(sample: Library, log: AuditLog, tmp_pat
     log.close()
     written = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
     assert KEY.encode() not in written
+
+
+def test_feedback_on_an_answer_is_kept_filtered_and_made_an_evaluation_row(
+    sample: Library, log: AuditLog, tmp_path: Path
+) -> None:
+    """Issue 27: a 👍 or 👎 with a note names the answer's audit record; the Audit page filters
+    by it; rated answers become rows `rag-app eval` reads."""
+    from rag_app.chat.feedback_rows import feedback_rows, jsonl_bytes
+    from rag_app.evaluation.evaluate import load_questions
+
+    pipeline = Pipeline(sample.settings, sample, audit=log, client="app")
+    good = pipeline.ask(QUESTION, OPTIONS)
+    bad = pipeline.ask("中芯国际2024年的毛利率是多少？", OPTIONS)
+    pipeline.ask("中芯国际的总部在哪里？", OPTIONS)  # not rated
+    assert good.audit_id and bad.audit_id and good.audit_id != bad.audit_id
+    assert log.give_feedback(good.audit_id, 1, user="analyst")
+    assert log.give_feedback(bad.audit_id, -1, f"应为18.6% {KEY}", user="analyst")
+    assert not log.give_feedback(99999, 1)  # no such record
+    with pytest.raises(ValueError):
+        log.give_feedback(good.audit_id, 5)
+    assert len(log.records()) == 3
+    assert [r.id for r in log.records(rated=0)] == [bad.audit_id, good.audit_id]
+    (down,) = log.records(rated=-1)
+    assert down.feedback is not None and down.feedback.note == "应为18.6% [redacted]"  # scrubbed
+    assert log.give_feedback(bad.audit_id, 1)  # changed: the latest verdict counts
+    assert [r.id for r in log.records(rated=-1)] == []
+    log.give_feedback(bad.audit_id, -1, "应为18.6%")
+
+    rows = feedback_rows(log.records(), sample.chunks)
+    assert [r["rating"] for r in rows] == ["down", "up"]
+    assert rows[0]["answer"] == "应为18.6%" and rows[0]["gold_item_indices"] == []
+    assert rows[1]["question"] == QUESTION and rows[1]["doc_id"] and rows[1]["gold_item_indices"]
+    assert "106.2" in str(rows[1]["answer"])  # what the 👍 confirmed
+    path = tmp_path / "feedback.jsonl"
+    path.write_bytes(jsonl_bytes(rows))
+    assert [q.question for q in load_questions(path)][1] == QUESTION  # eval reads them

@@ -75,6 +75,14 @@ def timings_line(timings: Mapping[str, float]) -> str:
 
 
 # the table ----------------------------------------------------------------------------------
+def feedback_text(record: AuditRecord) -> str:
+    """A reader's verdict on the answer: 👍 / 👎 and the note; "" when none."""
+    if record.feedback is None:
+        return ""
+    thumb = "👍" if record.feedback.rating > 0 else "👎"
+    return f"{thumb} {record.feedback.note}".strip()
+
+
 def rows(records: list[AuditRecord]) -> pd.DataFrame:
     """One row per record, in the columns the table shows and the CSV holds."""
     return pd.DataFrame(
@@ -95,6 +103,7 @@ def rows(records: list[AuditRecord]) -> pd.DataFrame:
                 + (f" ← {r.fallback_from}" if r.fallback_from else ""),
                 t("audit_col_ms"): round(r.timings.get("total_ms", 0.0)),
                 t("audit_col_flagged"): r.doubtful,
+                t("audit_col_feedback"): feedback_text(r),
                 t("audit_col_error"): model_error_text(r.error, r.error_kind),
             }
             for r in records
@@ -116,7 +125,12 @@ def column_config(table: pd.DataFrame) -> dict[str, Any]:
     """Each column as wide as its longest cell (the grid sizes columns by their first rows
     only: a follow-up's 理解为 further down was cut), at most ``MAX_COLUMN_PX``; the long text
     columns say where their whole text is."""
-    full = {t("audit_col_question"), t("audit_col_standalone"), t("audit_col_error")}
+    full = {
+        t("audit_col_question"),
+        t("audit_col_standalone"),
+        t("audit_col_feedback"),
+        t("audit_col_error"),
+    }
     helps = {name: t("audit_full_text_help") for name in full}
     helps[t("audit_col_flagged")] = t("audit_flagged_help")
     return {
@@ -168,6 +182,9 @@ def render_record(record: AuditRecord) -> None:
     with st.container(border=True, key="audit_record"):
         st.markdown(f"**{escape_label(record.question)}**")
         _render_understood(record, answer)
+        if record.feedback is not None:
+            who = record.feedback.user or "local"
+            st.info(t("audit_feedback_by", who=who, text=escape_label(feedback_text(record))))
         if record.error:
             text = model_error_text(record.error, record.error_kind)
             if record.fallback_from:

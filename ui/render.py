@@ -19,6 +19,7 @@ from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions
 from ui.i18n import model_error_text, rewrite_note_text, t
 from ui.render_citations import answer_sources, render_answer_text, render_citation_check
+from ui.render_feedback import render_feedback
 from ui.render_hits import render_retrieval
 from ui.render_prompt import render_prompt
 from ui.render_series import render_series
@@ -130,6 +131,7 @@ def render_answer(
     render_answer_text(worded(answer), prefix)
     render_citation_check(answer, prefix)
     render_series(answer.series, prefix, doc_names)
+    render_feedback(answer.audit_id, prefix)
     sources = answer_sources(answer)
     st.markdown(
         f"**{t('sources')}** · <span class='rag-meta'>{t('sources_caption', n=len(sources))}"

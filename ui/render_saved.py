@@ -16,6 +16,7 @@ from rag_app.models import Chunk
 from ui.i18n import t, type_label
 from ui.render import worded
 from ui.render_citations import anchor_id, render_answer_text, render_citation_check
+from ui.render_feedback import render_feedback
 from ui.render_hits import TYPE_ICONS, render_retrieval
 from ui.render_prompt import render_prompt
 from ui.render_series import render_series
@@ -35,6 +36,7 @@ def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
     if saved.checked:
         render_citation_check(answer, prefix)
     render_series(saved.series, prefix, dict(saved.doc_names))
+    render_feedback(saved.audit_id, prefix)
     render_saved_sources(saved, lib, prefix)
     kb = saved.options.kb
     if saved.has_details:

@@ -29,4 +29,21 @@ AUDIT_TEXTS: dict[str, tuple[str, str]] = {
         "由离线抽取式回答代为作答（{answerer}）",
         "Answered offline in its place ({answerer})",
     ),
+    "audit_col_feedback": ("反馈", "Feedback"),
+    "audit_feedback_by": ("反馈（{who}）：{text}", "Feedback ({who}): {text}"),
+    "audit_feedback": ("反馈", "Feedback"),
+    "audit_feedback_all": ("全部", "All"),
+    "audit_feedback_any": ("有反馈", "Any"),
+    "audit_feedback_up": ("👍", "👍"),
+    "audit_feedback_down": ("👎", "👎"),
+    "audit_eval_rows": (
+        "导出 {n} 条反馈为评测题（jsonl）",
+        "Export {n} rated answers as evaluation rows (jsonl)",
+    ),
+    "feedback_note": ("反馈说明", "Feedback note"),
+    "feedback_note_hint": (
+        "哪里不对？应该是什么？（可选）",
+        "What is wrong, what should it be? (optional)",
+    ),
+    "feedback_saved": ("已记录反馈，审计页可见", "Feedback saved; see the Audit page"),
 }

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import streamlit as st
 
+from rag_app.chat.feedback_rows import feedback_rows, jsonl_bytes
 from ui import resources
 from ui.audit_table import (
     column_config,
@@ -31,7 +32,7 @@ if log is None:
 st.caption(t("audit_caption", days=resources.settings().audit_retention_days))
 
 kbs = resources.library().knowledge_bases()
-a, b, c, d = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+a, b, c, d, e = st.columns([2, 2, 2, 3, 2], vertical_alignment="bottom")
 kb = a.selectbox(
     t("audit_kb"),
     options=["", *kbs],
@@ -43,9 +44,18 @@ since = b.date_input(
 )
 user = c.text_input(t("audit_user"), key="audit_user").strip()
 words = d.text_input(t("audit_words"), key="audit_words", placeholder=t("audit_words_hint"))
+RATINGS = {"": None, "any": 0, "up": 1, "down": -1}
+rated = e.selectbox(
+    t("audit_feedback"), list(RATINGS), format_func=lambda r: t(f"audit_feedback_{r or 'all'}")
+)
 
 records = log.records(
-    kb=kb or None, since=since_iso(since), user=user or None, contains=words.strip(), limit=MAX_ROWS
+    kb=kb or None,
+    since=since_iso(since),
+    user=user or None,
+    contains=words.strip(),
+    limit=MAX_ROWS,
+    rated=RATINGS[rated],
 )
 table = rows(records)
 st.caption(t("audit_count", n=len(records)))
@@ -67,6 +77,15 @@ if records:
         mime="text/csv",
         icon="⬇️",
     )
+    rated_rows = feedback_rows(records, resources.library().chunks)
+    if rated_rows:  # the rated answers as questions `rag-app eval` reads
+        st.download_button(
+            t("audit_eval_rows", n=len(rated_rows)),
+            data=jsonl_bytes(rated_rows),
+            file_name=f"feedback-{datetime.now():%Y%m%d-%H%M}.jsonl",
+            mime="application/json",
+            icon="🧪",
+        )
     record = opened(records, picked.selection.rows if picked is not None else [])
     if record is not None:
         render_record(record)

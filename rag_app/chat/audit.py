@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,24 @@ CREATE TABLE IF NOT EXISTS records (
     kb TEXT NOT NULL, client TEXT NOT NULL, payload TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_time ON records (time);
 """
+# A reader's verdict on an answer (issue 27): +1 or -1, a note, who and when; one per record.
+_FEEDBACK = """
+CREATE TABLE IF NOT EXISTS feedback (
+    record_id INTEGER PRIMARY KEY, rating INTEGER NOT NULL, note TEXT NOT NULL,
+    user TEXT NOT NULL, time TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A reader's 👍 (``rating`` 1) or 👎 (-1) on an answer, with an optional note."""
+
+    rating: int
+    note: str = ""
+    user: str = ""
+    time: str = ""
+
+
 # Provider keys in error texts ("Incorrect API key provided: sk-abc…"), bearer tokens, and
 # key=value pairs in URLs: replaced before anything is stored.
 _SECRET = re.compile(
@@ -96,6 +114,7 @@ class AuditRecord:
     relevance_checked: bool = False
     dangling: tuple[int, ...] = ()
     id: int = 0
+    feedback: Feedback | None = None  # read from its own table, never stored in the payload
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -221,7 +240,7 @@ class AuditLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._db = open_sqlite(self.path, (_SCHEMA,))
+        self._db = open_sqlite(self.path, (_SCHEMA, _FEEDBACK))
         if self.retention_days > 0:
             self.prune(datetime.now(UTC) - timedelta(days=self.retention_days))
 
@@ -229,11 +248,13 @@ class AuditLog:
     def in_dir(cls, data_dir: Path, retention_days: int = 90) -> AuditLog:
         return cls(data_dir / "audit.sqlite", retention_days)
 
-    def add(self, record: AuditRecord) -> None:
+    def add(self, record: AuditRecord) -> int:
+        """Store ``record``; its id (what feedback on its answer names)."""
         payload = record.to_json()
         payload.pop("id", None)
+        payload.pop("feedback", None)
         with self._lock:
-            self._db.execute(
+            cursor = self._db.execute(
                 "INSERT INTO records (time, user, kb, client, payload) VALUES (?, ?, ?, ?, ?)",
                 (
                     record.time,
@@ -243,6 +264,23 @@ class AuditLog:
                     json.dumps(payload, ensure_ascii=False),
                 ),
             )
+        return int(cursor.lastrowid or 0)
+
+    def give_feedback(self, record_id: int, rating: int, note: str = "", user: str = "") -> bool:
+        """A reader's 👍 (1) or 👎 (-1) and note on the answer of record ``record_id``,
+        replacing any earlier one; False when there is no such record."""
+        if rating not in (1, -1):
+            raise ValueError("a rating is 1 (👍) or -1 (👎)")
+        now = datetime.now(UTC).isoformat(timespec="milliseconds")
+        with self._lock:
+            if not self._db.execute("SELECT 1 FROM records WHERE id = ?", (record_id,)).fetchone():
+                return False
+            self._db.execute(
+                "INSERT OR REPLACE INTO feedback (record_id, rating, note, user, time)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (record_id, rating, scrub(note.strip()), user, now),
+            )
+        return True
 
     def records(
         self,
@@ -252,22 +290,33 @@ class AuditLog:
         user: str | None = None,
         contains: str = "",
         limit: int | None = None,
+        rated: int | None = None,
     ) -> list[AuditRecord]:
-        """Records newest first, filtered by knowledge base, time (ISO, inclusive), user and a
-        piece of the question; raises ValueError for a ``since`` that is not an ISO time."""
-        query, args = "SELECT id, payload FROM records WHERE 1=1", list[str]()
+        """Records newest first, each with its feedback, filtered by knowledge base, time (ISO,
+        inclusive), user, a piece of the question and ``rated`` (1 👍, -1 👎, 0 any feedback);
+        raises ValueError for a ``since`` that is not an ISO time."""
+        query, args = (
+            "SELECT records.id, payload, f.rating, f.note, f.user, f.time FROM records"
+            " LEFT JOIN feedback f ON f.record_id = records.id WHERE 1=1",
+            list[object](),
+        )
+        if rated is not None:
+            query += " AND f.rating IS NOT NULL" if rated == 0 else " AND f.rating = ?"
+            args += [] if rated == 0 else [rated]
         if kb:
-            query, args = query + " AND kb = ?", [*args, kb]
+            query, args = query + " AND records.kb = ?", [*args, kb]
         if since:
-            query, args = query + " AND time >= ?", [*args, _iso(since)]
+            query, args = query + " AND records.time >= ?", [*args, _iso(since)]
         if user:
-            query, args = query + " AND user = ?", [*args, user]
-        query += " ORDER BY time DESC, id DESC"
+            query, args = query + " AND records.user = ?", [*args, user]
+        query += " ORDER BY records.time DESC, records.id DESC"
         with self._lock:
             rows = self._db.execute(query, args).fetchall()
         out = []
-        for row_id, payload in rows:
+        for row_id, payload, rating, note, by, at in rows:
             record = _from_json(row_id, payload)
+            if rating is not None:
+                record = replace(record, feedback=Feedback(int(rating), note, by, at))
             if (
                 contains
                 and contains.lower()
@@ -284,6 +333,7 @@ class AuditLog:
             cur = self._db.execute(
                 "DELETE FROM records WHERE time < ?", (before.isoformat(timespec="milliseconds"),)
             )
+            self._db.execute("DELETE FROM feedback WHERE record_id NOT IN (SELECT id FROM records)")
         return cur.rowcount
 
     def close(self) -> None:

@@ -117,6 +117,7 @@ class SavedTurn:
     # (doc id, name) of the documents its hits and sources came from, when it was asked
     doc_names: tuple[tuple[str, str], ...] = ()
     series: Series | None = None  # one metric over periods or companies, each point cited
+    audit_id: int = 0  # the answer's audit record (feedback on it names it)
 
     @property
     def answered(self) -> bool:
@@ -201,6 +202,7 @@ def saved_turn(
         asked_at=now,
         understood=answer.understood,
         series=answer.series,
+        audit_id=answer.audit_id,
         finding=answer.finding,
         declined=answer.declined,
         checked=report is not None,
@@ -315,6 +317,7 @@ def restored_answer(turn: SavedTurn) -> Answer:
         declined=turn.declined,
         revisions=turn.revisions,
         series=turn.series,
+        audit_id=turn.audit_id,
     )
 
 

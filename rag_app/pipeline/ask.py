@@ -334,7 +334,7 @@ class Pipeline:
             short=short,
             series=series,
         )
-        self._record(answer, options)
+        answer = replace(answer, audit_id=self._record(answer, options))
         yield PipelineEvent("stage", stage="done")
         yield PipelineEvent("answer", answer=answer)
 
@@ -351,14 +351,16 @@ class Pipeline:
             check=lambda text, prompt: self._check(text, prompt, query),
         )
 
-    def _record(self, answer: Answer, options: AskOptions) -> None:
-        """The answer's audit record; a log that cannot be written never costs the answer."""
+    def _record(self, answer: Answer, options: AskOptions) -> int:
+        """The answer's audit record, its id; a log that cannot be written never costs the
+        answer (0)."""
         if self.audit is None:
-            return
+            return 0
         try:
-            self.audit.add(record_of(answer, options, user=options.user, client=self.client))
+            return self.audit.add(record_of(answer, options, user=options.user, client=self.client))
         except Exception as exc:  # noqa: BLE001 - logged; the user still gets the answer
             _log.warning("could not write the audit record: %s", exc)
+            return 0
 
     def _generate(
         self, llm: LLM, request: GenerationRequest, started: float, timings: list[tuple[str, float]]
