@@ -61,4 +61,5 @@ def render_examples(expanded: bool) -> None:
             on_click=ask_example,
             args=(example,),
             width="stretch",
+            help=example,  # a long example is cut on its button: whole on hover
         )

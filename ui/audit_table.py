@@ -27,6 +27,7 @@ from ui.i18n import (
     t,
     type_label,
 )
+from ui.render import worded
 from ui.render_citations import (
     answer_markdown,
     checked_lines,
@@ -36,6 +37,7 @@ from ui.render_citations import (
     relevance_summary,
     render_understood,
 )
+from ui.render_timings import answerer_label
 from ui.sanitize import escape_label, escape_text
 
 PREFIX = "audit"  # the open record's anchors (#audit-check), apart from the Ask page's
@@ -99,8 +101,7 @@ def rows(records: list[AuditRecord]) -> pd.DataFrame:
                 else "",
                 t("audit_col_hits"): len(r.hits),
                 t("audit_col_tokens"): r.prompt_tokens,
-                t("audit_col_answerer"): r.answerer
-                + (f" ← {r.fallback_from}" if r.fallback_from else ""),
+                t("audit_col_answerer"): answerer_label(r.answerer, r.fallback_from),
                 t("audit_col_ms"): round(r.timings.get("total_ms", 0.0)),
                 t("audit_col_flagged"): r.doubtful,
                 t("audit_col_feedback"): feedback_text(r),
@@ -188,7 +189,7 @@ def render_record(record: AuditRecord) -> None:
         if record.error:
             text = model_error_text(record.error, record.error_kind)
             if record.fallback_from:
-                text += " · " + t("audit_answered_offline", answerer=record.answerer)
+                text += " · " + t("audit_answered_offline", answerer=t("answerer_offline_name"))
             st.warning(escape_label(text), icon="⚠️")
         if record.answer.strip():
             st.markdown(f"**{t('audit_answer')}**")
@@ -209,7 +210,7 @@ def render_record(record: AuditRecord) -> None:
 def _render_understood(record: AuditRecord, answer: Answer) -> None:
     understood = answer.understood
     if understood is not None and (understood.rewritten or understood.note):
-        render_understood(answer)
+        render_understood(worded(answer))  # a failed rewrite's note in the UI's language
     elif record.standalone_question != record.question:  # a record without how it was made
         st.caption("🔁 " + t("understood_as", question=escape_label(record.standalone_question)))
 

@@ -27,7 +27,7 @@ def open_saved(conversation_id: str) -> None:
         st.session_state["_conversation_note"] = "conv_not_found"
         new_conversation()
         return
-    state.open_conversation(found.info.id, found.turns)
+    state.open_conversation(found.info.id, found.turns, found.info.kb)
     st.query_params["c"] = found.info.id
 
 

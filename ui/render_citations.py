@@ -274,6 +274,8 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
     cited = [line for line in lines if line.cited]
     supported = sum(1 for line in cited if line.supported)
     flagged = [line for line in lines if not line.supported]
+    if not lines and not report.dangling:
+        return  # nothing was claimed ("未找到相关信息"): no ✅ 0/0 to show
     summary = t("citation_summary", supported=supported, total=len(cited))
     icon = "✅" if not flagged and not report.dangling else "⚠️"
     if getattr(report, "relevance_checked", False):

@@ -28,6 +28,7 @@ def render_timings(answer: Answer, options: AskOptions | None = None) -> None:
         "generate_ms",
         "cite_ms",
         "self_rag_ms",
+        "series_ms",
         "total_ms",
     )
     values = dict(answer.timings)

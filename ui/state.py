@@ -275,11 +275,16 @@ def restore_session() -> None:
             st.session_state["_conversation_note"] = "conv_not_found"
             del st.query_params["c"]
         else:
-            open_conversation(conversation.info.id, conversation.turns)
+            open_conversation(conversation.info.id, conversation.turns, conversation.info.kb)
 
 
-def open_conversation(conversation_id: str | None, saved: Sequence[SavedTurn] = ()) -> None:
-    """Show a saved conversation (its turns as stored), or a new, empty one (None)."""
+def open_conversation(
+    conversation_id: str | None, saved: Sequence[SavedTurn] = (), kb: str = ""
+) -> None:
+    """Show a saved conversation (its turns as stored), or a new, empty one (None); a saved
+    one's knowledge base (``kb``) becomes the current one, so its next question goes there."""
+    if kb and kb in library().knowledge_bases() and st.session_state.get("kb") != kb:
+        set_kb(kb)
     st.session_state["conversation"] = conversation_id
     st.session_state["turns"] = [
         ChatTurn(s.question, s.options, None, s.failure, saved=s) for s in saved

@@ -142,6 +142,7 @@ ANSWER_TEXTS: dict[str, tuple[str, str]] = {
     "t_generate_ms": ("生成", "generate"),
     "t_cite_ms": ("引用核查", "citations"),
     "t_self_rag_ms": ("补充检索与修订", "Self-RAG"),
+    "t_series_ms": ("序列", "series"),
     "t_total_ms": ("总计", "total"),
     "usage": ("用量：输入 {p} · 输出 {c} tokens{est}", "Usage: {p} in · {c} out tokens{est}"),
     "usage_estimated": ("（估算）", " (estimated)"),

@@ -25,10 +25,7 @@ AUDIT_TEXTS: dict[str, tuple[str, str]] = {
     "audit_client_eval": ("评测", "Evaluation"),
     # the stage the Ask page's timings line does not show (the question's analysis)
     "audit_t_understand_ms": ("理解", "understand"),
-    "audit_answered_offline": (
-        "由离线抽取式回答代为作答（{answerer}）",
-        "Answered offline in its place ({answerer})",
-    ),
+    "audit_answered_offline": ("{answerer}代为作答", "{answerer} answered in its place"),
     "audit_col_feedback": ("反馈", "Feedback"),
     "audit_feedback_by": ("反馈（{who}）：{text}", "Feedback ({who}): {text}"),
     "audit_feedback": ("反馈", "Feedback"),
