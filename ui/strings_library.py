@@ -107,8 +107,8 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "profile_section": ("文档概况", "What each document holds"),
     "profile_line": (
         "{subject} · {entities} 个实体 · {metrics} 个指标 · 期间 {periods} · {tables} 张表 · {figures} 张图",
-        "{subject} · {entities} entities · {metrics} metrics · periods {periods} · "
-        "{tables} tables · {figures} figures",
+        "{subject} · entities {entities} · metrics {metrics} · periods {periods} · "
+        "tables {tables} · figures {figures}",
     ),
     "profile_no_subject": ("（无主题）", "(no subject)"),
     "profile_none": ("无", "none"),
