@@ -307,10 +307,10 @@ class Pipeline:
                 text, trace, prompt, citations = r.text, r.trace, r.prompt, r.citations
                 revisions = r.rounds
                 timings.append(("self_rag_ms", (time.perf_counter() - t0) * 1000))
-        series = None
+        series, t0 = None, time.perf_counter()
         if not finding.declines:  # one metric over periods or companies, each point cited
-            t0 = time.perf_counter()
-            series = library_series(self.library, options.kb, analysis, options.doc_ids)
+            found = options.doc_ids or tuple({h.chunk.doc_id: 0 for h in trace.hits})
+            series = library_series(self.library, options.kb, analysis, found)
             timings.append(("series_ms", (time.perf_counter() - t0) * 1000))
         timings.append(("total_ms", (time.perf_counter() - started) * 1000))
         numbered = [(source.number, source.hit.chunk) for source in prompt.sources]

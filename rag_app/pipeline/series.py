@@ -20,8 +20,9 @@ def library_series(
     asked: bool = False,
 ) -> Series | None:
     """The series of the metric ``query`` names over ``kb``'s documents (``doc_ids`` when
-    given); None when it asks for no series (``asked``: it is one, the Library page's metric)
-    or the tables give too few cells."""
+    given: a question's, those its retrieval found, so a large library is not read whole);
+    None when it asks for no series (``asked``: it is one, the Library page's metric) or the
+    tables give too few cells."""
     profiles = library.profiles(kb)
     scope = [d for d in profiles if not doc_ids or d in doc_ids]
     named = [d for d in scope if any(n and n in query.text for n in profiles[d].subject_names)]
