@@ -30,11 +30,11 @@ from ui.i18n import (
 from ui.render import worded
 from ui.render_citations import (
     answer_markdown,
+    check_quotes,
+    check_summary,
     checked_lines,
     off_question_text,
-    quote_html,
     quotes_sources,
-    relevance_summary,
     render_understood,
 )
 from ui.render_timings import answerer_label
@@ -222,12 +222,7 @@ def _render_check(answer: Answer) -> None:
     if report is None or not report.sentences:
         return
     lines = checked_lines(answer)
-    cited = [line for line in lines if line.cited]
-    if report.relevance_checked:
-        summary = relevance_summary(cited)
-    else:
-        supported = sum(1 for line in cited if line.supported)
-        summary = t("citation_summary", supported=supported, total=len(cited))
+    summary = check_summary(answer, lines)[1]
     st.markdown(
         f'<span class="rag-anchor" id="{PREFIX}-check"></span>'
         f"<b>{escape_text(t('citation_check'))}</b> · {escape_text(summary)}",
@@ -235,18 +230,8 @@ def _render_check(answer: Answer) -> None:
     )
     if report.dangling:
         st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
-    literal = quotes_sources(answer)
-    quotes = [
-        quote_html(
-            line,
-            " ".join(f"[Source {n}]" for n in line.cited),
-            f"{line.support:.2f}",
-            literal=literal,
-        )
-        for line in lines
-    ]
     with st.container(key=f"{PREFIX}_check"):
-        st.markdown("".join(quotes), unsafe_allow_html=True)
+        st.markdown(check_quotes(answer, lines), unsafe_allow_html=True)
 
 
 def _render_doubtful(record: AuditRecord, answer: Answer) -> None:

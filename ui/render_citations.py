@@ -265,37 +265,47 @@ def quote_html(line: CheckedLine, *meta: str, literal: bool = False) -> str:
     )
 
 
+def check_summary(answer: Answer, lines: Sequence[CheckedLine]) -> tuple[str, str]:
+    """(icon, summary) of an answer's citation check: "✅", "3/3 supported · 3/3 about the
+    question"; ⚠️ when a line is flagged or a cited number names no source."""
+    report: Any = answer.citations
+    cited = [line for line in lines if line.cited]
+    flagged = any(not line.supported for line in lines) or bool(report.dangling)
+    if getattr(report, "relevance_checked", False):
+        summary = relevance_summary(cited)
+        return ("⚠️" if flagged or "⚠" in summary else "✅"), summary
+    supported = sum(1 for line in cited if line.supported)
+    return ("⚠️" if flagged else "✅"), t("citation_summary", supported=supported, total=len(cited))
+
+
+def check_quotes(answer: Answer, lines: Sequence[CheckedLine]) -> str:
+    """Each checked line with its verdict, its sources and its support, as HTML."""
+    literal = quotes_sources(answer)
+    return "".join(
+        quote_html(
+            line,
+            " ".join(f"[Source {n}]" for n in line.cited),
+            f"{line.support:.2f}",
+            literal=literal,
+        )
+        for line in lines
+    )
+
+
 def render_citation_check(answer: Answer, prefix: str = "") -> None:
     report: Any = answer.citations  # rag_app.cite.CitationReport (typed object in Answer)
     if report is None:
         return
     anchor = f"{prefix}-check" if prefix else "citation-check"
     lines = checked_lines(answer)
-    cited = [line for line in lines if line.cited]
-    supported = sum(1 for line in cited if line.supported)
-    flagged = [line for line in lines if not line.supported]
     if not lines and not report.dangling:
         return  # nothing was claimed ("未找到相关信息"): no ✅ 0/0 to show
-    summary = t("citation_summary", supported=supported, total=len(cited))
-    icon = "✅" if not flagged and not report.dangling else "⚠️"
-    if getattr(report, "relevance_checked", False):
-        summary = relevance_summary(cited)
-        icon = "✅" if not flagged and not report.dangling and "⚠" not in summary else "⚠️"
+    icon, summary = check_summary(answer, lines)
     with st.expander(f"{icon} {t('citation_check')} · {summary}", expanded=False):
         st.markdown(f'<span class="rag-anchor" id="{anchor}"></span>', unsafe_allow_html=True)
         if report.dangling:
             st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
-        literal = quotes_sources(answer)
-        quotes = [
-            quote_html(
-                line,
-                " ".join(f"[Source {n}]" for n in line.cited),
-                f"{line.support:.2f}",
-                literal=literal,
-            )
-            for line in lines
-        ]
-        st.markdown("".join(quotes), unsafe_allow_html=True)
+        st.markdown(check_quotes(answer, lines), unsafe_allow_html=True)
 
 
 def relevance_summary(cited: Sequence[CheckedLine]) -> str:
