@@ -5,11 +5,7 @@ kind, the offline answerer by what it is, English examples on the English page."
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-import streamlit as st
 
 from rag_app.answer import ChatMessage, ExtractiveAnswerer, GenerationRequest, LLMError
 from rag_app.answer.offline import DECLINED_FALLBACK_NOTICE, FALLBACK_NOTICE
@@ -21,15 +17,6 @@ from ui.render import worded
 from ui.render_timings import answerer_label
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(params=["zh", "en"])
-def lang(request: pytest.FixtureRequest) -> Iterator[str]:
-    st.session_state["lang"] = request.param
-    try:
-        yield request.param
-    finally:
-        st.session_state["lang"] = "zh"
 
 
 def test_a_model_failure_reads_in_the_users_language_only(lang: str) -> None:

@@ -7,12 +7,9 @@ the record alone)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.ui.audit_support import (
@@ -24,15 +21,6 @@ from tests.ui.audit_support import (
 from ui.audit_table import _text_px, column_config, rows, timings_line
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(params=["zh", "en"])
-def lang(request: pytest.FixtureRequest) -> Iterator[str]:
-    st.session_state["lang"] = request.param
-    try:
-        yield request.param
-    finally:
-        st.session_state["lang"] = "zh"
 
 
 def test_the_table_words_the_logs_names_and_its_error_in_the_uis_language(lang: str) -> None:

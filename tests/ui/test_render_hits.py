@@ -6,11 +6,6 @@ type only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-import streamlit as st
-
 from rag_app.models import Chunk, Hit, Reason, RetrievalTrace, Routing
 from ui import i18n
 from ui.compare_diff import Place, diff_hits
@@ -48,15 +43,6 @@ UNROUTED = Routing(
     threshold=0.75,
     why=Reason("hybrid", (("type", "table"), ("confidence", "0.52"), ("threshold", "0.75"))),
 )
-
-
-@pytest.fixture(params=["zh", "en"])
-def lang(request: pytest.FixtureRequest) -> Iterator[str]:
-    st.session_state["lang"] = request.param
-    try:
-        yield request.param
-    finally:
-        st.session_state["lang"] = "zh"
 
 
 def hits(*ids: str) -> list[Hit]:

@@ -6,10 +6,6 @@ label wraps beside its bar rather than being cut, whole in the tooltip."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-
-import pytest
-import streamlit as st
 
 from rag_app.models import Chunk, Hit
 from rag_app.prompt import PromptSettings, Turn, build_prompt
@@ -27,15 +23,6 @@ from ui.render_prompt import (
 )
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(params=["zh", "en"])
-def lang(request: pytest.FixtureRequest) -> Iterator[str]:
-    st.session_state["lang"] = request.param
-    try:
-        yield request.param
-    finally:
-        st.session_state["lang"] = "zh"
 
 
 def _report():  # type: ignore[no-untyped-def]

@@ -3,11 +3,6 @@ language; a chart with no zoom bound to the wheel."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-import streamlit as st
-
 from rag_app.facts.series import Series, SeriesPoint
 from ui.render_series import series_chart_spec, series_table
 
@@ -22,15 +17,6 @@ SERIES = Series(
         ),
     ),
 )
-
-
-@pytest.fixture(params=["zh", "en"])
-def lang(request: pytest.FixtureRequest) -> Iterator[str]:
-    st.session_state["lang"] = request.param
-    try:
-        yield request.param
-    finally:
-        st.session_state["lang"] = "zh"
 
 
 def test_a_row_a_point_with_its_document_page_and_table(lang: str) -> None:
