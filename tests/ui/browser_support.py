@@ -25,7 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -342,3 +342,46 @@ def use_stub_llm(page: Any, base_url: str) -> None:
     act(page, page.get_by_role("button", name="保存").click)
     page.get_by_text("stub-model").first.wait_for()
     goto_page(page, "问答")
+
+
+def sample_server(tmp_path_factory: Any, name: str) -> Iterator[StreamlitServer]:
+    """A module's own app over a fresh data dir, with the real model (its first session
+    imports the sample into 示例), stopped after; the tests skip when the model is not built."""
+    from rag_app.config import Settings
+    from rag_app.index.embedder import ModelMissingError, resolve_model
+    from tests.conftest import REAL_CACHE_DIR
+
+    try:
+        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
+    except ModelMissingError as exc:
+        import pytest
+
+        pytest.skip(f"real embedding model not available: {exc}")
+    root = tmp_path_factory.mktemp(name)
+    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
+    app.start()
+    yield app
+    app.stop()
+
+
+def last_assistant(page: Any) -> Any:
+    return (
+        page.get_by_test_id("stChatMessage")
+        .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
+        .last
+    )
+
+
+def ask(page: Any, question: str, timeout: float = 120_000, idle: float = 60_000) -> Any:
+    """Ask on the Ask page and wait for the final render; returns the answer's chat message."""
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill(question)
+    before = mark(page)
+    box.press("Enter")
+    message = last_assistant(page)
+    # The prompt inspector is drawn only by the run after the answer (st.rerun).
+    expander(message, "提示词检查").or_(expander(message, "Prompt inspector")).wait_for(
+        timeout=timeout
+    )
+    wait_idle(page, before, timeout=idle)
+    return message

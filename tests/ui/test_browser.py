@@ -45,10 +45,12 @@ from tests.ui.browser_support import (
     REPO_ROOT,
     StreamlitServer,
     act,
+    ask,
     expander,
     expect,
     goto_page,
     in_viewport,
+    last_assistant,
     mark,
     navigation,
     new_page,
@@ -250,29 +252,6 @@ def upload(page: Any, paths: list[Path], kb: str) -> None:
     button = page.get_by_role("button", name=f"导入 {len(paths)} 个文件到「{kb}」")
     act(page, button.click, timeout=180_000)
     page.get_by_text("导入结果").wait_for()
-
-
-def ask(page: Any, question: str) -> Any:
-    """Ask on the Ask page and wait for the final render; returns the answer's chat message."""
-    box = page.get_by_test_id("stChatInputTextArea")
-    box.fill(question)
-    before = mark(page)
-    box.press("Enter")
-    message = last_assistant(page)
-    # The prompt inspector is drawn only by the run after the answer (st.rerun).
-    expander(message, "提示词检查").or_(expander(message, "Prompt inspector")).wait_for(
-        timeout=120_000
-    )
-    wait_idle(page, before)
-    return message
-
-
-def last_assistant(page: Any) -> Any:
-    return (
-        page.get_by_test_id("stChatMessage")
-        .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
-        .last
-    )
 
 
 def script_state(page: Any) -> str:

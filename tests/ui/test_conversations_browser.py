@@ -18,7 +18,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     StreamlitServer,
     act,
@@ -26,6 +25,7 @@ from tests.ui.browser_support import (
     mark,
     new_page,
     open_app,
+    sample_server,
     wait_idle,
 )
 
@@ -37,18 +37,7 @@ QUESTION = "中芯国际2025年的毛利率预测是多少？"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("conversations-browser")
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
-    app.start()
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "conversations-browser")
 
 
 def sidebar(page: Any) -> Any:

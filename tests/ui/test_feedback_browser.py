@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     REPO_ROOT,
     StreamlitServer,
-    expander,
+    ask,
     goto_page,
     mark,
     new_page,
     open_app,
+    sample_server,
     wait_idle,
 )
 
@@ -36,18 +36,7 @@ SHOTS = Path(os.environ.get("RAG_APP_SHOTS") or REPO_ROOT / "test-artifacts" / "
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("feedback-browser")
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
-    app.start()
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "feedback-browser")
 
 
 def test_a_thumbs_down_with_a_note_reaches_the_audit_page_and_the_evaluation_rows(
@@ -59,17 +48,7 @@ def test_a_thumbs_down_with_a_note_reaches_the_audit_page_and_the_evaluation_row
     try:
         open_app(page, server.url)
         page.get_by_text("💡").wait_for(timeout=240_000)
-        box = page.get_by_test_id("stChatInputTextArea")
-        box.fill(QUESTION)
-        before = mark(page)
-        box.press("Enter")
-        message = (
-            page.get_by_test_id("stChatMessage")
-            .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
-            .last
-        )
-        expander(message, "提示词检查").wait_for(timeout=180_000)
-        wait_idle(page, before, timeout=180_000)
+        message = ask(page, QUESTION, timeout=180_000, idle=180_000)
 
         thumbs = message.get_by_test_id("stFeedback").locator("button")
         before = mark(page)

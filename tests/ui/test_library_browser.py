@@ -17,8 +17,16 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR, TEST_DATA
-from tests.ui.browser_support import REPO_ROOT, StreamlitServer, act, goto_page, new_page, open_app
+from tests.conftest import TEST_DATA
+from tests.ui.browser_support import (
+    REPO_ROOT,
+    StreamlitServer,
+    act,
+    goto_page,
+    new_page,
+    open_app,
+    sample_server,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 pytest.importorskip("playwright.sync_api")
@@ -38,18 +46,7 @@ BAD_REASON = "bad_content_list.json：未导入，不是有效的 JSON（第 13 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("library-browser")
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
-    app.start()
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "library-browser")
 
 
 def main_area(page: Any) -> Any:

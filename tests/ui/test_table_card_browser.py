@@ -15,15 +15,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     REPO_ROOT,
     StreamlitServer,
+    ask,
     expander,
-    mark,
     new_page,
     open_app,
-    wait_idle,
+    sample_server,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -38,18 +37,7 @@ HEADER_JS = """(table) => [...table.querySelectorAll('tr')].slice(0, 2).map((tr)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("table-card-browser")
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
-    app.start()
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "table-card-browser")
 
 
 def test_the_earnings_card_draws_the_documents_header_and_marks_the_cited_row(
@@ -61,17 +49,7 @@ def test_the_earnings_card_draws_the_documents_header_and_marks_the_cited_row(
     try:
         open_app(page, server.url)  # the first session ingests the sample report into 示例
         page.get_by_text("💡").wait_for(timeout=240_000)
-        box = page.get_by_test_id("stChatInputTextArea")
-        box.fill(QUESTION)
-        before = mark(page)
-        box.press("Enter")
-        message = (
-            page.get_by_test_id("stChatMessage")
-            .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
-            .last
-        )
-        expander(message, "提示词检查").wait_for(timeout=180_000)  # drawn by the last run
-        wait_idle(page, before, timeout=180_000)
+        message = ask(page, QUESTION, timeout=180_000, idle=180_000)
 
         card = expander(message, "表1：盈利预测与估值")
         card.locator("summary").click()
@@ -109,17 +87,7 @@ def test_a_metric_over_years_is_drawn_as_a_cited_series(
     try:
         open_app(page, server.url)
         page.get_by_text("💡").wait_for(timeout=240_000)
-        box = page.get_by_test_id("stChatInputTextArea")
-        box.fill("中芯国际2022-2026年毛利率")
-        before = mark(page)
-        box.press("Enter")
-        message = (
-            page.get_by_test_id("stChatMessage")
-            .filter(has=page.get_by_test_id("stChatMessageAvatarAssistant"))
-            .last
-        )
-        expander(message, "提示词检查").wait_for(timeout=180_000)
-        wait_idle(page, before, timeout=180_000)
+        message = ask(page, "中芯国际2022-2026年毛利率", timeout=180_000, idle=180_000)
         series = expander(message, "毛利率（%）：各期数据")
         body = series.get_by_test_id("stExpanderDetails")
         body.wait_for(state="visible")
