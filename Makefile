@@ -73,6 +73,7 @@ bench: setup
 	$(BIN)/python -m rag_app.evaluation.bench --eval-dir $(EVAL) $(if $(RUNTIMES),--runtimes $(RUNTIMES))
 	$(BIN)/python -m rag_app.evaluation.bench_scale --eval-dir $(EVAL) --sizes $(SCALE_SIZES)
 	$(BIN)/python -m rag_app.evaluation.bench_serve
+	$(BIN)/python -m rag_app.evals.bench --n 300
 
 lint: setup
 	$(BIN)/ruff check rag_app tests views ui app.py streamlit_app.py

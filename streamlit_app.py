@@ -25,6 +25,7 @@ pages = [
     st.Page("views/ask.py", title=t("nav_ask"), icon="💬", default=True),
     st.Page("views/compare.py", title=t("nav_compare"), icon="⚖️", url_path="compare"),
     st.Page("views/library.py", title=t("nav_library"), icon="📚", url_path="library"),
+    st.Page("views/evaluate.py", title=t("nav_evaluate"), icon="🧪", url_path="evaluate"),
     st.Page("views/audit.py", title=t("nav_audit"), icon="🧾", url_path="audit"),
     st.Page("views/settings.py", title=t("nav_settings"), icon="⚙️", url_path="settings"),
 ]

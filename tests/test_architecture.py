@@ -31,7 +31,9 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"cite"}),
     frozenset({"trust", "chat"}),
     frozenset({"pipeline"}),
-    frozenset({"server", "evaluation"}),
+    frozenset({"evaluation"}),  # the development sets' harness, and TAT-QA's metric
+    frozenset({"evals"}),  # evaluation in the product: sets, runs, scores, comparisons
+    frozenset({"server"}),
     frozenset({"cli"}),
 )
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}

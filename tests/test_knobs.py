@@ -70,6 +70,13 @@ CONSTANTS: dict[str, str] = {
     "facts/series.py:MIN_POINTS": "fewer cells than three are a lookup, not a series",
     "pipeline/facts_note.py:MAX_CELLS": "the facts note is a note, not a second context",
     "text/scales.py:_EXPONENT_OF": "the powers of ten of thousand, million, billion: arithmetic",
+    "text/tokens.py:COUNT_CACHE": "a memory bound of a cache: counts are the same either way",
+    "cite/evidence.py:FEATURES_CACHE": "a memory bound of a cache: features are the same either way",
+    "evals/question_sets.py:MAX_SET_ROWS": "a question set is for a person to look through",
+    "evals/question_sets.py:MAX_SET_BYTES": "an upload bound of the set's file, far above any set",
+    "evals/store.py:STALE_S": "a run unbeaten this long lost its process (6 missed beats)",
+    "evals/store.py:HEARTBEAT_S": "how often a runner marks its runs alive",
+    "evals/bench.py:TARGET_QPS": "issue 27's bar for an offline evaluation's speed",
     # the evaluation's own protocol
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",
     "evaluation/router_fit.py:EMBED_SCALE": "the router fit's feature scale, saved in router.json",

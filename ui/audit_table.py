@@ -279,7 +279,7 @@ def _render_hits(record: AuditRecord) -> None:
                     t("audit_col_type"): type_label(h.type),
                     t("audit_col_score"): h.score,
                     t("audit_col_strategy"): strategy_label(h.strategy),
-                    t("col_in_prompt"): f"[Source {numbers[h.chunk_id]}]"
+                    t("col_in_prompt"): t("source_marker", n=numbers[h.chunk_id])
                     if h.chunk_id in numbers
                     else "",
                 }

@@ -19,6 +19,7 @@ from ui.strings_answer import ANSWER_TEXTS, RELEVANCE_TEXTS
 from ui.strings_app import APP_TEXTS
 from ui.strings_ask import ASK_TEXTS
 from ui.strings_audit import AUDIT_TEXTS
+from ui.strings_evaluate import EVALUATE_TEXTS
 from ui.strings_library import LIBRARY_TEXTS
 from ui.strings_reasons import REASONS_ZH
 from ui.strings_settings import SETTINGS_TEXTS
@@ -40,7 +41,13 @@ def _merged(*tables: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
 
 # key -> (Chinese, English), every label of the UI; the tables live by area in ui/strings_*.py.
 TEXTS: dict[str, tuple[str, str]] = _merged(
-    APP_TEXTS, ASK_TEXTS, ANSWER_TEXTS, LIBRARY_TEXTS, SETTINGS_TEXTS, AUDIT_TEXTS
+    APP_TEXTS,
+    ASK_TEXTS,
+    ANSWER_TEXTS,
+    LIBRARY_TEXTS,
+    SETTINGS_TEXTS,
+    AUDIT_TEXTS,
+    EVALUATE_TEXTS,
 )
 
 
@@ -138,8 +145,15 @@ def model_error_text(error: str, kind: str = "") -> str:
             text = t(key) if key in TEXTS else t("llm_error_unknown")
             if partial:
                 text = t("llm_error_partial", error=text)
+            if _CLASS_NAME.fullmatch(detail):
+                detail = ""  # the exception's class is for the log, not the reader
             return t("llm_error_detail", error=text, detail=detail) if detail else text
     return error
+
+
+# A detail that is only an exception's class (``ConnectError``, ``RemoteProtocolError``,
+# ``ValueError``: what the client gives when the failure has no words of its own).
+_CLASS_NAME = re.compile(r"(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Timeout|Exit)")
 
 
 # Why the model's rewrite of a follow-up was not used (rag_app.answer.rewrite.RewriteFailed):

@@ -1,10 +1,12 @@
 """The answer as text with clickable citations, and the citation check under it.
 
-``[Source N]`` becomes the Markdown link ``[\\[Source N\\]](#source-N)`` to the card that holds
-``<span id="source-N">`` (``ui.render_sources``); several answers on one page use a prefix
-(``t2-source-N``) so anchors stay unique. Answers are rendered as Markdown with HTML escaped;
-an answer quoting documents (the offline answerer) is escaped as written. Whether a sentence is
-supported or about the question is the core's citation report; this module only draws it.
+``[Source N]`` (the model's marker in either language, kept as written in the stored answer)
+becomes the Markdown link ``[\\[来源 N\\]](#source-N)``, worded in the UI's language
+(``source_marker``), to the card that holds ``<span id="source-N">`` (``ui.render_sources``);
+several answers on one page use a prefix (``t2-source-N``) so anchors stay unique. Answers are
+rendered as Markdown with HTML escaped; an answer quoting documents (the offline answerer) is
+escaped as written. Whether a sentence is supported or about the question is the core's citation
+report; this module only draws it.
 """
 
 from __future__ import annotations
@@ -112,10 +114,16 @@ def _link_piece(raw: str, prefix: str, max_number: int, literal: bool = False) -
     )
 
 
+def marker(number: int) -> str:
+    """``[Source N]`` as the reader sees it: ``[来源 N]`` in the Chinese UI."""
+    return t("source_marker", n=number)
+
+
 def _citation_link(number: int, prefix: str, max_number: int) -> str:
+    label = marker(number).replace("[", "\\[").replace("]", "\\]")
     if not 1 <= number <= max_number:
-        return f"\\[Source {number}\\]"  # dangling: no card to open
-    return f"[\\[Source {number}\\]](#{anchor_id(prefix, number)})"
+        return label  # dangling: no card to open
+    return f"[{label}](#{anchor_id(prefix, number)})"
 
 
 _LIST_MARK = re.compile(r"^([ \t]*[-*+][ \t]+)", re.M)
@@ -284,7 +292,7 @@ def check_quotes(answer: Answer, lines: Sequence[CheckedLine]) -> str:
     return "".join(
         quote_html(
             line,
-            " ".join(f"[Source {n}]" for n in line.cited),
+            " ".join(marker(n) for n in line.cited),
             f"{line.support:.2f}",
             literal=literal,
         )

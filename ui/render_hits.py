@@ -45,7 +45,13 @@ def display_units(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def text_width(texts: Sequence[str], least: int = 60, most: int = 720) -> int:
+# The widest a text column gets: the longest text a table shows (a 60-character title of wide
+# characters, ~940 px) whole. The grid offers no tooltip on a cell, so a cut cell would be read
+# only by double-clicking it.
+MAX_TEXT_PX = 1000
+
+
+def text_width(texts: Sequence[str], least: int = 60, most: int = MAX_TEXT_PX) -> int:
     """Pixels a table column needs to show the longest of ``texts`` whole (at the grid's
     14 px font, a narrow character ~7.6 px), within ``least`` and ``most``."""
     units = max((display_units(str(text)) for text in texts), default=0)
@@ -146,7 +152,7 @@ def hits_frame(
         row = {
             t("col_rank"): hit.rank,
             t("col_score"): round(hit.score, 4),
-            t("col_in_prompt"): t("part_source_number", n=in_prompt[chunk.chunk_id])
+            t("col_in_prompt"): t("source_marker", n=in_prompt[chunk.chunk_id])
             if chunk.chunk_id in in_prompt
             else "",
             t("col_doc"): doc_names.get(chunk.doc_id, chunk.doc_id),
@@ -224,7 +230,14 @@ def render_hits(answer: Answer, doc_names: Mapping[str, str]) -> None:
             if not hits:
                 st.caption(t("hits_none"))
                 continue
-            st.dataframe(hits_frame(hits, doc_names, in_prompt), hide_index=True, width="stretch")
+            frame = hits_frame(hits, doc_names, in_prompt)
+            text_columns = ("col_doc", "col_strategy", "col_note", "col_preview")
+            st.dataframe(
+                frame,
+                hide_index=True,
+                width="stretch",
+                column_config=fitted_columns(frame, [t(c) for c in text_columns]),
+            )
     with tabs[-1]:
         if trace.layers:
             layers = pd.DataFrame(

@@ -17,7 +17,7 @@ from ui import state
 from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
 from ui.library_text import date_text, format_label, size_text
-from ui.render_hits import TYPE_ICONS
+from ui.render_hits import TYPE_ICONS, fitted_columns
 from ui.render_series import render_series
 from ui.render_sources import page_label, render_chunk
 from ui.sanitize import escape_label
@@ -100,7 +100,13 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
                 t("col_date"): date_text(doc.ingested_at),
             }
         )
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    table = pd.DataFrame(rows)
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config=fitted_columns(table, (t("col_name"), t("col_format"), t("col_date"))),
+    )
     _preview(lib, kb, {doc.doc_id: doc.name for doc in docs}, confirm)
     # After the preview: a section of expanders drawn above it would move its picker and delete
     # button while a user (or a browser test) reaches for them.

@@ -52,7 +52,7 @@ def section_label(section: Any, chunks: Mapping[str, Chunk], details: bool = Tru
     for a history turn, the kind's label for the rest."""
     if section.kind == "source":
         kind, title, merged = _source_parts(section, chunks)
-        head = t("part_source_number", n=section.source) if section.source else t("part_not_sent")
+        head = t("source_marker", n=section.source) if section.source else t("part_not_sent")
         tail = ""
         if details and merged:
             tail = t("part_source_merged", type=type_label(kind), parts=merged)
@@ -100,19 +100,21 @@ def sections_frame(report: Any, chunks: Mapping[str, Chunk] | None = None) -> pd
     )
 
 
-# The widest the sections table's first column gets: the rest stays in view beside it.
+# The widest the sections table's first column gets pinned: the rest stays in view beside it.
 SECTION_COLUMN_PX = 420
 
 
 def sections_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """The sections table's text columns sized to their content (the table scrolls sideways
-    rather than cut a reason short; the section's name stays pinned on the left, whole in the
-    chart's tooltip), with what each holds on hovering its header."""
+    rather than cut a name or a reason short: the grid has no tooltip on a cell), with what
+    each holds on hovering its header. The section's name stays pinned on the left when it is
+    narrow enough to leave the rest in view."""
     helps = {t("col_reason"): t("col_reason_help"), t("col_chunk_id"): t("col_chunk_id_help")}
     section = t("col_section")
     columns = fitted_columns(frame, (t("col_kind"), t("col_reason"), t("col_chunk_id")), helps)
+    width = text_width([section, *frame[section]])
     columns[section] = st.column_config.TextColumn(
-        section, width=text_width([section, *frame[section]], most=SECTION_COLUMN_PX), pinned=True
+        section, width=width, pinned=width <= SECTION_COLUMN_PX
     )
     return columns
 

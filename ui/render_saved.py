@@ -8,21 +8,23 @@ saved before the details were kept shows what it has and says the rest was not k
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
-from rag_app.chat.conversations import SavedTurn, restored_answer, source_chunk
+from rag_app.chat.conversations import SavedSource, SavedTurn, restored_answer, source_chunk
 from rag_app.index.library import Library
-from rag_app.models import Chunk
-from ui.i18n import t, type_label
+from rag_app.models import Answer, Chunk
+from ui.i18n import t
 from ui.render import worded
-from ui.render_citations import anchor_id, render_answer_text, render_citation_check
+from ui.render_citations import render_answer_text, render_citation_check
 from ui.render_feedback import render_feedback
-from ui.render_hits import TYPE_ICONS, render_retrieval
+from ui.render_hits import chunk_title, render_retrieval
 from ui.render_prompt import render_prompt
 from ui.render_series import render_series
-from ui.render_sources import render_chunk
+from ui.render_sources import Card, render_cards, subtable_note
 from ui.render_timings import answerer_label, render_timings
-from ui.sanitize import escape_label, escape_text
+from ui.sanitize import escape_label
 
 
 def short(title: str, limit: int = 28) -> str:
@@ -37,7 +39,7 @@ def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
         render_citation_check(answer, prefix)
     render_series(saved.series, prefix, dict(saved.doc_names))
     render_feedback(saved.audit_id, prefix)
-    render_saved_sources(saved, lib, prefix)
+    render_saved_sources(saved, answer, lib, prefix)
     kb = saved.options.kb
     if saved.has_details:
         doc_names = {d.doc_id: d.name for d in lib.documents(kb)} | dict(saved.doc_names)
@@ -55,9 +57,10 @@ def render_saved(saved: SavedTurn, lib: Library, prefix: str) -> None:
     st.caption("🗂️ " + t("conv_restored") + "  \n🤖 " + " · ".join(escape_label(m) for m in meta))
 
 
-def render_saved_sources(saved: SavedTurn, lib: Library, prefix: str) -> None:
-    """The saved turn's source cards: each chunk as the library has it now (merged sub-tables
-    joined again), the sentences citing it highlighted; the saved excerpt when it is gone."""
+def render_saved_sources(saved: SavedTurn, answer: Answer, lib: Library, prefix: str) -> None:
+    """The saved turn's source cards, drawn as the live answer's were (``render_cards``): each
+    chunk as the library has it now (merged sub-tables joined again), its section and part, the
+    lines citing it and their quotes marked; the saved excerpt when it is gone."""
     st.markdown(
         f"**{t('sources')}** · <span class='rag-meta'>"
         f"{t('sources_caption', n=len(saved.sources))}</span>",
@@ -67,33 +70,35 @@ def render_saved_sources(saved: SavedTurn, lib: Library, prefix: str) -> None:
         st.caption(t("no_sources"))
     chunks: dict[tuple[str, str], dict[str, Chunk]] = {}
     kb = saved.options.kb
+    cards = []
     for source in saved.sources:
         key = (kb, source.doc_id)
         if key not in chunks:
             chunks[key] = {c.chunk_id: c for c in lib.chunks(kb, source.doc_id)}
-        chunk = source_chunk(source, chunks[key])
-        citing = [s for s in saved.sentences if source.number in s.cited]
-        parts = [
-            f"**[Source {source.number}]**",
-            f"{TYPE_ICONS.get(source.type, '')} {type_label(source.type)}",
-            escape_label(source.doc_name),
-        ]
-        if source.pages:
-            first, last = min(source.pages) + 1, max(source.pages) + 1
-            parts.append(t("page", page=first if first == last else f"{first}–{last}"))
-        if source.title:
-            parts.append(escape_label(short(source.title, 36)))
-        flagged = any(s.flagged for s in citing)
-        with st.expander(" · ".join(parts) + (" ⚠️" if flagged else ""), expanded=False):
-            st.markdown(
-                f'<span class="rag-anchor" id="{anchor_id(prefix, source.number)}"></span>',
-                unsafe_allow_html=True,
-            )
-            if chunk is not None:
-                render_chunk(chunk, lib, kb, [s.text for s in citing])
-            else:
-                st.caption(t("conv_source_gone"))
-                st.markdown(
-                    f'<div class="rag-src">{escape_text(source.excerpt)}</div>',
-                    unsafe_allow_html=True,
-                )
+        cards.append(saved_card(source, chunks[key]))
+    render_cards(answer, cards, lib, kb, prefix)
+
+
+def saved_card(source: SavedSource, chunks: Mapping[str, Chunk]) -> Card:
+    """A saved source's card; its chunk as the library has it (``chunks`` by id, its
+    document's). A turn saved before the section and the sub-tables were kept reads them off
+    the library's chunks."""
+    chunk = source_chunk(source, chunks)
+    section, subtables, count = source.section, source.subtables, source.subtable_count
+    if chunk is not None and not (section or count):
+        parts = [chunks[p] for p in source.part_ids if p in chunks] or [chunk]
+        section = chunk.heading_path
+        subtables = tuple(p.subtable_index for p in parts if p.subtable_index)
+        count = max(p.subtable_count for p in parts)
+    return Card(
+        number=source.number,
+        type=source.type,
+        doc_name=source.doc_name,
+        pages=source.pages,
+        title=chunk_title(chunk) if chunk is not None else short(source.title, 36),
+        chunk=chunk,
+        status=source.status,
+        part=subtable_note(subtables, count),
+        section=tuple(section),
+        excerpt=source.excerpt,
+    )

@@ -11,6 +11,7 @@ import streamlit as st
 
 from rag_app.facts.series import Series
 from ui.i18n import t
+from ui.render_hits import fitted_columns
 
 
 def series_table(series: Series, doc_names: dict[str, str]) -> pd.DataFrame:
@@ -63,7 +64,14 @@ def render_series(series: Series | None, prefix: str, doc_names: dict[str, str])
     title = t("series_title", metric=series.metric, n=len(series.points))
     with st.expander("📈 " + title, expanded=True):
         table = series_table(series, doc_names)
-        st.dataframe(table, hide_index=True, width="stretch")
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            column_config=fitted_columns(
+                table, [c for c in table.columns if table[c].dtype == object]
+            ),
+        )
         points = pd.DataFrame(
             {
                 "subject": [p.subject for p in series.points],

@@ -7,28 +7,41 @@ Document content is escaped or sanitised before it reaches ``unsafe_allow_html``
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
 from rag_app.index.library import Library
 from rag_app.models import Answer, Chunk, Hit
 from rag_app.text.latex import latex_to_text
-from rag_app.text.table_quotes import quoted_cells
-from rag_app.text.table_rows import row_cells, split_rows
+from rag_app.text.table_quotes import quoted_cell_ids
+from rag_app.text.tables import TableTooLarge, grid_to_html, join_cut_spans, parse_table
 from ui.i18n import labelled, t, type_label
-from ui.render_citations import anchor_id, answer_sources, citing_lines, quote_html, quotes_sources
+from ui.render_citations import (
+    CheckedLine,
+    anchor_id,
+    answer_sources,
+    citing_lines,
+    marker,
+    quote_html,
+    quotes_sources,
+)
 from ui.render_hits import TYPE_ICONS, chunk_title
 from ui.sanitize import escape_label, escape_text, sanitize_table_html
 
 
 def page_label(chunk: Chunk) -> str:
     """1-based pages for display (``page_idx`` 0 is page 1)."""
-    if not chunk.pages:
+    return pages_label(chunk.pages)
+
+
+def pages_label(pages: Sequence[int]) -> str:
+    if not pages:
         return ""
-    first, last = min(chunk.pages) + 1, max(chunk.pages) + 1
+    first, last = min(pages) + 1, max(pages) + 1
     return t("page", page=first if first == last else f"{first}–{last}")
 
 
@@ -66,40 +79,30 @@ def highlight_html(text: str, phrases: Sequence[str]) -> str:
     return "".join(out)
 
 
-_CELL = re.compile(r"<(td|th)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
-
-
-def highlight_table(table_html: str, quotes: Sequence[str]) -> str:
-    """Sanitised table HTML with the cells the quotes give marked, in the rows they quote.
+def highlight_table(
+    table_html: str, quotes: Sequence[str], header_rows: int = 0, joined: bool = False
+) -> str:
+    """The table drawn from its grid (``grid_to_html``: escaped text, the document's spans)
+    with the cells the quotes give marked, in the rows they quote.
 
     Each of ``quotes`` is one statement (an answer line, clauses and all): a cell is marked
     where it holds a value the statement gives (one of its numbers, or a ``label: value``
     value, how the offline answerer and most models quote a row) and its row is the one, among
-    those holding that value, the statement quotes most of (``quoted_cells``): a label repeated
-    in the table is marked in the row quoted, not in every row it names."""
+    those holding that value, the statement quotes most of (``quoted_cell_ids``): a label
+    repeated in the table is marked in the row quoted, not in every row it names. ``joined``:
+    the table is joined back from sub-tables, a span cut between them drawn once
+    (``join_cut_spans``). A table too large to read as a grid is drawn as written, unmarked."""
     safe = sanitize_table_html(table_html)
-    parsed = split_rows(safe)
-    if parsed is None:
+    try:
+        grid = parse_table(safe, header_rows, strict=True)
+    except TableTooLarge:
         return safe
-    marked = quoted_cells([row_cells(segment) for segment in parsed.segments], quotes)
-    if not marked:
+    if not grid.n_rows:
         return safe
-    segments = [_mark_row(segment, r, marked) for r, segment in enumerate(parsed.segments)]
-    return parsed.prefix + "".join(segments) + parsed.suffix
-
-
-def _mark_row(segment: str, r: int, marked: set[tuple[int, int]]) -> str:
-    """Row ``r``'s segment with its cells in ``marked`` given the hit class (cells counted in
-    order, as ``row_cells`` reads them)."""
-    cells = itertools.count()
-
-    def mark(match: re.Match[str]) -> str:
-        if (r, next(cells)) not in marked:
-            return match.group(0)
-        tag, attrs, body = match.groups()
-        return f'<{tag}{attrs} class="rag-hit">{body}</{tag}>'
-
-    return _CELL.sub(mark, segment)
+    if joined:
+        grid = join_cut_spans(grid)
+    marked = quoted_cell_ids(grid, quotes)
+    return grid_to_html(grid, classes=dict.fromkeys(marked, "rag-hit"))
 
 
 def render_chunk(
@@ -122,7 +125,9 @@ def render_chunk(
             caption = escape_text(latex_to_text(chunk.caption))
             st.markdown(f"<div><b>{caption}</b></div>", unsafe_allow_html=True)
         quotes = [" ".join(cited)] if statements is None else statements
-        body = highlight_table(latex_to_text(chunk.table_html), quotes)
+        # merged back from sub-tables (``merge_table_chunks``): the parts' cut spans joined
+        joined = bool(chunk.subtable_count) and not chunk.subtable_index
+        body = highlight_table(latex_to_text(chunk.table_html), quotes, chunk.header_rows, joined)
         st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
         if chunk.footnote:
             st.markdown(
@@ -161,15 +166,54 @@ def render_chunk(
 
 
 # source cards --------------------------------------------------------------------------------
-def part_note(parts: Sequence[Hit]) -> str:
+@dataclass(frozen=True)
+class Card:
+    """What a source card shows of ``[Source number]`` besides the lines citing it: from the
+    prompt's source for a live answer (``live_card``), from a saved turn's for a restored one
+    (``ui.render_saved``), so both draw alike. ``pages`` are 0-based, as in ``Chunk``."""
+
+    number: int
+    type: str
+    doc_name: str
+    pages: tuple[int, ...]
+    title: str
+    chunk: Chunk | None  # None when its document is gone: the excerpt stands in
+    status: str = "kept"  # "cut" when only its start fitted in the prompt
+    part: str = ""  # which part of a document's table it shows (``part_note``)
+    section: tuple[str, ...] = ()
+    excerpt: str = ""
+
+
+def subtable_note(indices: Sequence[int], count: int) -> str:
     """Which part of a document's table a card shows ("子表 1+3/3"), or "" when it shows a
     whole table: a table split into sub-tables at ingestion (for the embedder's window) and
     merged back from all of them is the document's one table, drawn as the document has it."""
-    indices = sorted({p.chunk.subtable_index for p in parts if p.chunk.subtable_index})
-    count = max((p.chunk.subtable_count for p in parts), default=0)
-    if not indices or not count or indices == list(range(1, count + 1)):
+    shown = sorted(set(indices))
+    if not shown or not count or shown == list(range(1, count + 1)):
         return ""
-    return t("subtable", i="+".join(str(i) for i in indices), n=count)
+    return t("subtable", i="+".join(str(i) for i in shown), n=count)
+
+
+def part_note(parts: Sequence[Hit]) -> str:
+    """``subtable_note`` of the retrieved sub-tables a prompt's source stands for."""
+    indices = [p.chunk.subtable_index for p in parts if p.chunk.subtable_index]
+    return subtable_note(indices, max((p.chunk.subtable_count for p in parts), default=0))
+
+
+def live_card(source: Any, doc_names: Mapping[str, str]) -> Card:
+    """The card of a prompt's source (``rag_app.prompt.builder.Source``)."""
+    chunk = source.hit.chunk
+    return Card(
+        number=source.number,
+        type=chunk.type,
+        doc_name=doc_names.get(chunk.doc_id, chunk.doc_id),
+        pages=tuple(chunk.pages),
+        title=chunk_title(chunk),
+        chunk=chunk,
+        status=str(source.status),
+        part=part_note(source.parts),
+        section=tuple(chunk.heading_path),
+    )
 
 
 def render_sources(
@@ -179,47 +223,72 @@ def render_sources(
     if not sources:
         st.caption(t("no_sources"))
         return
+    render_cards(answer, [live_card(s, doc_names) for s in sources], lib, kb, prefix)
+
+
+def render_cards(
+    answer: Answer, cards: Sequence[Card], lib: Library, kb: str, prefix: str = ""
+) -> None:
+    """Each card under the answer lines citing it (the answer's citation check)."""
     citing = citing_lines(answer)
-    for source in sources:
-        chunk = source.hit.chunk
-        lines = citing.get(source.number, [])
-        flagged = any(not line.supported for line in lines)
-        parts = [
-            f"**[Source {source.number}]**",
-            f"{TYPE_ICONS.get(chunk.type, '')} {type_label(chunk.type)}",
-            escape_label(doc_names.get(chunk.doc_id, chunk.doc_id)),
-        ]
-        if page_label(chunk):
-            parts.append(page_label(chunk))
-        parts.append(escape_label(chunk_title(chunk)))
-        label = " · ".join(parts) + (" ⚠️" if flagged else "")
-        with st.expander(label, expanded=False):
+    for card in cards:
+        render_card(card, citing.get(card.number, []), lib, kb, prefix, quotes_sources(answer))
+
+
+def render_card(
+    card: Card,
+    lines: Sequence[CheckedLine],
+    lib: Library,
+    kb: str,
+    prefix: str = "",
+    literal: bool = False,
+) -> None:
+    """One source card: a header (number, type, document, pages, title, ⚠️ when a line citing
+    it is flagged), its notes (cut, the part of a table, the section), the lines citing it and
+    its chunk with their quotes marked. ``literal``: the lines are document text."""
+    parts = [
+        f"**{marker(card.number)}**",
+        f"{TYPE_ICONS.get(card.type, '')} {type_label(card.type)}",
+        escape_label(card.doc_name),
+    ]
+    if card.pages:
+        parts.append(pages_label(card.pages))
+    if card.title:
+        parts.append(escape_label(card.title))
+    flagged = any(not line.supported for line in lines)
+    with st.expander(" · ".join(parts) + (" ⚠️" if flagged else ""), expanded=False):
+        st.markdown(
+            f'<span class="rag-anchor" id="{anchor_id(prefix, card.number)}"></span>',
+            unsafe_allow_html=True,
+        )
+        notes = []
+        if card.status == "cut":
+            notes.append("✂️ " + t("source_cut"))
+        if card.part:
+            notes.append(card.part)
+        if card.section and (card.type in ("table", "image") or card.chunk is None):
+            notes.append(labelled("section_path", " › ".join(card.section)))
+        if notes:
             st.markdown(
-                f'<span class="rag-anchor" id="{anchor_id(prefix, source.number)}"></span>',
+                f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
                 unsafe_allow_html=True,
             )
-            notes = []
-            if source.status == "cut":
-                notes.append("✂️ " + t("source_cut"))
-            if note := part_note(source.parts):
-                notes.append(note)
-            if chunk.type in ("table", "image") and chunk.heading_path:
-                notes.append(labelled("section_path", " › ".join(chunk.heading_path)))
-            if notes:
-                st.markdown(
-                    f'<div class="rag-meta">{escape_text(" · ".join(notes))}</div>',
-                    unsafe_allow_html=True,
-                )
-            if lines:
-                st.markdown(
-                    f'<div class="rag-meta">{t("cited_by")}</div>'
-                    + "".join(quote_html(line, literal=quotes_sources(answer)) for line in lines),
-                    unsafe_allow_html=True,
-                )
-            render_chunk(
-                chunk,
-                lib,
-                kb,
-                [s for line in lines for s in line.sentences],
-                [line.text for line in lines],
+        if lines:
+            st.markdown(
+                f'<div class="rag-meta">{t("cited_by")}</div>'
+                + "".join(quote_html(line, literal=literal) for line in lines),
+                unsafe_allow_html=True,
             )
+        if card.chunk is None:
+            st.caption(t("conv_source_gone"))
+            st.markdown(
+                f'<div class="rag-src">{escape_text(card.excerpt)}</div>', unsafe_allow_html=True
+            )
+            return
+        render_chunk(
+            card.chunk,
+            lib,
+            kb,
+            [s for line in lines for s in line.sentences],
+            [line.text for line in lines],
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
 from ui.i18n import model_error_text, ms, relevance_text, t
 from ui.sanitize import escape_label
+
+_log = logging.getLogger(__name__)
 
 
 def stream_answer(
@@ -48,8 +51,10 @@ def stream_answer(
     try:
         st.write_stream(tokens())
     except Exception as exc:  # noqa: BLE001 - shown to the user; nothing half-saved
+        # The exception's class goes to the log; the reader gets its words, or ours.
+        _log.warning("the pipeline failed: %s: %s", type(exc).__name__, exc)
         status.update(label=t("stage_failed"), state="error")
-        return None, str(exc) or type(exc).__name__
+        return None, str(exc) or t("stage_failed")
     answer: Answer | None = holder.get("answer")
     if answer is None:
         status.update(label=t("stage_failed"), state="error")

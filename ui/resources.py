@@ -17,6 +17,7 @@ import streamlit as st
 from rag_app.chat.audit import AuditLog, open_audit_log
 from rag_app.chat.conversations import ConversationStore
 from rag_app.config import PROVIDER_VARIABLES, SETTINGS_ENV, Settings, load_settings
+from rag_app.evals.runner import EvalRunner
 from rag_app.index.embedder import load_embedder
 from rag_app.index.library import Library
 from rag_app.models import IngestReport
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_KB = "示例"
 SAMPLE_ZIP = ROOT / "assets" / "sample_report" / "smic_report.zip"
 SAMPLE_QUESTIONS = ROOT / "assets" / "sample_report" / "questions.json"
+SAMPLE_EVAL_SET = ROOT / "assets" / "sample_report" / "eval_set.csv"
 
 # Every environment variable load_settings reads, and the provider's: a change to any one (tests
 # switch data dirs) means a different Settings and so a different Library.
@@ -156,3 +158,20 @@ def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore |
 def conversation_store() -> ConversationStore | None:
     current = settings()
     return _shared_store(repr(current), current)
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_runner(settings_key: str, _settings: Settings) -> EvalRunner | None:
+    from rag_app.evals.store import EvalStore
+
+    try:
+        return EvalRunner(EvalStore.in_dir(_settings.data_dir), library())
+    except Exception:  # noqa: BLE001 - a data dir that cannot hold it costs evaluation only
+        return None
+
+
+def eval_runner() -> EvalRunner | None:
+    """The process's evaluation runs (one worker thread, the data dir's evals.sqlite); None when
+    the store cannot be opened."""
+    current = settings()
+    return _shared_runner(repr(current), current)

@@ -5,8 +5,11 @@ details and a hit's signals, the prompt inspector and the timings."""
 ANSWER_TEXTS: dict[str, tuple[str, str]] = {
     # answer rendering
     "sources": ("来源", "Sources"),
+    # An answer's citation as drawn: the model writes "[Source N]" in either language (what
+    # the citation check parses, and what is stored); the reader sees it in the UI's words.
+    "source_marker": ("[来源 {n}]", "[Source {n}]"),
     "sources_caption": (
-        "提示词中的 {n} 条来源；点击回答中的 [Source N] 直接打开。",
+        "提示词中的 {n} 条来源；点击回答中的 [来源 N] 直接打开。",
         "The prompt's {n} sources; click a [Source N] in the answer to open one.",
     ),
     "no_sources": ("没有检索到可用的来源。", "No sources were retrieved."),

@@ -5,7 +5,7 @@ ASK_TEXTS: dict[str, tuple[str, str]] = {
     # ask page
     "ask_title": ("研报问答", "Ask the reports"),
     "ask_caption": (
-        "回答中的 [Source N] 可点击，跳转到对应的段落、表格或图片。",
+        "回答中的 [来源 N] 可点击，跳转到对应的段落、表格或图片。",
         "Click a [Source N] in an answer to jump to the paragraph, table or figure it cites.",
     ),
     "chat_placeholder": (
@@ -139,7 +139,6 @@ ASK_TEXTS: dict[str, tuple[str, str]] = {
     "part_reserve": ("回答预留", "Answer reserve"),
     "part_history": ("历史对话 第 {turn}/{turns} 轮", "History turn {turn}/{turns}"),
     "part_history_any": ("历史对话", "History turn"),
-    "part_source_number": ("[来源 {n}]", "[Source {n}]"),
     "part_not_sent": ("✗ 未发送", "✗ not sent"),
     "part_source_type": ("（{type}）", " ({type})"),
     "part_source_merged": ("（{type}，子表 {parts}）", " ({type}, sub-tables {parts})"),

@@ -1,6 +1,10 @@
 """A saved conversation as Markdown (the Ask page's export): each question, the question it was
-understood as (理解为), its answer with its ``[Source N]`` markers, the citation check's summary
-and the sentences it flagged, and under each answer the sources it cites (document name, page)."""
+understood as (理解为), its answer with its citation markers, the citation check's summary and
+the sentences it flagged, and under each answer the sources it cites (document name, page).
+
+The markers read as the app draws them in the export's language: ``[来源 N]`` in Chinese, as in
+the Chinese UI, beside its "来源" list (the model's own ``[Source N]`` is a token for the model
+and the citation check, not a word for a Chinese reader); ``[Source N]`` in English."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ _LABELS = {
     "unsupported": ("来源不支持", "not supported by its source"),
     "off_question": ("不切题", "not about the question"),
     "dangling": ("引用了不存在的来源：{numbers}", "cites sources that do not exist: {numbers}"),
+    "marker": ("[来源 {n}]", "[Source {n}]"),
 }
 _MARKER = re.compile(r"\[Source (\d+)\]")
 
@@ -67,7 +72,7 @@ def to_markdown(conversation: Conversation, lang: str = "zh") -> str:
         # export is read where nothing renders LaTeX.
         answer = latex_to_text(turn.answer.strip())
         text = normalize_markers(answer, max_number=len(turn.sources) or None)
-        lines.append(text)
+        lines.append(_MARKER.sub(lambda m: labels["marker"].format(n=m.group(1)), text))
         if turn.error:
             lines += ["", "> " + labels["error"].format(error=turn.error)]
         lines += check_lines(turn, labels)
@@ -79,7 +84,7 @@ def to_markdown(conversation: Conversation, lang: str = "zh") -> str:
         for source in listed:
             where = ", ".join(x for x in (source.doc_name, page_text(source.pages, lang)) if x)
             title = f" — {latex_to_text(source.title)}" if source.title else ""
-            lines.append(f"- [Source {source.number}] {where}{title}")
+            lines.append(f"- {labels['marker'].format(n=source.number)} {where}{title}")
     return "\n".join(lines) + "\n"
 
 

@@ -158,6 +158,28 @@ def restored_trace(saved: SavedRetrieval | None, question: str, mode: str) -> Re
 
 
 # reading JSON back ---------------------------------------------------------------------------
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` as JSON-ready data, as ``dataclasses.asdict`` gives it (dataclasses as dicts,
+    tuples and lists as lists), without asdict's deep copy of every leaf: a saved turn holds
+    thousands (each hit's signals), and an evaluation saves one per question."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool):
+        return value
+    names = _FIELDS.get(kind)
+    if names is None and dataclasses.is_dataclass(value):
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return {name: to_plain(getattr(value, name)) for name in names}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    return value
+
+
 def from_plain(kind: Any, value: Any) -> Any:
     """``value`` (as ``json.loads`` gives ``dataclasses.asdict`` output) as type ``kind``:
     dataclasses, tuples, optionals, mappings, literals and scalars. Missing fields default."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rag_app.chat.saved_details import (
@@ -24,6 +24,7 @@ from rag_app.chat.saved_details import (
     restored_trace,
     saved_prompt,
     saved_retrieval,
+    to_plain,
 )
 from rag_app.cite import CitationReport, SentenceCheck
 from rag_app.facts.series import Series
@@ -45,7 +46,8 @@ EXCERPT_CHARS = 600  # of a source's text, kept for when its document is gone
 
 @dataclass(frozen=True)
 class SavedSource:
-    """``[Source number]`` of a saved answer: where it came from and an excerpt of its text.
+    """``[Source number]`` of a saved answer: where it came from and an excerpt of its text,
+    and what its card says of it besides (its section; which sub-tables of a table it showed).
     ``pages`` are 0-based (``page_idx``), as in ``Chunk``."""
 
     number: int
@@ -58,6 +60,11 @@ class SavedSource:
     excerpt: str = ""
     status: str = "kept"  # "cut" when only its start fitted in the prompt
     part_ids: tuple[str, ...] = ()  # sub-tables the prompt merged into this one (chunk_id)
+    section: tuple[str, ...] = ()  # the chunk's heading path
+    # the sub-tables of its table it stands for (1-based) and how many the table has; none
+    # for a table not split
+    subtables: tuple[int, ...] = ()
+    subtable_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,11 @@ def saved_turn(
                 part_ids=tuple(p.chunk.chunk_id for p in source.parts)
                 if len(source.parts) > 1
                 else (),
+                section=tuple(chunk.heading_path),
+                subtables=tuple(
+                    sorted({p.chunk.subtable_index for p in source.parts if p.chunk.subtable_index})
+                ),
+                subtable_count=max((p.chunk.subtable_count for p in source.parts), default=0),
             )
         )
     report = answer.citations
@@ -323,7 +335,7 @@ def restored_answer(turn: SavedTurn) -> Answer:
 
 # JSON ----------------------------------------------------------------------------------------
 def turn_to_json(turn: SavedTurn) -> str:
-    return json.dumps(asdict(turn), ensure_ascii=False)
+    return json.dumps(to_plain(turn), ensure_ascii=False)
 
 
 def turn_from_json(payload: str) -> SavedTurn:

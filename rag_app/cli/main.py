@@ -16,7 +16,8 @@ from pathlib import Path
 
 from rag_app.cli.audit import add_audit_parser, audit_log
 from rag_app.cli.common import _err, _library, _ProgressPrinter, _settings
-from rag_app.cli.maint import add_check_parser, add_eval_parser
+from rag_app.cli.evals import add_eval_parser
+from rag_app.cli.maint import add_check_parser
 from rag_app.cli.serve import add_serve_parser
 from rag_app.models import SearchFilter
 

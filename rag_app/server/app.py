@@ -13,12 +13,14 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from rag_app import __version__
 from rag_app.answer import LLM
 from rag_app.config import Settings
+from rag_app.evals.question_sets import MAX_SET_BYTES
 from rag_app.index.library import Library
 from rag_app.server.auth import TokenCheck, load_tokens
 from rag_app.server.contract import Health, errors, ok
 from rag_app.server.errors import install_error_handlers
 from rag_app.server.metrics import ServeMiddleware
 from rag_app.server.routes_ask import ask_router
+from rag_app.server.routes_evals import evals_router
 from rag_app.server.routes_kbs import kb_router
 from rag_app.server.routes_openai import chat_router
 from rag_app.server.state import FROM_ENV, ServerState
@@ -57,9 +59,13 @@ def create_app(
     limits = settings.server
     upload_limit = limits.max_upload_mb * 1024 * 1024
     json_limit = limits.max_json_kb * 1024
+    # A question set as JSON rows: as large as the set format's own file limit.
+    set_limit = max(json_limit, MAX_SET_BYTES)
 
     def limit_for(path: str) -> int:
-        return upload_limit if path.endswith("/documents") else json_limit
+        if path.endswith("/documents"):
+            return upload_limit
+        return set_limit if path.startswith("/v1/evals") else json_limit
 
     app.add_middleware(ServeMiddleware, metrics=state.metrics, limit_for=limit_for)
 
@@ -103,6 +109,7 @@ def create_app(
     app.include_router(kb_router(state, auth))
     app.include_router(ask_router(state, auth))
     app.include_router(chat_router(state, auth))
+    app.include_router(evals_router(state, auth))
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(auth)])
     def openapi() -> JSONResponse:

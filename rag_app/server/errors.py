@@ -17,7 +17,8 @@ _log = logging.getLogger("rag_app.server")
 
 class ApiError(Exception):
     """A request the server refuses: ``status`` (4xx), a message naming the problem, the field
-    at fault when there is one, and extra headers (Retry-After, WWW-Authenticate)."""
+    at fault when there is one, a machine-readable ``code`` (a question set's Reason key), and
+    extra headers (Retry-After, WWW-Authenticate)."""
 
     def __init__(
         self,
@@ -27,6 +28,7 @@ class ApiError(Exception):
         param: str | None = None,
         headers: dict[str, str] | None = None,
         extra: dict[str, Any] | None = None,
+        code: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -35,14 +37,17 @@ class ApiError(Exception):
         self.param = param
         self.headers = headers or {}
         self.extra = extra or {}
+        self.code = code
 
 
-def error_body(message: str, kind: str, param: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+def error_body(
+    message: str, kind: str, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 def error_response(exc: ApiError) -> JSONResponse:
-    body = error_body(exc.message, exc.kind, exc.param)
+    body = error_body(exc.message, exc.kind, exc.param, exc.code)
     body.update(exc.extra)
     return JSONResponse(body, status_code=exc.status, headers=exc.headers)
 
@@ -68,6 +73,8 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
 def allowed_methods(request: Request) -> list[str]:
     """The methods the API's document lists for the request's path."""
     paths = request.app.openapi().get("paths", {})
+    if request.url.path in paths:  # a literal path (/v1/evals/sets) before any {id} it fits
+        return sorted(m.upper() for m in paths[request.url.path])
     methods: set[str] = set()
     for template, operations in paths.items():
         pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))

@@ -1,5 +1,6 @@
 """What one server process holds: the settings, one Library (its model loaded once, warmed in the
-background at start), one Pipeline, the audit log, the metrics, and the answers running now.
+background at start), one Pipeline, the audit log, the metrics, the answers running now, and the
+evaluation runs (one EvalRunner: the runs queue and are answered one at a time).
 
 The pipeline is synchronous and CPU-bound; each answer runs on a worker thread of the server's
 own pool and hands its events to the event loop through a queue, so a slow answer never holds
@@ -19,6 +20,8 @@ from typing import Any
 from rag_app.answer import LLM, OpenAIChatLLM, provider_from_env
 from rag_app.chat.audit import open_audit_log
 from rag_app.config import Settings
+from rag_app.evals.runner import EvalRunner
+from rag_app.evals.store import EvalStore
 from rag_app.index.embedder import ModelMissingError
 from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions, PipelineEvent
@@ -61,6 +64,8 @@ class ServerState:
         if llm is FROM_ENV:
             provider = provider_from_env()
             llm = OpenAIChatLLM(provider) if provider else None
+        # The server's own model (None: the offline answerer), which evaluation runs may use.
+        self.llm: LLM | None = llm
         self.audit = open_audit_log(settings.data_dir, settings.audit_retention_days)
         self.pipeline = Pipeline(settings, self.library, llm, audit=self.audit, client="api")
         self.metrics = ServerMetrics()
@@ -73,6 +78,8 @@ class ServerState:
         )
         self.warm = threading.Event()
         self.warm_error = ""
+        self.evals = EvalStore.in_dir(settings.data_dir)
+        self.eval_runner = EvalRunner(self.evals, self.library)
 
     # start and stop -----------------------------------------------------------------------------
     def warm_up(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
@@ -333,9 +333,12 @@ def linearise(grid: Grid, rows: tuple[tuple[str, ...], ...] | None = None) -> st
     return "\n".join(line for line in lines if line)
 
 
-def grid_to_html(grid: Grid, rows: Sequence[int] | None = None) -> str:
-    """Clean HTML (escaped text, no attributes but spans) of the grid's header rows and the data
-    rows ``rows`` (indices into ``grid.rows``; all data rows when None).
+def grid_to_html(
+    grid: Grid, rows: Sequence[int] | None = None, classes: Mapping[int, str] | None = None
+) -> str:
+    """Clean HTML (escaped text, no attributes but spans, and ``classes``: a class per cell id)
+    of the grid's header rows and the data rows ``rows`` (indices into ``grid.rows``; all data
+    rows when None).
 
     Each cell of the document is written once, over the columns and rows it spans among those
     shown: a sub-table repeats its table's header as the document draws it ("实际值" once over
@@ -370,10 +373,41 @@ def grid_to_html(grid: Grid, rows: Sequence[int] | None = None) -> str:
             spans = (f' rowspan="{rowspan}"' if rowspan > 1 else "") + (
                 f' colspan="{colspan}"' if colspan > 1 else ""
             )
+            if classes and cell in classes:
+                spans += f' class="{escape(classes[cell])}"'
             cells.append(f"<{tag}{spans}>{escape(grid.rows[r][c])}</{tag}>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def join_cut_spans(grid: Grid) -> Grid:
+    """The grid of a table joined back from its sub-tables, each cell spanning rows over a cut
+    one cell again. ``grid_to_html`` draws such a cell in each part, over that part's rows, so
+    the parts' rows joined hold it twice (表6's "12英寸" over 3 rows, then over 6). Below the
+    header, a cell continues the one right above it when both hold the same text over the same
+    columns and either spans several rows; equal one-row cells ("FAB" on each line) stay apart.
+    """
+    ids = [list(row) for row in grid.cell_ids]
+    extent: dict[int, list[int]] = {}  # cell id -> [top, bottom, left, right]
+    for r, row in enumerate(ids):
+        for c, cell in enumerate(row):
+            box = extent.setdefault(cell, [r, r, c, c])
+            box[1], box[3] = r, max(box[3], c)
+    for r in range(grid.header_rows + 1, len(ids)):
+        for c, cell in enumerate(ids[r]):
+            above, text = ids[r - 1][c], grid.rows[r][c]
+            if above == cell or not text.strip() or grid.rows[r - 1][c] != text:
+                continue
+            upper, lower = extent[above], extent[cell]
+            if upper[1] != r - 1 or lower[0] != r or upper[2:] != lower[2:]:
+                continue
+            if upper[0] == upper[1] and lower[0] == lower[1]:
+                continue
+            for rr in range(lower[0], lower[1] + 1):
+                ids[rr][lower[2] : lower[3] + 1] = [above] * (lower[3] - lower[2] + 1)
+            upper[1] = lower[1]
+    return Grid(grid.rows, grid.header_rows, tuple(tuple(row) for row in ids))
 
 
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")

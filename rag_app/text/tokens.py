@@ -57,6 +57,10 @@ class TokenizerUnavailable(RuntimeError):
     """No offline source of cl100k_base could be loaded."""
 
 
+# How many distinct texts' counts a counter keeps.
+COUNT_CACHE = 50_000
+
+
 class TiktokenCounter:
     """Counts and cuts text in the tokens of a tiktoken encoding (cl100k_base by default).
 
@@ -69,12 +73,18 @@ class TiktokenCounter:
         self._encoding = encoding
         self.name = ENCODING_NAME if encoding.name.startswith(ENCODING_NAME) else encoding.name
         self.source = source
+        # A library's chunks are counted for every prompt they may enter: each count is kept
+        # (encoding was a sixth of an offline answer's time, counting the same chunks again).
+        self._count = functools.lru_cache(maxsize=COUNT_CACHE)(self._encoded_length)
 
     def __repr__(self) -> str:
         return f"TiktokenCounter(name={self.name!r}, source={self.source!r})"
 
     def count(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text)) if text else 0
+        return self._count(text) if text else 0
+
+    def _encoded_length(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """Return the longest prefix of ``text`` that is at most ``max_tokens`` tokens.

@@ -51,4 +51,4 @@ def test_an_export_reads_a_models_latex_as_text() -> None:
     info = ConversationInfo("c1", "", "t", "default", "2026-01-01T00:00:00", "", 1)
     turn = SavedTurn("q", OPTIONS, answer=r"充电温度为 $25 \pm 3 ^{\circ} \mathrm{C}$ [Source 1]")
     exported = to_markdown(Conversation(info, (turn,)))
-    assert "充电温度为 25±3°C [Source 1]" in exported
+    assert "充电温度为 25±3°C [来源 1]" in exported

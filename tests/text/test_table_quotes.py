@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from rag_app.text.table_quotes import quoted_cells
-from rag_app.text.tables import grid_to_html, parse_table
+from rag_app.text.table_quotes import quoted_cell_ids, quoted_cells, quoted_values
+from rag_app.text.tables import grid_to_html, join_cut_spans, parse_table
 from tests.text.test_tables import FAB_TABLE
 
 # 表1 of the sample report: "项目" over two header rows, "实际值" over three years, and the
@@ -70,3 +70,52 @@ def test_a_repeated_value_is_marked_in_the_row_the_statement_quotes_most() -> No
     quote = "序号: 10; 厂区: 中芯京城; 产能 规划产能: 10.0; 产能 当前产能: 5.0; 状态: 产能爬坡"
     assert quoted_cells(rows, [quote]) == {(0, c) for c in (0, 1, 3, 4, 5)}
     assert quoted_cells(rows, ["规划产能均为10.0万片"]) == {(0, 3), (1, 3), (2, 3)}
+
+
+# -- a table joined back from its sub-tables (issue 26: 表6's "12英寸") -----------------------------
+def _joined_back(cut: int) -> str:
+    """FAB_TABLE split into two sub-tables before data row ``cut`` (as ingestion splits it) and
+    joined back as the prompt joins them (``merge_table_chunks``)."""
+    from rag_app.models import Chunk
+    from rag_app.prompt.tables import merge_table_chunks
+
+    grid = parse_table(FAB_TABLE)
+    parts = [
+        Chunk(
+            f"t:{i}", "t", "table", "", "", (0,), table_html=grid_to_html(grid, rows),
+            header_rows=2, parent_table_id="t#table0", subtable_index=i, subtable_count=2,
+        )
+        for i, rows in ((1, range(2, cut)), (2, range(cut, 5)))
+    ]  # fmt: skip
+    return merge_table_chunks(parts).table_html
+
+
+def test_a_span_cut_between_sub_tables_is_one_cell_again_when_joined() -> None:
+    whole = parse_table(FAB_TABLE)
+    for cut in (3, 4):  # "8英寸" over 1 + 2 rows, then over 2 + 1
+        html = _joined_back(cut)
+        assert html.count(">8英寸<") == 2  # each part drew its share
+        grid = join_cut_spans(parse_table(html))
+        drawn = grid_to_html(grid)
+        assert drawn.count(">8英寸<") == 1 and '<td rowspan="3">8英寸</td>' in drawn
+        assert drawn.count(">0.35μm-90nm<") == 2  # equal one-row cells are the document's own
+        assert parse_table(drawn).rows == whole.rows
+        assert drawn.count("<th") == 7  # the header untouched: 5 cells over 2 rows, then 2
+
+
+def test_a_cell_spanning_rows_is_marked_once_in_the_row_quoted() -> None:
+    grid = join_cut_spans(parse_table(_joined_back(4)))
+    quote = "序号: 3; 晶圆尺寸: 8英寸; 厂区: 中芯深圳（8英寸）; 产能 / 规划产能: 7.0; 产能 / 当前产能: 6.8"
+    html = grid_to_html(grid, classes=dict.fromkeys(quoted_cell_ids(grid, [quote]), "hit"))
+    assert '<td rowspan="3" class="hit">8英寸</td>' in html
+    assert re.findall(r'class="hit">([^<]*)<', html) == [
+        "8英寸", "3", "中芯深圳（8英寸）", "7.0", "6.8",
+    ]  # fmt: skip
+
+
+def test_a_number_inside_a_word_is_no_value_of_its_own() -> None:
+    rows = [["11", "中芯东方", "10.0"], ["12", "中芯西青", "10.0"]]
+    # "12英寸" and "28nm" name a size and a node: the 序号 12 is not quoted
+    assert quoted_cells(rows, ["中芯京城: 12英寸产线，28nm及以上"]) == set()
+    assert quoted_values(["规划产能10.0万片，当前5.0，增长27.7%"]) >= {"10.0", "5.0", "27.7"}
+    assert "12" in quoted_values(["序号为12。"])  # standing alone it is a value

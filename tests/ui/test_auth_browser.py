@@ -176,7 +176,7 @@ def ask(page: Any, question: str, budget: Budget) -> str:
     page.wait_for_url(lambda url: "c=" in url, timeout=budget.ms())
     wait_idle(page, before, timeout=budget.ms())
     assert question in messages(page)[0]
-    assert "[Source" in messages(page)[1]  # the offline answerer answered, with a citation
+    assert "[来源" in messages(page)[1]  # the offline answerer answered, with a citation
     return conversation_id(page)
 
 

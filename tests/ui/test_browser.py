@@ -259,7 +259,7 @@ def script_state(page: Any) -> str:
 
 
 def open_card(page: Any, message: Any, number: int) -> Any:
-    card = expander(message, f"[Source {number}]")
+    card = expander(message, f"[来源 {number}]")
     card.locator("summary").click()
     card.get_by_test_id("stExpanderDetails").wait_for(state="visible")
     return card
@@ -308,7 +308,7 @@ def below_the_fold_setup(page: Any, message: Any) -> tuple[Any, Any]:
     """With a long answer: open the prompt inspector (so card 2 is far from the page's end)
     and wheel back up to the answer's first line; card 2 is then closed and below the fold."""
     link = message.locator('.st-key-answer_latest a[href="#source-2"]').first
-    card = expander(message, "[Source 2]")
+    card = expander(message, "[来源 2]")
     inspector = expander(message, "提示词检查")
     inspector.locator("summary").click()
     inspector.get_by_test_id("stExpanderDetails").wait_for(state="visible")
@@ -479,7 +479,7 @@ def test_an_unreachable_provider_is_answered_offline_in_its_place(page: Any) -> 
     use_stub_llm(page, "http://127.0.0.1:9/v1")
     message = ask(page, QUESTION)
     text = message.inner_text()
-    assert "离线抽取式回答：大模型调用失败" in text and "[Source" in text
+    assert "离线抽取式回答：大模型调用失败" in text and "[来源" in text
     warning = page.get_by_test_id("stAlertContentWarning").filter(has_text="离线抽取式回答")
     assert "设置" in warning.first.inner_text()
     assert page.get_by_test_id("stAlertContentError").count() == 0
@@ -496,8 +496,8 @@ def test_clicking_a_citation_right_after_the_answer_shows_its_card(
     use_stub_llm(page, stub.base_url)
     message = ask(page, QUESTION)
     link = message.locator('.st-key-answer_latest a[href="#source-2"]')
-    assert link.inner_text() == "[Source 2]"
-    card = expander(message, "[Source 2]")
+    assert link.inner_text() == "[来源 2]"
+    card = expander(message, "[来源 2]")
     assert card.locator("details").get_attribute("open") is None
     link.click()
     body = card.get_by_test_id("stExpanderDetails")
@@ -773,10 +773,12 @@ def test_an_asked_questions_audit_record_shows_its_answer_and_verdicts(page: Any
     ):
         if lang == "en":
             act(page, segment(page, "English").click)
-        expect(record.locator(".st-key-answer_audit")).to_contain_text("[Source")
+        expect(record.locator(".st-key-answer_audit")).to_contain_text(
+            "[来源" if lang == "zh" else "[Source"
+        )
         expect(record).to_contain_text(said[0])
         verdicts = record.locator(".rag-quote")
-        expect(verdicts.first).to_contain_text("[Source")
+        expect(verdicts.first).to_contain_text("[来源" if lang == "zh" else "[Source")
         assert all(q.startswith(("✅", "⚠️")) for q in verdicts.all_inner_texts())
         text = record.inner_text()
         assert all(w in text for w in said) and "_ms" not in text, (lang, text)
@@ -838,7 +840,7 @@ def test_a_company_the_library_does_not_hold_is_said_so_without_a_tick(page: Any
     message = ask(page, "宁德时代2025年的营业收入预测是多少？")
     text = message.locator(".st-key-answer_latest").inner_text()
     assert "库中没有宁德时代的报告" in text and "现有：中芯国际" in text, text[:300]
-    assert "[Source" not in text  # nothing quoted in its place ...
+    assert "[来源" not in text  # nothing quoted in its place ...
     assert message.get_by_text("引用核查").count() == 0  # ... so no check and no ✅ on it
     assert "✅ 引用核查" not in message.inner_text()
 
@@ -849,7 +851,7 @@ def test_a_metric_the_report_names_but_gives_no_value_for_is_declined(page: Any)
     message = ask(page, "中芯国际2024年的研发费用是多少？")
     text = message.locator(".st-key-answer_latest").inner_text()
     assert "库中报告没有「研发费用」" in text and "毛利率" in text, text[:300]
-    assert "[Source" not in text and "✅ 引用核查" not in message.inner_text()
+    assert "[来源" not in text and "✅ 引用核查" not in message.inner_text()
 
 
 def test_a_company_only_ranked_is_said_to_be_only_mentioned(page: Any) -> None:
@@ -858,7 +860,7 @@ def test_a_company_only_ranked_is_said_to_be_only_mentioned(page: Any) -> None:
     message = ask(page, "华虹集团的董事长是谁？")
     text = message.locator(".st-key-answer_latest").inner_text()
     assert "华虹集团" in text and "表3" in text and "只在" in text, text[:300]
-    assert "[Source" not in text
+    assert "[来源" not in text
 
 
 def test_a_comparison_follow_up_asks_for_both_companies(page: Any) -> None:
@@ -874,7 +876,7 @@ def test_a_comparison_follow_up_asks_for_both_companies(page: Any) -> None:
 def test_a_figure_question_is_answered_with_the_trend_the_figure_states(page: Any) -> None:
     message = ask(page, "图3显示的季度营收趋势如何？")
     text = message.locator(".st-key-answer_latest").inner_text()
-    first = next(line for line in text.splitlines() if "[Source" in line or "Source" in line)
+    first = next(line for line in text.splitlines() if "[来源" in line)
     # the figure named by its caption, then the sentence saying which way revenue went; the
     # sentence on how the chart is drawn (axes, units) answers nothing and is not quoted
     assert "图3" in first and "单季最高" in first, text[:400]
@@ -886,7 +888,7 @@ def test_figure_2_is_answered_from_the_paragraph_discussing_it(page: Any) -> Non
     # table's row "排名: 2" shares only the number 2 and is not quoted.
     message = ask(page, "图2是什么走势？")
     text = message.locator(".st-key-answer_latest").inner_text()
-    first = next(line for line in text.splitlines() if "Source" in line)
+    first = next(line for line in text.splitlines() if "[来源" in line)
     assert "图2" in first and "回升" in text, text[:400]
     assert "三星" not in text, text[:400]
 
@@ -902,7 +904,7 @@ def test_figure_3_is_the_figure_numbered_3(page: Any) -> None:
     # issue 24: not the table rows holding a 3 (序号: 3, 排名: 3)
     message = ask(page, "What does Figure 3 show?")
     text = message.locator(".st-key-answer_latest").inner_text()
-    first = next(line for line in text.splitlines() if "Source" in line)
+    first = next(line for line in text.splitlines() if "[来源" in line)
     assert "图3" in first and "单季最高" in first, text[:400]
     assert "序号" not in text and "排名" not in text, text[:400]
 
@@ -1166,7 +1168,7 @@ def test_hostile_document_stays_inert(page: Any) -> None:
     message = ask(page, HOSTILE_QUESTION)
     assert_inert(page)
     cards = message.get_by_test_id("stExpander").filter(
-        has=page.locator("summary", has_text="[Source")
+        has=page.locator("summary", has_text="[来源")
     )
     table_card = cards.filter(has=page.locator("summary", has_text="表格")).first
     table_card.locator("summary").click()

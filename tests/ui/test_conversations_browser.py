@@ -82,7 +82,7 @@ def test_a_conversation_and_the_language_survive_a_reload_and_a_restart(
         (opened,) = parse_qs(urlsplit(address).query)["c"]
         assert QUESTION in messages(page)[0]
         answer = messages(page)[1]
-        assert "[Source" in answer
+        assert "[来源" in answer
         entry = sidebar(page).get_by_role("button", name=QUESTION)
         assert entry.count() == 1  # listed, titled by the question
 

@@ -71,6 +71,18 @@ def test_a_thumbs_down_with_a_note_reaches_the_audit_page_and_the_evaluation_row
         download.value.save_as(str(path))
         (row,) = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert row["question"] == QUESTION and row["rating"] == "down" and row["answer"] == NOTE
+
+        # ... and on the Evaluate page, in one click, a question set to run
+        goto_page(page, "评测")
+        button = page.get_by_role("button", name="由已评价的回答生成（1 条）")
+        button.wait_for()  # the "add a set" expander is open while there is no set
+        before = mark(page)
+        button.click()
+        wait_idle(page, before, timeout=60_000)
+        box = page.get_by_test_id("stSelectbox").filter(has_text="问题集").first
+        assert "（1 题）" in box.get_by_role("combobox").input_value()
+        page.get_by_test_id("stDataFrame").first.wait_for()
+        page.screenshot(path=str(SHOTS / "feedback_set.png"), full_page=True)
         assert not errors, errors
     finally:
         page.context.close()

@@ -125,8 +125,8 @@ def test_answer_markdown_escapes_html_and_dollars() -> None:
 def test_answer_citations_become_links() -> None:
     text = "营收增长20% [Source 1]。毛利率18.6%【来源2】。见[Source 9]。"
     out = answer_markdown(text, None, prefix="", max_number=2)
-    assert "[\\[Source 1\\]](#source-1)" in out
-    assert "[\\[Source 2\\]](#source-2)" in out  # normalised from 【来源2】
+    assert "[\\[来源 1\\]](#source-1)" in out
+    assert "[\\[来源 2\\]](#source-2)" in out  # normalised from 【来源2】
     assert "(#source-9)" not in out  # dangling: there is no card to open
     prefixed = answer_markdown(text, None, prefix="t1", max_number=2)
     assert "(#t1-source-1)" in prefixed

@@ -75,3 +75,36 @@ def test_a_merge_note_only_for_part_of_a_table() -> None:
     assert part_note((_part(2, 2),)) == "子表 2/2"
     assert part_note((_part(1, 3), _part(3, 3))) == "子表 1+3/3"
     assert part_note((Hit(Chunk("t", "d", "table", "", "", (0,)), 0.5),)) == ""
+
+
+def _fab_lines_card() -> None:
+    """The card body of the sample's 表6, merged from its two sub-tables (its "12英寸" spans
+    nine rows across the cut), under the offline answerer's quote of the 中芯京城 row."""
+    from rag_app.ingest import chunk_document, load_path
+    from rag_app.prompt.tables import merge_table_chunks
+    from rag_app.text.tokens import get_token_counter
+    from tests.conftest import SAMPLE_CONTENT_LIST
+    from ui.render_sources import render_chunk
+
+    doc = load_path(SAMPLE_CONTENT_LIST, 10**9)[0].document
+    chunks = chunk_document(doc, get_token_counter())
+    table = merge_table_chunks([c for c in chunks if c.caption == "表6：中芯国际产线一览"])
+    line = (
+        "序号: 10; 晶圆尺寸: 12英寸; 厂区: 中芯京城; 类型: FAB; 地点: 北京; 产能 / 规划产能: 10.0; "
+        "产能 / 当前产能: 5.0; 状态: 产能爬坡; 工艺节点: 28nm及以上"
+    )
+    render_chunk(table, None, "", line.split("; "), [line])  # type: ignore[arg-type]
+
+
+def test_the_fab_card_draws_a_span_cut_by_its_sub_tables_once_and_marks_the_quoted_row() -> None:
+    at = AppTest.from_function(_fab_lines_card, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    (html,) = [m.value for m in at.markdown if "rag-table" in m.value]
+    assert html.count(">12英寸<") == 1  # was two cells, over 3 rows and over 6
+    assert '<td rowspan="9" class="rag-hit">12英寸</td>' in html
+    hits = re.findall(r'<td class="rag-hit">([^<]*)</td>', html)
+    assert hits == [
+        "10", "中芯京城", "FAB", "北京", "10.0", "5.0", "产能爬坡", "28nm及以上",
+    ]  # fmt: skip
+    assert "<td>12</td>" in html  # the 序号 of 中芯西青 is no "12英寸" quoted

@@ -119,7 +119,7 @@ def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> 
     at.get_by_key("_w_mode__ask").set_value(mode).run()
     ask(at, QUESTION)
     text = markdown(at)
-    links = re.findall(r"\[\\\[Source (\d+)\\\]\]\(#source-(\d+)\)", text)
+    links = re.findall(r"\[\\\[来源 (\d+)\\\]\]\(#source-(\d+)\)", text)
     assert links and all(a == b for a, b in links), text[:3000]  # each links to its own card
     for number in {a for a, _ in links}:
         assert (
@@ -127,7 +127,7 @@ def test_ask_renders_linked_citations_and_source_cards(env: Path, mode: str) -> 
         )  # ... which holds the anchor
     assert "106.2" in text  # the forecast P/E, quoted from 表1
     labels = [e.label for e in at.expander]
-    assert any(label.startswith(f"**[Source {links[0][0]}]**") for label in labels)
+    assert any(label.startswith(f"**[来源 {links[0][0]}]**") for label in labels)
     assert any("检索详情" in label for label in labels)
     assert any("提示词检查" in label for label in labels)
     # tabs per content type, the routing decision, timings
@@ -466,6 +466,7 @@ def test_english_labels_on_every_page(env: Path) -> None:
     for page, title in [
         ("views/compare.py", "## ⚖️ Smart vs hybrid"),
         ("views/library.py", "## 📚 Library"),
+        ("views/evaluate.py", "## 🧪 Evaluate"),
         ("views/settings.py", "## ⚙️ Settings"),
     ]:
         at.switch_page(page).run()
@@ -616,8 +617,8 @@ def test_quoted_document_text_keeps_its_markdown_characters() -> None:
     )
     out = answer_markdown(text, None, prefix="", max_number=2, literal=True)
     assert "\\_\\_init\\_\\_" in out and "\\*星号\\*" in out and "\\<b\\>" in out
-    assert "[\\[Source 1\\]](#source-1)" in out and "[\\[Source 2\\]](#source-2)" in out
-    assert "\\[Source 7\\]" in out and "(#source-7)" not in out  # dangling: no link
+    assert "[\\[来源 1\\]](#source-1)" in out and "[\\[来源 2\\]](#source-2)" in out
+    assert "\\[来源 7\\]" in out and "(#source-7)" not in out  # dangling: no link
     assert out.count("\n- ") == 2  # the bullets stay a list
     # a model's answer keeps its Markdown
     assert "**106.2倍**" in answer_markdown("**106.2倍** [Source 1]", None, max_number=1)
@@ -813,7 +814,7 @@ def test_a_conversation_is_saved_listed_reopened_renamed_and_deleted(env: Path) 
     assert len(at.chat_message) == 2 and at.query_params["c"] == opened
     text = markdown(at)
     assert "106.2" in text
-    links = re.findall(r"\[\\\[Source (\d+)\\\]\]\(#source-(\d+)\)", text)
+    links = re.findall(r"\[\\\[来源 (\d+)\\\]\]\(#source-(\d+)\)", text)
     assert links and all(f'id="source-{b}"' in text for _, b in links)
     assert any("已从对话记录恢复" in c.value for c in at.caption)
     # every source's chunk is found in the library again (merged sub-tables joined again)

@@ -2,7 +2,8 @@
 
 Writes ``smic_report_content_list.json`` (the MinerU content list), ``smic_report.md`` (its
 MinerU-style Markdown), ``images/<sha256>.png`` (the three figures), ``smic_report.zip`` (content
-list, md and images/ as a MinerU output folder) and ``questions.json`` (the UI's example questions).
+list, md and images/ as a MinerU output folder), ``questions.json`` (the UI's example questions)
+and ``eval_set.csv`` (the Evaluate page's sample question set).
 Run with the broker set: ``python -m rag_app.evaluation.sets``.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from rag_app.evaluation.sets.docgen import to_markdown
 from rag_app.evaluation.sets.sample.charts import draw_charts
+from rag_app.evaluation.sets.sample.eval_set import eval_set_csv
 from rag_app.evaluation.sets.sample.figures import DOC_NAME
 from rag_app.evaluation.sets.sample.questions import ui_questions
 from rag_app.evaluation.sets.sample.report import build_smic
@@ -44,6 +46,7 @@ def write_sample(out: Path) -> None:
     (out / "questions.json").write_text(
         json.dumps(qs, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
+    (out / "eval_set.csv").write_text(eval_set_csv(d, DOC_NAME), encoding="utf-8")
     types: dict[str, int] = {}
     for it in items:
         types[it["type"]] = types.get(it["type"], 0) + 1
