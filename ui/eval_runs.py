@@ -199,14 +199,24 @@ def pick_question(shown: list[StoredResult], key: str) -> StoredResult | None:
 
 
 def _actions(store: EvalStore, run: EvalRun) -> None:
-    from ui import resources
+    from ui import resources, state
 
     a, b, c, d = st.columns(4)
     if run.status in ("interrupted", "cancelled", "failed") and run.n_done < run.n_total:
-        if a.button(t("eval_resume"), key=f"eval_resume_{run.id}", icon="▶️", width="stretch"):
+        # a model's run goes on with the user's model, the one it was started with
+        llm = state.llm() if run.settings.answerer != "offline" else None
+        missing = run.settings.answerer != "offline" and llm is None
+        if a.button(
+            t("eval_resume"),
+            key=f"eval_resume_{run.id}",
+            icon="▶️",
+            width="stretch",
+            disabled=missing,
+            help=t("eval_resume_model", model=run.settings.answerer) if missing else None,
+        ):
             runner = resources.eval_runner()
             if runner is not None:
-                runner.resume(run.id)
+                runner.resume(run.id, llm)
             st.rerun()
     if not run.active:
         if b.button(t("eval_delete"), key=f"eval_delete_{run.id}", icon="🗑️", width="stretch"):

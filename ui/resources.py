@@ -165,9 +165,11 @@ def _shared_runner(settings_key: str, _settings: Settings) -> EvalRunner | None:
     from rag_app.evals.store import EvalStore
 
     try:
-        return EvalRunner(EvalStore.in_dir(_settings.data_dir), library())
+        runner = EvalRunner(EvalStore.in_dir(_settings.data_dir), library())
     except Exception:  # noqa: BLE001 - a data dir that cannot hold it costs evaluation only
         return None
+    runner.start_threads()  # the runs a restart interrupted are taken up again
+    return runner
 
 
 def eval_runner() -> EvalRunner | None:

@@ -88,6 +88,10 @@ EVALUATE_TEXTS: dict[str, tuple[str, str]] = {
     "eval_cancel": ("取消", "Cancel"),
     "eval_resume": ("继续", "Resume"),
     "eval_delete": ("删除", "Delete"),
+    "eval_resume_model": (
+        "这次运行用大模型 {model} 回答；在设置页配置它之后才能继续。",
+        "This run answers with the model {model}; set it on the Settings page to resume.",
+    ),
     "eval_cancelling": (
         "将在当前这道题答完后停止。",
         "It stops once the question at hand is answered.",

@@ -211,12 +211,15 @@ class EvalRunner:
     def _enqueue(self, run_id: int, llm: LLM | None) -> None:
         with self._lock:
             self._held.append(run_id)
-            if not self._threads:
-                for target, name in ((self._work, "eval-runs"), (self._beat, "eval-heartbeat")):
-                    thread = threading.Thread(target=target, name=name, daemon=True)
-                    thread.start()
-                    self._threads.append(thread)
+            self._spawn()
         self._queue.put((run_id, llm))
+
+    def _spawn(self) -> None:
+        if not self._threads:
+            for target, name in ((self._work, "eval-runs"), (self._beat, "eval-heartbeat")):
+                thread = threading.Thread(target=target, name=name, daemon=True)
+                thread.start()
+                self._threads.append(thread)
 
     def _work(self) -> None:
         while True:
@@ -237,8 +240,26 @@ class EvalRunner:
                 held = list(self._held)
             try:
                 self.store.beat(held)
+                self.adopt()
             except Exception:  # noqa: BLE001 - a missed beat only risks an early "interrupted"
                 _log.warning("evaluation heartbeat failed", exc_info=True)
+
+    def adopt(self) -> list[int]:
+        """Resume the offline runs whose process died (a restart): any live runner takes them
+        up, once (``requeue`` lets one process win). A model's run waits for its user to
+        resume it, with their model. The ids resumed."""
+        adopted = []
+        for run in self.store.runs(limit=50):
+            if run.status == "interrupted" and run.settings.answerer == "offline":
+                if self.resume(run.id):
+                    adopted.append(run.id)
+        return adopted
+
+    def start_threads(self) -> None:
+        """Start the worker and the heartbeat now (else with the first run): a process that
+        only watches runs adopts the ones a restart left behind."""
+        with self._lock:
+            self._spawn()
 
     def wait(self) -> None:
         """Until every queued run is answered (tests, the CLI)."""

@@ -103,6 +103,7 @@ class ServerState:
 
     def start_warm_up(self) -> None:
         threading.Thread(target=self.warm_up, name="rag-warm-up", daemon=True).start()
+        self.eval_runner.start_threads()  # the offline runs a restart interrupted go on
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

@@ -193,3 +193,21 @@ def test_two_runs_compared_and_a_run_exported(sample: Library, store: EvalStore)
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     assert tuple(rows[0]) == CSV_COLUMNS and len(rows) == 21
     assert store.delete_run(hybrid) and store.run(hybrid) is None and store.results(hybrid) == []
+
+
+def test_a_live_runner_adopts_the_offline_runs_a_restart_left_but_not_a_models(
+    sample: Library, store: EvalStore, tmp_path: Path
+) -> None:
+    set_id, questions = sample_set(store)
+    offline = store.add_run(set_id, RunSettings(kb="default", mode="hybrid"), len(questions))
+    model = store.add_run(set_id, RunSettings(kb="default", answerer="gpt-x"), len(questions))
+    with sqlite3.connect(tmp_path / "evals.sqlite") as db:
+        db.execute(
+            "UPDATE runs SET status = 'running', heartbeat = ?", (time.time() - STALE_S - 1,)
+        )
+    runner = EvalRunner(store, sample)
+    assert runner.adopt() == [offline]
+    runner.wait()
+    assert store.run(offline).status == "done"  # type: ignore[union-attr]
+    assert store.run(model).status == "interrupted"  # type: ignore[union-attr]
+    assert runner.adopt() == []  # taken up once
