@@ -9,7 +9,14 @@ import streamlit as st
 from rag_app.evals.compare import QuestionChange, RunComparison, compare_runs
 from rag_app.evals.store import EvalStore
 from rag_app.index.library import Library
-from ui.eval_runs import delta_text, metric_text, render_metrics, render_question, run_label
+from ui.eval_runs import (
+    delta_text,
+    metric_text,
+    pick_question,
+    render_metrics,
+    render_question,
+    run_label,
+)
 from ui.i18n import t
 
 
@@ -57,18 +64,12 @@ def render_compare(store: EvalStore, lib: Library, kb: str) -> None:
         )
     shown = [c for c in comparison.changes if c.change != "same"] or list(comparison.changes)
     st.dataframe(changes_table(shown), hide_index=True, width="stretch")
-    picked = st.selectbox(
-        t("eval_pick_question"),
-        [None, *range(len(shown))],
-        format_func=lambda i: (
-            "—"
-            if i is None
-            else f"{t('eval_change_' + shown[i].change)} · {shown[i].id} · {shown[i].question}"
-        ),
-        key=f"eval_change_{before_id}_{after_id}",
+    picked = pick_question(
+        [f"{t('eval_change_' + c.change)} · {c.id} · {c.question}" for c in shown],
+        f"eval_change_{before_id}_{after_id}",
     )
     if picked is not None:
-        change = shown[int(picked)]
+        change = shown[picked]
         was, now = st.tabs([labels[before_id], labels[after_id]])
         with was:
             render_question(store, lib, before_id, change.before_position, change.before)

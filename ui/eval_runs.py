@@ -12,7 +12,7 @@ import streamlit as st
 from rag_app.chat.saved_turns import turn_from_json
 from rag_app.evals.export import csv_bytes, json_bytes
 from rag_app.evals.scoring import QuestionResult, RunMetrics
-from rag_app.evals.store import EvalRun, EvalStore, StoredResult
+from rag_app.evals.store import EvalRun, EvalStore
 from rag_app.index.library import Library
 from ui.i18n import t, type_label
 from ui.render_saved import render_saved
@@ -177,25 +177,24 @@ def render_run(store: EvalStore, lib: Library, run: EvalRun) -> None:
     st.dataframe(
         question_results_table([r.result for r in shown]), hide_index=True, width="stretch"
     )
-    stored = pick_question(shown, f"eval_question_{run.id}_{show}")
-    if stored is not None:
+    labels = [
+        f"{'✅' if r.result.passed else '❌'} {r.result.id} · {r.result.question}" for r in shown
+    ]
+    picked = pick_question(labels, f"eval_question_{run.id}_{show}")
+    if picked is not None:
+        stored = shown[picked]
         render_question(store, lib, run.id, stored.position, stored.result)
 
 
-def pick_question(shown: list[StoredResult], key: str) -> StoredResult | None:
-    """The question of ``shown`` picked in a selectbox (none at first)."""
+def pick_question(labels: list[str], key: str) -> int | None:
+    """The index of the question picked among ``labels`` in a selectbox (none at first)."""
     picked = st.selectbox(
         t("eval_pick_question"),
-        [None, *range(len(shown))],
-        format_func=lambda i: (
-            "—"
-            if i is None
-            else f"{'✅' if shown[i].result.passed else '❌'} {shown[i].result.id} · "
-            f"{shown[i].result.question}"
-        ),
+        [None, *range(len(labels))],
+        format_func=lambda i: "—" if i is None else labels[i],
         key=key,
     )
-    return None if picked is None else shown[int(picked)]
+    return None if picked is None else int(picked)
 
 
 def _actions(store: EvalStore, run: EvalRun) -> None:

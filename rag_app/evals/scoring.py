@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_app.evals.question_sets import EvalQuestion
+from rag_app.evaluation.evaluate import percentile
 from rag_app.evaluation.tatqa_metric import is_number, score
 from rag_app.models import Answer, Chunk
 
@@ -249,14 +250,3 @@ def _share(flags: Sequence[bool]) -> float | None:
 
 def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 2) if values else None
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile of ``values``, interpolated between the nearest two (0 for none)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

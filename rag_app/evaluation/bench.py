@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag_app.config import Settings, load_settings
-from rag_app.evaluation.evaluate import _percentile, find_documents, load_questions
+from rag_app.evaluation.evaluate import find_documents, load_questions, percentile
 from rag_app.index.embedder import RUNTIMES, SentenceTransformerEmbedder, load_embedder
 from rag_app.index.library import Library
 from rag_app.ingest import ChunkingOptions, chunk_document, load_path
@@ -59,7 +59,7 @@ def _latencies(run: Callable[[str], object], questions: Sequence[str]) -> tuple[
         t0 = time.perf_counter()
         run(q)
         times.append((time.perf_counter() - t0) * 1000)
-    return _percentile(times, 0.5), _percentile(times, 0.95)
+    return percentile(times, 0.5), percentile(times, 0.95)
 
 
 def _asking(retriever: Retriever) -> Callable[[str], object]:

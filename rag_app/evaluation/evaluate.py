@@ -144,7 +144,8 @@ def _share(flags: Sequence[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
-def _percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values``, interpolated between the nearest two (0 for none)."""
     if not values:
         return 0.0
     ordered = sorted(values)
@@ -372,8 +373,8 @@ def evaluate(
                 for name, found in in_offline.items()
                 if found
             },
-            "retrieval_context_ms_p50": round(_percentile(context_latencies, 0.5), 2),
-            "retrieval_context_ms_p95": round(_percentile(context_latencies, 0.95), 2),
+            "retrieval_context_ms_p50": round(percentile(context_latencies, 0.5), 2),
+            "retrieval_context_ms_p95": round(percentile(context_latencies, 0.95), 2),
         }
     return {
         "n_questions": len(questions),
@@ -386,8 +387,8 @@ def evaluate(
         "recall@10": recall(10),
         f"recall@{k}": recall(k),
         "mrr@10": round(sum(1 / r for r in ranks if r is not None and r <= 10) / total, 4),
-        "query_ms_p50": round(_percentile(latencies, 0.5), 2),
-        "query_ms_p95": round(_percentile(latencies, 0.95), 2),
+        "query_ms_p50": round(percentile(latencies, 0.5), 2),
+        "query_ms_p95": round(percentile(latencies, 0.95), 2),
         **extra,
         **({"answers": answers.summary()} if answers is not None else {}),
         **(
