@@ -30,6 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"answer"}),
     frozenset({"cite"}),
     frozenset({"trust", "chat"}),
+    frozenset({"access"}),  # who may read, change and manage each knowledge base
     frozenset({"pipeline"}),
     frozenset({"evaluation"}),  # the development sets' harness, and TAT-QA's metric
     frozenset({"evals"}),  # evaluation in the product: sets, runs, scores, comparisons
