@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from rag_app.access.roles import Role, at_least
 from rag_app.access.store import AccessStore
@@ -62,6 +63,18 @@ class Access:
         self.enforced = enforced and store is not None
         self.audit = audit
         self.client = client
+
+    @classmethod
+    def in_dir(
+        cls,
+        data_dir: Path,
+        enforced: bool = True,
+        audit: AuditLog | None = None,
+        client: str = "app",
+    ) -> Access:
+        """The checks over the data dir's ``access.sqlite``; not enforced (everyone the local
+        owner) when the store cannot be opened and nothing is enforced anyway."""
+        return cls(AccessStore.in_dir(data_dir), enforced, audit, client)
 
     def role(self, kb: str, who: Principal) -> Role | None:
         """``who``'s role on ``kb``; None: it may not even see it."""
