@@ -14,7 +14,7 @@ from ui.i18n import t
 
 def ask_sidebar(lib: Library, kb: str | None) -> None:
     with st.sidebar:
-        kbs = lib.knowledge_bases()
+        kbs = state.visible_kbs(lib)
         if kbs:
             state.bound(st.selectbox, t("kb"), "kb", where="ask", options=kbs)
         if kb:

@@ -23,7 +23,7 @@ def new_conversation() -> None:
 def open_saved(conversation_id: str) -> None:
     owner, store = state.conversation_owner(), resources.conversation_store()
     found = store.get(owner, conversation_id) if owner is not None and store else None
-    if found is None:
+    if found is None or not state.may_see(found.info.kb):  # its knowledge base no longer theirs
         st.session_state["_conversation_note"] = "conv_not_found"
         new_conversation()
         return
@@ -58,7 +58,10 @@ def conversations_sidebar() -> None:
     if store is None:
         return
     st.markdown(f"**{t('conv_title')}**")
-    listed = store.list(owner, limit=50)
+    # Those of a knowledge base the user may no longer see (a membership revoked) are hidden.
+    saved = store.list(owner, limit=50)
+    seen = {kb: state.may_see(kb) for kb in {info.kb for info in saved}}
+    listed = [info for info in saved if seen[info.kb]]
     if not listed:
         st.caption(t("conv_none"))
     current = st.session_state.get("conversation")
@@ -74,7 +77,7 @@ def conversations_sidebar() -> None:
                 width="stretch",
             )
     opened = store.get(owner, current) if current else None
-    if opened is None:
+    if opened is None or not state.may_see(opened.info.kb):
         return
     title = opened.info.title
     rename, export, delete = st.columns(3)

@@ -110,7 +110,12 @@ def _draw_runs(store: EvalStore, lib: Library, runs: list[EvalRun]) -> None:
             bar.progress(
                 done, text=t("eval_progress", id=run.id, done=run.n_done, total=run.n_total)
             )
-            if button.button(t("eval_cancel"), key=f"eval_cancel_{run.id}", icon="⏹️"):
+            if button.button(
+                t("eval_cancel"),
+                key=f"eval_cancel_{run.id}",
+                icon="⏹️",
+                disabled=not _may_run(run),
+            ):
                 store.request_cancel(run.id)
                 st.toast(t("eval_cancelling"), icon="⏹️")
     st.dataframe(runs_table(runs), hide_index=True, width="stretch")
@@ -201,7 +206,8 @@ def _actions(store: EvalStore, run: EvalRun) -> None:
     from ui import resources, state
 
     a, b, c, d = st.columns(4)
-    if run.status in ("interrupted", "cancelled", "failed") and run.n_done < run.n_total:
+    may = _may_run(run)  # a reader of its knowledge base: the results, not the controls
+    if may and run.status in ("interrupted", "cancelled", "failed") and run.n_done < run.n_total:
         # a model's run goes on with the user's model, the one it was started with
         llm = state.llm() if run.settings.answerer != "offline" else None
         missing = run.settings.answerer != "offline" and llm is None
@@ -217,7 +223,7 @@ def _actions(store: EvalStore, run: EvalRun) -> None:
             if runner is not None:
                 runner.resume(run.id, llm)
             st.rerun()
-    if not run.active:
+    if not run.active and may:
         if b.button(t("eval_delete"), key=f"eval_delete_{run.id}", icon="🗑️", width="stretch"):
             store.delete_run(run.id)
             st.session_state.pop("eval_run", None)
@@ -240,6 +246,14 @@ def _actions(store: EvalStore, run: EvalRun) -> None:
             icon="⬇️",
             width="stretch",
         )
+
+
+def _may_run(run: EvalRun) -> bool:
+    """Whether this user may start, resume, cancel or delete runs of ``run``'s knowledge base:
+    an editor of it (issue 28)."""
+    from ui import state
+
+    return state.allows(run.settings.kb, "editor")
 
 
 def delta_text(name: str, new: float | None, old: float | None) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any, get_args
 import streamlit as st
 
 from rag_app.answer.base import ErrorKind, LLMError
+from ui.strings_access import ACCESS_TEXTS
 from ui.strings_answer import ANSWER_TEXTS, RELEVANCE_TEXTS
 from ui.strings_app import APP_TEXTS
 from ui.strings_ask import ASK_TEXTS
@@ -48,6 +49,7 @@ TEXTS: dict[str, tuple[str, str]] = _merged(
     SETTINGS_TEXTS,
     AUDIT_TEXTS,
     EVALUATE_TEXTS,
+    ACCESS_TEXTS,
 )
 
 

@@ -7,13 +7,28 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag_app.access import AccessDenied, Role
 from rag_app.index.admission import OnConflict
 from ui import ingestion, resources, state
 from ui.i18n import t
+from ui.permissions import denial_text
+
+
+def denied(kb: str, need: Role, action: str) -> bool:
+    """Whether this user may not ``action`` in ``kb`` (issue 28): the denial is audited and
+    left in ``flash``. The controls are disabled already; this is the check that counts."""
+    try:
+        state.access().require(kb, state.principal(), need, action)
+    except AccessDenied as refused:
+        st.session_state["flash"] = ("error", denial_text(refused))
+        return True
+    return False
 
 
 def resolve_conflict(kb: str, name: str, on_conflict: OnConflict) -> None:
     """Ingest a file held back by a conflict again, replacing or keeping both as chosen."""
+    if denied(kb, "editor", "upload"):
+        return
     held = st.session_state.get("ingest_held") or {}
     data = held.pop(name, None)
     results = st.session_state.get("ingest_results") or []
@@ -46,7 +61,10 @@ def create_kb() -> None:
     name = (st.session_state.get("new_kb_name") or "").strip()
     if not name:
         return
-    lib = resources.library()
+    lib, access, who = resources.library(), state.access(), state.principal()
+    if access.enforced and not who.name:  # a visitor: a knowledge base nobody could manage
+        st.session_state["flash"] = ("error", t("access_sign_in_to_create"))
+        return
     if name in lib.knowledge_bases():
         st.session_state["flash"] = ("info", t("kb_exists", kb=name))
     else:
@@ -55,6 +73,7 @@ def create_kb() -> None:
         except ValueError as exc:
             st.session_state["flash"] = ("error", str(exc))
             return
+        access.created(name, who)  # its maker's alone until they add members
         st.session_state["flash"] = ("success", t("kb_created", kb=name))
     clear_results()
     state.set_kb(name)
@@ -62,7 +81,11 @@ def create_kb() -> None:
 
 
 def delete_kb(kb: str) -> None:
+    if denied(kb, "admin", "delete knowledge base"):
+        st.session_state.pop("confirm_delete", None)
+        return
     resources.library().delete_kb(kb)
+    state.access().deleted(kb)  # a new one of its name starts anew
     st.session_state.pop("confirm_delete", None)
     clear_results()
     st.session_state["flash"] = ("success", t("kb_deleted", kb=kb))
@@ -71,6 +94,9 @@ def delete_kb(kb: str) -> None:
 
 
 def delete_doc(kb: str, doc_id: str, name: str) -> None:
+    if denied(kb, "editor", "delete document"):
+        st.session_state.pop("confirm_delete", None)
+        return
     found = resources.library().delete_document(kb, doc_id)
     st.session_state.pop("confirm_delete", None)
     clear_results()

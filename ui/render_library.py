@@ -17,6 +17,7 @@ from ui import state
 from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
 from ui.library_text import date_text, format_label, size_text
+from ui.permissions import would_deny
 from ui.render_hits import TYPE_ICONS, fitted_columns
 from ui.render_series import render_series
 from ui.render_sources import page_label, render_chunk
@@ -54,16 +55,25 @@ def kb_section(lib: Library, confirm: Confirm) -> str | None:
     with st.container(border=True):
         st.markdown(f"**{t('kb_section')}**")
         left, middle, right = st.columns([3, 3, 1.4], vertical_alignment="bottom")
-        kbs = lib.knowledge_bases()
+        kbs = state.visible_kbs(lib)
         with left:
             if kbs:
                 state.bound(st.selectbox, t("kb_current"), "kb", where="library", options=kbs)
         with middle:
             st.text_input(t("kb_new"), key="new_kb_name", placeholder=t("kb_new_placeholder"))
+        visitor = state.access().enforced and not state.principal().name
         with right:
-            st.button(t("kb_create"), icon="➕", on_click=create_kb, width="stretch")
+            st.button(
+                t("kb_create"),
+                icon="➕",
+                on_click=create_kb,
+                width="stretch",
+                disabled=visitor,  # signed in to own what they make (issue 28)
+                help=t("access_sign_in_to_create") if visitor else None,
+            )
         kb = state.current_kb(lib)
         if kb:
+            admin = state.allows(kb, "admin")
             docs = lib.documents(kb)
             if confirm == ("kb", kb):
                 confirm_box(t("kb_delete_confirm", kb=kb, n=len(docs)), delete_kb, (kb,))
@@ -74,6 +84,8 @@ def kb_section(lib: Library, confirm: Confirm) -> str | None:
                     type="tertiary",
                     on_click=ask_confirm,
                     args=("kb", kb),
+                    disabled=not admin,
+                    help=None if admin else would_deny(kb, "delete knowledge base", "admin"),
                 )
     return kb
 
@@ -211,6 +223,7 @@ def _preview(lib: Library, kb: str, names: dict[str, str], confirm: Confirm) -> 
     )
     # Under the pickers, like the knowledge base's own delete button: in a third column the
     # English label was cut ("Delete this do…" at 1280 px).
+    editor = state.allows(kb, "editor")
     st.button(
         t("doc_delete"),
         icon="🗑️",
@@ -218,6 +231,8 @@ def _preview(lib: Library, kb: str, names: dict[str, str], confirm: Confirm) -> 
         on_click=ask_confirm,
         args=("doc", doc_id),
         key="delete_doc",
+        disabled=not editor,
+        help=None if editor else would_deny(kb, "delete document", "editor"),
     )
     if confirm == ("doc", doc_id):
         confirm_box(

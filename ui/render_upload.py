@@ -14,10 +14,11 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from rag_app.index.library import Library
 from rag_app.ingest.loader import SUPPORTED
 from rag_app.models import IngestReport, Progress
-from ui import ingestion, resources
+from ui import ingestion, resources, state
 from ui.i18n import t
-from ui.library_actions import clear_results, resolve_conflict
+from ui.library_actions import clear_results, denied, resolve_conflict
 from ui.library_text import MB, megabytes, outcome_text, result_lines, stage_text
+from ui.permissions import would_deny
 
 UPLOAD_TYPES = [suffix.lstrip(".") for suffix in SUPPORTED]
 
@@ -26,7 +27,10 @@ def upload_section(lib: Library, kb: str) -> None:
     st.markdown(f"#### ⬆️ {t('upload_section')}")
     limits = lib.settings
     picker, button = st.empty(), st.empty()  # emptied once their files are imported
-    files = _uploader(picker, lib)
+    allowed = state.allows(kb, "editor")  # readers see the documents, editors upload (issue 28)
+    files = _uploader(picker, lib, disabled=not allowed)
+    if not allowed:
+        st.info(would_deny(kb, "upload", "editor"), icon="🔒")
     # Streamlit's own line gives one limit for every file; this one the real limits, in the
     # user's language: only zips may be that large.
     st.caption(
@@ -36,7 +40,7 @@ def upload_section(lib: Library, kb: str) -> None:
             file=megabytes(limits.max_file_bytes),
         )
     )
-    if files:
+    if files and allowed:
         if button.button(
             t("ingest_button_one", kb=kb)
             if len(files) == 1
@@ -44,6 +48,9 @@ def upload_section(lib: Library, kb: str) -> None:
             type="primary",
             icon="📥",
         ):
+            if denied(kb, "editor", "upload"):  # revoked since the page was drawn
+                st.error(st.session_state.pop("flash")[1])
+                return
             _ingest(lib, kb, files)
             # Imported: an empty uploader in its place (under a new key: Streamlit keeps a
             # widget's files under its key and has no call to clear them), no import button.
@@ -65,7 +72,7 @@ def upload_section(lib: Library, kb: str) -> None:
             conflict_buttons(kb, name, reports, names)
 
 
-def _uploader(slot: DeltaGenerator, lib: Library) -> list[UploadedFile]:
+def _uploader(slot: DeltaGenerator, lib: Library, disabled: bool = False) -> list[UploadedFile]:
     """The file uploader, in ``slot``, under this session's current key (new per import).
 
     Streamlit 1.67 draws the drop zone's button ("Upload") and its line "200MB per file •
@@ -80,6 +87,7 @@ def _uploader(slot: DeltaGenerator, lib: Library) -> list[UploadedFile]:
         accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('upload_round', 0)}",
         help=t("uploader_help"),
+        disabled=disabled,
         # Streamlit's own "… per file" then shows the largest file the core accepts (a zip;
         # config.toml's server.maxUploadSize must be at least as large). One limit per widget:
         # it cannot tell a zip from another file before the upload.

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rag_app.access import Access, AccessStore
 from rag_app.chat.audit import AuditLog, open_audit_log
 from rag_app.chat.conversations import ConversationStore
 from rag_app.config import PROVIDER_VARIABLES, SETTINGS_ENV, Settings, load_settings
@@ -158,6 +159,26 @@ def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore |
 def conversation_store() -> ConversationStore | None:
     current = settings()
     return _shared_store(repr(current), current)
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_access(settings_key: str, _settings: Settings) -> AccessStore | None:
+    try:
+        return AccessStore.in_dir(_settings.data_dir)
+    except Exception:  # noqa: BLE001 - without sign-in nothing needs it; with it, access() says
+        return None
+
+
+def access(enforced: bool = True) -> Access:
+    """The knowledge-base permissions over the process's one ``access.sqlite`` (issue 28), their
+    denials written to the audit log; ``enforced`` False (no sign-in configured): everyone is the
+    local owner of everything. Raises RuntimeError when they are to be enforced and the store
+    cannot be opened: nobody then sees what they may not."""
+    current = settings()
+    store = _shared_access(repr(current), current)
+    if enforced and store is None:
+        raise RuntimeError(f"the permissions in {current.data_dir} cannot be opened")
+    return Access(store, enforced, audit_log(), client="app")
 
 
 @st.cache_resource(show_spinner=False)

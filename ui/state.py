@@ -10,12 +10,14 @@ key. The saved conversations and choices are kept per user in the conversation s
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+from rag_app.access import LOCAL, Access, Principal, Role
 from rag_app.answer import OpenAIChatLLM, ProviderSettings
 from rag_app.chat.conversations import SavedTurn
 from rag_app.config import PROVIDER_VARIABLES, ProviderEnv, read_provider_env
@@ -23,7 +25,9 @@ from rag_app.index.library import Library
 from rag_app.models import Answer, AskOptions
 from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import MODES, Turn
+from ui import resources
 from ui.i18n import LANGUAGES
+from ui.permissions import GROUPS_CLAIM_SETTING, groups_from_claims
 from ui.resources import SAMPLE_KB, audit_log, conversation_store, library, settings
 
 
@@ -84,8 +88,9 @@ def init_session() -> None:
 
 
 def current_kb(lib: Library) -> str | None:
-    """The user's knowledge base, falling back to 示例 or the first one when it is gone."""
-    kbs = lib.knowledge_bases()
+    """The user's knowledge base, falling back to 示例 or the first one when it is gone (or no
+    longer theirs to see)."""
+    kbs = visible_kbs(lib)
     chosen = st.session_state.get("kb")
     if chosen not in kbs:
         chosen = SAMPLE_KB if SAMPLE_KB in kbs else (kbs[0] if kbs else None)
@@ -215,6 +220,44 @@ def current_user() -> str:
         return ""
 
 
+# knowledge-base permissions (issue 28; ui/permissions.py) --------------------------------------
+def sign_in_configured() -> bool:
+    """Whether Streamlit's sign-in is configured: permissions are enforced exactly then."""
+    try:
+        return "is_logged_in" in st.user.to_dict()  # added only when [auth] is configured
+    except Exception:  # noqa: BLE001 - no script context (a bare import): the local user
+        return False
+
+
+def principal() -> Principal:
+    """Who this session is to the permissions: the local owner without sign-in; a visitor
+    (no name) before signing in; else the user's e-mail and the groups of their claims."""
+    if not sign_in_configured():
+        return LOCAL
+    name = current_user()
+    if not name:
+        return Principal("")
+    claim = _secret(GROUPS_CLAIM_SETTING) or os.environ.get(GROUPS_CLAIM_SETTING, "")
+    return Principal(name, groups_from_claims(st.user.to_dict(), claim))
+
+
+def access() -> Access:
+    return resources.access(enforced=sign_in_configured())
+
+
+def visible_kbs(lib: Library) -> list[str]:
+    """The knowledge bases this user may see, in the library's order."""
+    return access().visible(lib.knowledge_bases(), principal())
+
+
+def may_see(kb: str) -> bool:
+    return access().role(kb, principal()) is not None
+
+
+def allows(kb: str, need: Role) -> bool:
+    return access().allows(kb, principal(), need)
+
+
 # saved conversations and choices (rag_app/chat/conversations.py) --------------------------------
 # The choices remembered per user: the language and the Ask page's.
 PREFERENCES = ("lang", "mode", "prompt_mode", "kb", "doc_filter")
@@ -271,7 +314,7 @@ def restore_session() -> None:
             conversation = store.get(owner, wanted)
         except Exception:  # noqa: BLE001 - an unreadable file: said as for an unknown id
             conversation = None
-        if conversation is None:
+        if conversation is None or not may_see(conversation.info.kb):
             st.session_state["_conversation_note"] = "conv_not_found"
             del st.query_params["c"]
         else:
@@ -283,7 +326,7 @@ def open_conversation(
 ) -> None:
     """Show a saved conversation (its turns as stored), or a new, empty one (None); a saved
     one's knowledge base (``kb``) becomes the current one, so its next question goes there."""
-    if kb and kb in library().knowledge_bases() and st.session_state.get("kb") != kb:
+    if kb and kb in visible_kbs(library()) and st.session_state.get("kb") != kb:
         set_kb(kb)
     st.session_state["conversation"] = conversation_id
     st.session_state["turns"] = [

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from rag_app.chat.feedback_rows import feedback_rows, jsonl_bytes
-from ui import resources
+from ui import resources, state
 from ui.audit_table import (
     column_config,
     csv_bytes,
@@ -21,6 +21,7 @@ from ui.audit_table import (
     ticked,
 )
 from ui.i18n import t
+from ui.permissions import visible_records
 
 MAX_ROWS = 2000
 
@@ -31,7 +32,8 @@ if log is None:
     st.stop()
 st.caption(t("audit_caption", days=resources.settings().audit_retention_days))
 
-kbs = resources.library().knowledge_bases()
+# Only the records of the knowledge bases the user may see (issue 28), and only those offered.
+kbs = state.visible_kbs(resources.library())
 a, b, c, d, e = st.columns([2, 2, 2, 3, 2], vertical_alignment="bottom")
 kb = a.selectbox(
     t("audit_kb"),
@@ -49,7 +51,9 @@ rated = e.selectbox(
     t("audit_feedback"), list(RATINGS), format_func=lambda r: t(f"audit_feedback_{r or 'all'}")
 )
 
-records = log.records(
+records = visible_records(
+    log,
+    kbs if state.access().enforced else None,
     kb=kb or None,
     since=since_iso(since),
     user=user or None,

@@ -15,7 +15,7 @@ lib = resources.library()
 state.current_kb(lib)  # one gone meanwhile: the fallback, before its selectbox
 
 with st.sidebar:
-    kbs = lib.knowledge_bases()
+    kbs = state.visible_kbs(lib)
     if kbs:
         state.bound(st.selectbox, t("kb"), "kb", where="compare", options=kbs)
     state.bound(

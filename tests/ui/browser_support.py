@@ -19,6 +19,7 @@ It also records what the sidebar's navigation showed, from the first paint: Stre
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -320,7 +321,7 @@ def goto_page(page: Any, label: str) -> None:
     act(page, link.click)
 
 
-def expander(scope: Any, label: str) -> Any:
+def expander(scope: Any, label: str | re.Pattern[str]) -> Any:
     """The ``st.expander`` (or ``st.status``) whose header contains ``label``."""
     page = getattr(scope, "page", scope)  # a Locator knows its page; a Page is its own
     return scope.get_by_test_id("stExpander").filter(has=page.locator("summary", has_text=label))

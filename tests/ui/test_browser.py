@@ -259,7 +259,8 @@ def script_state(page: Any) -> str:
 
 
 def open_card(page: Any, message: Any, number: int) -> Any:
-    card = expander(message, f"[来源 {number}]")
+    """Open the source card N (titled [来源 N] in the Chinese UI, [Source N] in the English)."""
+    card = expander(message, re.compile(rf"\[(来源|Source) {number}\]"))
     card.locator("summary").click()
     card.get_by_test_id("stExpanderDetails").wait_for(state="visible")
     return card
@@ -924,7 +925,7 @@ def test_a_page_opened_by_its_address_is_the_app_around_it(
             open_app(fresh, f"{app_server.url}/{path}")
             heading(fresh, title).wait_for()
             # drawn after the heading can be: waited for, not read at once (was ('library', []))
-            expect(navigation(fresh).get_by_role("link")).to_have_count(5)
+            expect(navigation(fresh).get_by_role("link")).to_have_count(6)
             assert fresh.get_by_test_id("stSidebarNav").count() == 0
     finally:
         fresh.close()
@@ -935,7 +936,10 @@ def test_english_switch_relabels_every_page(page: Any) -> None:
     heading(page, "Ask the reports").wait_for()
     links = navigation(page).get_by_role("link")
     expect(links).to_have_text(
-        [re.compile(rf"\b{x}$") for x in ("Ask", "Compare", "Library", "Audit", "Settings")]
+        [
+            re.compile(rf"\b{x}$")
+            for x in ("Ask", "Compare", "Library", "Evaluate", "Audit", "Settings")
+        ]
     )
     side = sidebar(page).inner_text()
     for label in ("Knowledge base", "Retrieval mode", "Prompt mode", "Smart", "Hybrid"):
@@ -1158,7 +1162,8 @@ def test_hostile_document_stays_inert(page: Any) -> None:
     table = main.locator(".rag-table table").first
     assert table.is_visible()
     assert table.locator("tr").count() == 3
-    cells = [c.strip() for c in table.locator("td").all_inner_texts()]
+    # its first row drawn as its header
+    cells = [c.strip() for c in table.locator("th, td").all_inner_texts()]
     assert cells[:6] == ["季度", "2024Q1", "2024Q2", "2024Q3", "2024Q4", "营业收入"], cells
     assert {"4.2", "4.6", "4.9", "5.1"} <= set(cells), cells
     assert_inert(page)

@@ -25,7 +25,7 @@ pytest.importorskip("playwright.sync_api")
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"
 CHAT_INPUT = '[data-testid="stChatInputTextArea"]:not([disabled])'
-CITATION = re.compile(r"Source\s*\d")
+CITATION = re.compile(r"(Source|来源)\s*\d")  # the marker as the UI's language draws it
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "browser"  # the views along the way, to look at
 
 

@@ -38,6 +38,7 @@ Run: ``.venv/bin/python -m pytest tests/ui/test_concurrent_sessions.py -q -m bro
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -289,7 +290,7 @@ def open_a_citation(page: Any, message: Any, container: str = "answer_latest") -
     anchor = (link.get_attribute("href") or "").lstrip("#")
     number = int(anchor.rsplit("-", 1)[1])
     link.click()
-    card = expander(message, f"[Source {number}]")
+    card = expander(message, re.compile(rf"\[(Source|来源) {number}\]"))
     body = card.get_by_test_id("stExpanderDetails")
     body.wait_for(state="visible", timeout=10_000)
     page.wait_for_function(
@@ -301,7 +302,7 @@ def open_a_citation(page: Any, message: Any, container: str = "answer_latest") -
 def card_labels(message: Any) -> list[str]:
     """The titles of an answer's source cards."""
     summaries = message.get_by_test_id("stExpander").locator("summary")
-    return [x for x in summaries.all_text_contents() if "[Source" in x]
+    return [x for x in summaries.all_text_contents() if "[Source" in x or "[来源" in x]
 
 
 def aurora_cards(message: Any) -> int:
