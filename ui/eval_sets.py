@@ -30,9 +30,11 @@ def render_set_picker(runner: EvalRunner, lib: Library, kb: str) -> QuestionSet 
     """The chosen set (added here or saved before), its questions shown; None when there is
     none yet."""
     store = runner.store
-    with st.expander(t("eval_set_add"), icon="➕", expanded=not store.sets()):
+    # with sign-in, a user's sets are their own (and the shared ones)
+    owner = state.principal().name if state.access().enforced else None
+    with st.expander(t("eval_set_add"), icon="➕", expanded=not store.sets(owner)):
         _add_set(runner, lib)
-    sets = store.sets()
+    sets = store.sets(owner)
     if not sets:
         st.info(t("eval_no_set"), icon="🧪")
         return None
@@ -114,7 +116,7 @@ def _keep(runner: EvalRunner, name: str, read: Any) -> None:
         why = reason_text([exc.reason], str(exc))
         st.error(t("eval_set_bad", name=escape_label(name), why=why), icon="🚫")
         return
-    set_id = runner.store.add_set(name, questions)
+    set_id = runner.store.add_set(name, questions, user=state.principal().name)
     st.session_state["eval_upload_n"] = st.session_state.get("eval_upload_n", 0) + 1
     state.choose("eval_set", set_id)
     st.toast(t("eval_set_added", id=set_id, n=len(questions)), icon="✅")

@@ -160,11 +160,13 @@ class EvalStore:
         questions = questions_of(enumerate(rows, start=1))
         return QuestionSet(int(row[0]), row[1], row[2], tuple(questions), row[4])
 
-    def sets(self) -> list[tuple[int, str, int, str]]:
-        """(id, name, number of questions, created) of every set, newest first."""
+    def sets(self, user: str | None = None) -> list[tuple[int, str, int, str]]:
+        """(id, name, number of questions, created) of every set, newest first; with ``user``,
+        only theirs and those nobody owns (kept by the one local user or the CLI)."""
+        where, args = ("WHERE user IN (?, '')", (user,)) if user is not None else ("", ())
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, name, n, created FROM sets ORDER BY id DESC"
+                f"SELECT id, name, n, created FROM sets {where} ORDER BY id DESC", args
             ).fetchall()
         return [(int(r[0]), r[1], int(r[2]), r[3]) for r in rows]
 

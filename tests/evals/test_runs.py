@@ -211,3 +211,11 @@ def test_a_live_runner_adopts_the_offline_runs_a_restart_left_but_not_a_models(
     assert store.run(offline).status == "done"  # type: ignore[union-attr]
     assert store.run(model).status == "interrupted"  # type: ignore[union-attr]
     assert runner.adopt() == []  # taken up once
+
+
+def test_a_users_sets_are_their_own_and_the_shared_ones(store: EvalStore) -> None:
+    mine = store.add_set("mine", [EvalQuestion("1", "a?")], user="a@example.com")
+    theirs = store.add_set("theirs", [EvalQuestion("1", "b?")], user="b@example.com")
+    shared = store.add_set("shared", [EvalQuestion("1", "c?")])
+    assert [s[0] for s in store.sets("a@example.com")] == [shared, mine]
+    assert [s[0] for s in store.sets()] == [shared, theirs, mine]
