@@ -275,3 +275,18 @@ def test_feedback_on_an_answer_is_kept_filtered_and_made_an_evaluation_row(
     path = tmp_path / "feedback.jsonl"
     path.write_bytes(jsonl_bytes(rows))
     assert [q.question for q in load_questions(path)][1] == QUESTION  # eval reads them
+
+
+def test_a_joined_table_source_keeps_its_parts_ids(sample: Library, log: AuditLog) -> None:
+    """A table split into sub-tables is one source in the prompt: its record keeps the parts'
+    ids, so the Audit page marks their hits as in the prompt under its number."""
+    answer = Pipeline(sample.settings, sample, audit=log).ask(
+        "2019Q1至2024Q4中芯国际季度营业收入", OPTIONS
+    )
+    joined = [s for s in answer.prompt.sources if len(s.parts) > 1]
+    assert joined, [s.hit.chunk.chunk_id for s in answer.prompt.sources]
+    (record,) = log.records()
+    kept = {s.number: s.part_ids for s in record.sources}
+    for source in joined:
+        assert kept[source.number] == tuple(p.chunk.chunk_id for p in source.parts)
+    assert all(not s.part_ids for s in record.sources if s.number not in {j.number for j in joined})

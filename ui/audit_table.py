@@ -268,6 +268,8 @@ def _render_hits(record: AuditRecord) -> None:
     if not record.hits:
         return
     numbers = {s.chunk_id: s.number for s in record.sources}
+    # a sub-table hit is in the prompt as part of its joined table's source
+    numbers |= {part: s.number for s in record.sources for part in s.part_ids}
     st.markdown(f"**{t('audit_hits')}**")
     st.dataframe(
         pd.DataFrame(

@@ -133,7 +133,13 @@ def _series(lib: Library, kb: str, names: dict[str, str]) -> None:
     if not metrics:
         return
     st.markdown(f"#### 📈 {t('series_section')}")
-    metric = st.selectbox(t("series_pick"), metrics, index=None, key=f"series_metric_{kb}")
+    metric = st.selectbox(
+        t("series_pick"),
+        metrics,
+        index=None,
+        placeholder=t("choose_placeholder"),
+        key=f"series_metric_{kb}",
+    )
     if metric:
         series = library_series(lib, kb, analyse_query(metric), asked=True)
         if series is None:

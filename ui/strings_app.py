@@ -5,6 +5,7 @@ navigation, saved conversations, shared controls, punctuation and units."""
 APP_TEXTS: dict[str, tuple[str, str]] = {
     # app / navigation
     "app_title": ("研报问答", "Research Report Q&A"),
+    "choose_placeholder": ("请选择", "Choose one"),
     "app_tagline": (
         "上传研报解析结果，提问并核对每一处引用",
         "Upload parsed research reports, ask, and check every citation",

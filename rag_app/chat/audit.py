@@ -72,6 +72,8 @@ class AuditSource:
 
     number: int
     chunk_id: str
+    # a table joined back from sub-tables: the ids of its parts (the hits the prompt joined)
+    part_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,11 @@ def record_of(
         answer=scrub(answer.text),
         understood=answer.understood,
         sources=tuple(
-            AuditSource(int(s.number), s.hit.chunk.chunk_id)
+            AuditSource(
+                int(s.number),
+                s.hit.chunk.chunk_id,
+                tuple(p.chunk.chunk_id for p in s.parts) if len(s.parts) > 1 else (),
+            )
             for s in getattr(answer.prompt, "sources", ()) or ()
         ),
         sentences=tuple(_check_of(s) for s in getattr(answer.citations, "sentences", ()) or ()),
