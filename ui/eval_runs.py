@@ -249,11 +249,11 @@ def _actions(store: EvalStore, run: EvalRun) -> None:
 
 
 def _may_run(run: EvalRun) -> bool:
-    """Whether this user may start, resume, cancel or delete runs of ``run``'s knowledge base:
-    an editor of it (issue 28)."""
+    """Whether this user may resume, cancel or delete ``run``: their own, or any of a knowledge
+    base they edit (issue 28; the API's rule)."""
     from ui import state
 
-    return state.allows(run.settings.kb, "editor")
+    return run.user == state.principal().name or state.allows(run.settings.kb, "editor")
 
 
 def delta_text(name: str, new: float | None, old: float | None) -> str | None:

@@ -174,10 +174,14 @@ def render_run_form(runner: EvalRunner, lib: Library, kb: str, chosen: QuestionS
     left, right = st.columns(2)
     started: list[int] = []
     if left.button(t("eval_start"), type="primary", icon="▶️", width="stretch"):
-        started.append(runner.start(chosen.id, settings, llm))
+        started.append(runner.start(chosen.id, settings, llm, user=state.principal().name))
     if right.button(t("eval_start_both"), icon="⚖️", width="stretch"):
         for each in ("smart", "hybrid"):
-            started.append(runner.start(chosen.id, _with_mode(settings, each), llm))
+            started.append(
+                runner.start(
+                    chosen.id, _with_mode(settings, each), llm, user=state.principal().name
+                )
+            )
         st.session_state["eval_compare"] = (started[0], started[1])
     if started:
         st.session_state["eval_run"] = started[-1]

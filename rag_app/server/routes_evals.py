@@ -1,6 +1,12 @@
 """Evaluation runs (rag_app.evals): question sets kept, runs of a set over a knowledge base in the
 background (the server's one EvalRunner, the run's user the token's), their status, results
-(JSON or CSV), cancel, resume, delete, and two runs compared."""
+(JSON or CSV), cancel, resume, delete, and two runs compared.
+
+With named tokens (permissions.py) a caller sees the runs of the knowledge bases it may see and
+no others (another's answers as a 404, as an unknown run), starts a run on one it reads,
+cancels, resumes or deletes its own runs or, as an editor of their knowledge base, anyone's;
+it sees its own question sets and those made without a named token (the CLI's, the app's
+local user's, the unnamed token's): a set's rows hold answers from someone's documents."""
 
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from rag_app.evals.question_sets import (
 from rag_app.evals.runner import unknown_documents
 from rag_app.evals.scoring import QuestionResult
 from rag_app.evals.store import EvalRun, RunSettings
+from rag_app.server.auth import API_USER, Caller, CallerOf
 from rag_app.server.contract_evals import (
     EvalComparison,
     EvalResults,
@@ -39,6 +46,7 @@ from rag_app.server.contract_evals import (
     success,
 )
 from rag_app.server.errors import ApiError
+from rag_app.server.permissions import access_of, check, require_kb
 from rag_app.server.state import ServerState
 
 # Stored ids are SQLite integers: a larger number could not even be looked up.
@@ -58,11 +66,12 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
         "/sets",
         responses={**success(EvalSetList, "the question sets, newest first"), **eval_errors(401)},
     )
-    def list_sets() -> dict[str, Any]:
+    def list_sets(caller: CallerOf) -> dict[str, Any]:
         return {
             "data": [
                 {"id": i, "name": name, "n": n, "created": when}
                 for i, name, n, when in store.sets()
+                if not caller.enforced or _set_visible(state, i, caller)
             ]
         }
 
@@ -75,31 +84,36 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
             **eval_errors(400, 401, 413, 415, 422),
         },
     )
-    async def add_set(request: Request, user: str = Depends(auth)) -> JSONResponse:
+    async def add_set(request: Request, caller: CallerOf) -> JSONResponse:
         """Keep a question set: ``{name, questions: [rows]}``. A row that is not a question is
         a 422 naming it (``error.code`` the reason: set_duplicate_id...)."""
         body = await read_json(request, SetBody)
         questions = _questions(body.questions)
-        set_id = await run_in_threadpool(store.add_set, body.name, questions, user)
-        kept = await run_in_threadpool(_set_json, state, set_id)
+        set_id = await run_in_threadpool(store.add_set, body.name, questions, caller.user)
+        kept = await run_in_threadpool(_set_json, state, set_id, caller)
         return JSONResponse(kept, status_code=201)
 
     @router.get(
         "/sets/{set_id:int}",
         responses={**success(EvalSetJson, "the set and its rows"), **eval_errors(401, 404, 422)},
     )
-    def get_set(set_id: SetId) -> dict[str, Any]:
-        return _set_json(state, set_id)
+    def get_set(set_id: SetId, caller: CallerOf) -> dict[str, Any]:
+        return _set_json(state, set_id, caller)
 
     @router.get(
         "",
         responses={**success(EvalRunList, "the runs, newest first"), **eval_errors(401, 422)},
     )
     def list_runs(
+        caller: CallerOf,
         kb: Annotated[str | None, Query(description="only this knowledge base's")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     ) -> dict[str, Any]:
-        return {"data": [run_summary(r) for r in store.runs(kb, limit)]}
+        runs = store.runs(kb, limit)
+        if caller.enforced:  # the runs of the knowledge bases the caller sees
+            seen = set(access_of(state, caller).visible([r.kb for r in runs], caller.principal))
+            runs = [r for r in runs if r.kb in seen]
+        return {"data": [run_summary(r) for r in runs]}
 
     @router.post(
         "",
@@ -110,7 +124,7 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
             **eval_errors(400, 401, 404, 413, 415, 422),
         },
     )
-    async def start(request: Request, user: str = Depends(auth)) -> JSONResponse:
+    async def start(request: Request, caller: CallerOf) -> JSONResponse:
         """Queue a run of a stored set or of inline rows; it runs in the background (poll
         ``GET /v1/evals/{id}``). ``unknown_documents``: documents rows name that the knowledge
         base does not hold (their gold cannot be found)."""
@@ -121,8 +135,8 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
                 "this server has no model (RAG_APP_MODEL): use answerer offline",
                 param="answerer",
             )
-        state.check_kb(body.kb)
-        run = await run_in_threadpool(_start, state, body, user)
+        require_kb(state, caller, body.kb, "reader", "run evaluations")
+        run = await run_in_threadpool(_start, state, body, caller)
         return JSONResponse(run, status_code=202)
 
     @router.get(
@@ -132,10 +146,10 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
             **eval_errors(401, 404, 422),
         },
     )
-    def compare(before: RunQuery, after: RunQuery) -> dict[str, Any]:
+    def compare(before: RunQuery, after: RunQuery, caller: CallerOf) -> dict[str, Any]:
         """Questions matched by id: regressed (passed before, not after), improved, changed (the
         rank or the answer), same; and each metric's delta."""
-        runs = [_run(state, before, "before"), _run(state, after, "after")]
+        runs = [_run(state, before, caller, "before"), _run(state, after, caller, "after")]
         comparison = compare_runs(store, before, after)
         return {
             "before": run_summary(runs[0]),
@@ -156,8 +170,8 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
             **eval_errors(401, 404, 422),
         },
     )
-    def get_run(run_id: RunId) -> dict[str, Any]:
-        return run_summary(_run(state, run_id))
+    def get_run(run_id: RunId, caller: CallerOf) -> dict[str, Any]:
+        return run_summary(_run(state, run_id, caller))
 
     @router.get(
         "/{run_id:int}/results",
@@ -172,9 +186,11 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
         },
     )
     def results(
-        run_id: RunId, format: Annotated[Literal["json", "csv"], Query()] = "json"
+        caller: CallerOf,
+        run_id: RunId,
+        format: Annotated[Literal["json", "csv"], Query()] = "json",
     ) -> Response:
-        run = _run(state, run_id)
+        run = _run(state, run_id, caller)
         stored = store.results(run_id)
         if format == "csv":
             return Response(
@@ -188,11 +204,11 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
         "/{run_id:int}/cancel",
         responses={
             **success(EvalRunJson, "the run, stopping after its question at hand"),
-            **eval_errors(401, 404, 409, 422),
+            **eval_errors(401, 403, 404, 409, 422),
         },
     )
-    def cancel(run_id: RunId) -> dict[str, Any]:
-        run = _run(state, run_id)
+    def cancel(run_id: RunId, caller: CallerOf) -> dict[str, Any]:
+        run = _own_run(state, run_id, caller, "cancel evaluations")
         if not state.eval_runner.cancel(run_id):
             raise ApiError(409, f"run {run_id} is {run.status}: there is nothing to cancel")
         return run_summary(_run(state, run_id))
@@ -202,12 +218,12 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
         status_code=202,
         responses={
             **success(EvalRunJson, "the run, queued again", 202),
-            **eval_errors(401, 404, 409, 422),
+            **eval_errors(401, 403, 404, 409, 422),
         },
     )
-    def resume(run_id: RunId) -> JSONResponse:
+    def resume(run_id: RunId, caller: CallerOf) -> JSONResponse:
         """Answer the questions a stopped run (cancelled, failed or interrupted) has not."""
-        run = _run(state, run_id)
+        run = _own_run(state, run_id, caller, "resume evaluations")
         llm = None
         if run.settings.answerer != "offline":
             if state.llm is None:
@@ -221,11 +237,11 @@ def evals_router(state: ServerState, auth: Any) -> APIRouter:
         "/{run_id:int}",
         responses={
             **success(EvalRunJson, "the run, gone with its results"),
-            **eval_errors(401, 404, 409, 422),
+            **eval_errors(401, 403, 404, 409, 422),
         },
     )
-    def delete(run_id: RunId) -> dict[str, Any]:
-        run = _run(state, run_id)
+    def delete(run_id: RunId, caller: CallerOf) -> dict[str, Any]:
+        run = _own_run(state, run_id, caller, "delete evaluations")
         if not store.delete_run(run_id):
             raise ApiError(409, f"run {run_id} is {run.status}: cancel it first")
         return run_summary(run)
@@ -249,9 +265,20 @@ def _questions(rows: list[QuestionRow]) -> list[EvalQuestion]:
         raise ApiError(422, str(exc), param="questions", code=exc.reason.key) from None
 
 
-def _set_json(state: ServerState, set_id: int) -> dict[str, Any]:
+def _own_set(caller: Caller, user: str) -> bool:
+    """Whether the caller may see a set ``user`` kept: its own, or one kept without a named
+    token (the CLI's and the app's local user's, "", or the unnamed token's)."""
+    return not caller.enforced or user in (caller.user, "", API_USER)
+
+
+def _set_visible(state: ServerState, set_id: int, caller: Caller) -> bool:
     found = state.evals.question_set(set_id)
-    if found is None:
+    return found is not None and _own_set(caller, found.user)
+
+
+def _set_json(state: ServerState, set_id: int, caller: Caller) -> dict[str, Any]:
+    found = state.evals.question_set(set_id)
+    if found is None or not _own_set(caller, found.user):
         raise ApiError(404, f"no question set {set_id}", "not_found_error", "set_id")
     return {
         "id": found.id,
@@ -263,14 +290,29 @@ def _set_json(state: ServerState, set_id: int) -> dict[str, Any]:
     }
 
 
-def _run(state: ServerState, run_id: int, param: str = "run_id") -> EvalRun:
+def _run(
+    state: ServerState, run_id: int, caller: Caller | None = None, param: str = "run_id"
+) -> EvalRun:
+    """The run; a 404 for none, or (with ``caller``) for one of a knowledge base it cannot see."""
     run = state.evals.run(run_id)
+    missing = ApiError(404, f"no evaluation run {run_id}", "not_found_error", param)
     if run is None:
-        raise ApiError(404, f"no evaluation run {run_id}", "not_found_error", param)
+        raise missing
+    if caller is not None:
+        check(state, caller, run.kb, "reader", "read evaluations", missing)
     return run
 
 
-def _start(state: ServerState, body: RunBody, user: str) -> dict[str, Any]:
+def _own_run(state: ServerState, run_id: int, caller: Caller, action: str) -> EvalRun:
+    """A run the caller may change: its own, or any of a knowledge base it edits (a 403)."""
+    run = _run(state, run_id, caller)
+    if caller.enforced and run.user != caller.user:
+        missing = ApiError(404, f"no evaluation run {run_id}", "not_found_error", "run_id")
+        check(state, caller, run.kb, "editor", action, missing, "run_id")
+    return run
+
+
+def _start(state: ServerState, body: RunBody, caller: Caller) -> dict[str, Any]:
     """Keep the inline rows as a set (or find the stored one), queue the run; its summary."""
     if body.questions is not None:
         limit = state.settings.server.max_batch
@@ -282,11 +324,11 @@ def _start(state: ServerState, body: RunBody, user: str) -> dict[str, Any]:
                 param="questions",
             )
         questions = _questions(body.questions)
-        set_id = state.evals.add_set(body.name, questions, user)
+        set_id = state.evals.add_set(body.name, questions, caller.user)
     else:
         set_id = body.set_id or 0
         stored = state.evals.question_set(set_id)
-        if stored is None:
+        if stored is None or not _own_set(caller, stored.user):
             raise ApiError(404, f"no question set {set_id}", "not_found_error", "set_id")
         questions = list(stored.questions)
     llm = state.llm if body.answerer == "model" else None
@@ -298,7 +340,7 @@ def _start(state: ServerState, body: RunBody, user: str) -> dict[str, Any]:
         scope=body.scope,
         answerer=llm.name if llm is not None else "offline",
     )
-    run_id = state.eval_runner.start(set_id, settings, llm, user)
+    run_id = state.eval_runner.start(set_id, settings, llm, caller.user)
     run = _run(state, run_id)
     unknown = unknown_documents(questions, state.library, body.kb)
     return {**run_summary(run), "unknown_documents": unknown}

@@ -1,5 +1,7 @@
 """Knowledge bases and their documents: list, upload (several files at once, a report per file
-as on the Library page), delete."""
+as on the Library page), delete; each checked against the caller's role (permissions.py): a
+reader lists, an editor uploads and deletes, and a knowledge base an upload makes is the
+uploader's."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from rag_app.models import IngestReport
+from rag_app.server.auth import CallerOf
 from rag_app.server.contract import (
     UPLOAD_BODY,
     UPLOAD_RESPONSES,
@@ -21,6 +24,7 @@ from rag_app.server.contract import (
     ok,
 )
 from rag_app.server.errors import ApiError, error_body
+from rag_app.server.permissions import access_of, require_kb, visible
 from rag_app.server.schemas import OnConflict, _plain, report_json
 from rag_app.server.state import ServerState
 
@@ -33,19 +37,20 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
     router = APIRouter(prefix="/v1/kbs", dependencies=[Depends(auth)])
 
     @router.get("", responses={**ok(KbList, "the knowledge bases"), **errors(401)})
-    def list_kbs() -> dict[str, Any]:
+    def list_kbs(caller: CallerOf) -> dict[str, Any]:
+        """The knowledge bases the caller may see (its role on one: GET .../members)."""
         lib = state.library
         return {
             "data": [
-                {"name": kb, "documents": len(lib.documents(kb))} for kb in lib.knowledge_bases()
+                {"name": kb, "documents": len(lib.documents(kb))} for kb in visible(state, caller)
             ]
         }
 
     @router.get(
         "/{kb}/documents", responses={**ok(DocumentList, "the documents"), **errors(401, 404)}
     )
-    def list_documents(kb: str) -> dict[str, Any]:
-        state.check_kb(kb)
+    def list_documents(kb: str, caller: CallerOf) -> dict[str, Any]:
+        require_kb(state, caller, kb, "reader", "list documents")
         docs = state.library.documents(kb)
         return {
             "kb": kb,
@@ -54,22 +59,32 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
 
     @router.post("/{kb}/documents", openapi_extra=UPLOAD_BODY, responses=UPLOAD_RESPONSES)
     async def upload(
+        caller: CallerOf,
         kb: Annotated[str, Path(min_length=1, max_length=64, pattern=KB_NAME_PATTERN)],
         request: Request,
         on_conflict: Annotated[OnConflict, Query()] = "ask",
         replace: Annotated[bool, Query(description="the CLI's --replace")] = False,
         keep_both: Annotated[bool, Query(description="the CLI's --keep-both")] = False,
     ) -> JSONResponse:
-        """Upload files (multipart field ``files``), a report per file. The body is read only
-        once an upload slot is free (429 otherwise), spooled to disk past 1 MB with the size
-        limit enforced while reading, and each file's bytes are read only when it is ingested."""
+        """Upload files (multipart field ``files``), a report per file; an editor's (a new
+        knowledge base becomes the uploader's). The body is read only once an upload slot is
+        free (429 otherwise), spooled to disk past 1 MB with the size limit enforced while
+        reading, and each file's bytes are read only when it is ingested."""
         check_kb_name(kb)
+        require_kb(state, caller, kb, "editor", "upload documents", must_exist=False)
         content_type = request.headers.get("content-type", "")
         if not content_type.startswith("multipart/form-data"):
             raise ApiError(
                 415, "upload files as multipart/form-data in the field 'files'", param="files"
             )
         state.take_upload_slot()
+        access = access_of(state, caller)
+        # Owned before its first file goes in, so that nobody else's upload lands in it meanwhile;
+        # forgotten again when nothing went in.
+        new = kb not in state.library.knowledge_bases()
+        unowned = access.store is None or access.store.owner(kb) is None
+        if new:
+            access.created(kb, caller.principal)
         try:
             limits = state.settings.server  # files and other fields one upload may carry
             async with request.form(
@@ -80,6 +95,8 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
                 results = await run_in_threadpool(_ingest_each, state, kb, uploads, choice)
         finally:
             state.upload_slots.give_back()
+            if new and unowned and kb not in state.library.knowledge_bases():
+                access.deleted(kb)
         reports = [r for _, per_file in results for r in per_file]
         for r in reports:
             state.metrics.ingested.labels(kb, r.status).inc()
@@ -110,10 +127,13 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
 
     @router.delete(
         "/{kb}/documents/{doc_id}",
-        responses={**ok(Deleted, "the document is gone from every index"), **errors(401, 404)},
+        responses={
+            **ok(Deleted, "the document is gone from every index"),
+            **errors(401, 403, 404),
+        },
     )
-    def delete(kb: str, doc_id: str) -> dict[str, Any]:
-        state.check_kb(kb)
+    def delete(kb: str, doc_id: str, caller: CallerOf) -> dict[str, Any]:
+        require_kb(state, caller, kb, "editor", "delete documents")
         if not state.library.delete_document(kb, doc_id):
             raise ApiError(
                 404, f"no document '{doc_id}' in knowledge base '{kb}'", "not_found_error", "doc_id"

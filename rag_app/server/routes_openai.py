@@ -17,8 +17,10 @@ from fastapi.responses import StreamingResponse
 from rag_app.models import Answer, AskOptions, PipelineEvent
 from rag_app.prompt import Turn
 from rag_app.prompt.history import turns_from_messages
+from rag_app.server.auth import CallerOf
 from rag_app.server.contract import ChatCompletion, ModelList, errors, ok
 from rag_app.server.errors import ApiError
+from rag_app.server.permissions import require_kb, visible
 from rag_app.server.routes_ask import check_question
 from rag_app.server.schemas import ChatBody, OtherMessage, UserMessage, answer_json
 from rag_app.server.state import ServerState
@@ -45,13 +47,13 @@ def chat_router(state: ServerState, auth: Any) -> APIRouter:
     router = APIRouter(prefix="/v1", dependencies=[Depends(auth)])
 
     @router.get("/models", responses={**ok(ModelList, "the knowledge bases"), **errors(401)})
-    def models() -> dict[str, Any]:
+    def models(caller: CallerOf) -> dict[str, Any]:
         created = int(time.time())
         return {
             "object": "list",
             "data": [
                 {"id": kb, "object": "model", "created": created, "owned_by": "rag-app"}
-                for kb in state.library.knowledge_bases()
+                for kb in visible(state, caller)
             ],
         }
 
@@ -62,17 +64,10 @@ def chat_router(state: ServerState, auth: Any) -> APIRouter:
             **errors(400, 401, 404, 413, 422, 429, 503),
         },
     )
-    async def chat(body: ChatBody, user: str = Depends(auth)) -> Any:
+    async def chat(body: ChatBody, caller: CallerOf) -> Any:
         question, history = split_messages(body)
-        if body.model not in state.library.knowledge_bases():
-            known = ", ".join(state.library.knowledge_bases()) or "none yet"
-            raise ApiError(
-                404,
-                f"no knowledge base '{body.model}' (the model names one; known: {known})",
-                "not_found_error",
-                "model",
-            )
-        options = AskOptions(kb=body.model, mode="smart", user=user)
+        require_kb(state, caller, body.model, "reader", "ask", param="model")
+        options = AskOptions(kb=body.model, mode="smart", user=caller.user)
         ident = f"chatcmpl-{uuid.uuid4().hex[:24]}"
         names = state.doc_names(body.model)
         state.take_slot()

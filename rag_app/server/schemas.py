@@ -82,6 +82,15 @@ class SearchBody(BaseModel):
     doc_ids: list[str] = Field(default_factory=list, max_length=1000)
 
 
+class MemberBody(BaseModel):
+    """A member of a knowledge base and its role (``PUT /v1/kbs/{kb}/members``)."""
+
+    model_config = _STRICT
+    name: Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
+    kind: Literal["user", "group"] = "user"
+    role: Literal["reader", "editor", "admin"]
+
+
 class TextPart(BaseModel):
     """A text content part, as the OpenAI chat API sends them."""
 

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
+from rag_app.access import Access
 from rag_app.answer import LLM, OpenAIChatLLM, provider_from_env
 from rag_app.chat.audit import open_audit_log
 from rag_app.config import Settings
@@ -68,6 +69,10 @@ class ServerState:
         self.llm: LLM | None = llm
         self.audit = open_audit_log(settings.data_dir, settings.audit_retention_days)
         self.pipeline = Pipeline(settings, self.library, llm, audit=self.audit, client="api")
+        # The permissions (rag_app.access; server/permissions.py applies them): enforced for a
+        # named token's caller, the local owner's for the unnamed token or none. One store.
+        self.access = Access.in_dir(settings.data_dir, True, self.audit, client="api")
+        self.open_access = Access(self.access.store, False, self.audit, client="api")
         self.metrics = ServerMetrics()
         limits = settings.server
         self.slots = Slots(limits.max_streams)
@@ -109,13 +114,6 @@ class ServerState:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     # checks -------------------------------------------------------------------------------------
-    def check_kb(self, kb: str) -> None:
-        if kb not in self.library.knowledge_bases():
-            known = ", ".join(self.library.knowledge_bases()) or "none yet"
-            raise ApiError(
-                404, f"no knowledge base '{kb}' (known: {known})", "not_found_error", "kb"
-            )
-
     def take_slot(self) -> None:
         """An answer slot, or a 429 naming the limit."""
         self._take(
