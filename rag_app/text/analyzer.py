@@ -124,10 +124,19 @@ def tagged(text: str) -> list[tuple[str, str]]:
     """jieba's words of ``text`` with their part of speech (jieba.posseg's tags, learned from
     its corpus: ns a place, nr a person, nt an organisation, nz another proper noun, eng a
     Latin word; a finance term of our dictionary is "x", like punctuation)."""
+    return list(_tagged(text))
+
+
+# Chunks' and questions' words are tagged again and again (names, subjects); this many kept.
+TAGGED_CACHE = 20_000
+
+
+@functools.lru_cache(maxsize=TAGGED_CACHE)
+def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     _segmenter()
     import jieba.posseg as posseg
 
-    return [(pair.word, pair.flag) for pair in posseg.cut(text)]
+    return tuple((pair.word, pair.flag) for pair in posseg.cut(text))
 
 
 def cjk_bigrams(text: str, stop_chars: frozenset[str] = BIGRAM_STOP_CHARS) -> set[str]:

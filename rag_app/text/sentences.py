@@ -17,6 +17,7 @@ models put the marker on either side of the full stop (``…增长20%。[Source 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -97,7 +98,21 @@ def segment_sentences(text: str, protected: Mapping[int, int] | None = None) -> 
     with no letter, digit or CJK character outside protected spans are dropped (their protected
     spans join the sentence before).
     """
-    markers = dict(protected or {})
+    if not protected:  # a source's prose: read once however often it is checked
+        return list(_plain_segments(text))
+    return _segments(text, dict(protected))
+
+
+# Sources' prose is segmented for every answer citing it; this many texts' segments are kept.
+SEGMENTS_CACHE = 20_000
+
+
+@functools.lru_cache(maxsize=SEGMENTS_CACHE)
+def _plain_segments(text: str) -> tuple[Segment, ...]:
+    return tuple(_segments(text, {}))
+
+
+def _segments(text: str, markers: dict[int, int]) -> list[Segment]:
     segments: list[Segment] = []
     line_start = 0
     for line in text.split("\n"):
