@@ -14,6 +14,7 @@ from typing import Any
 from rag_app.answer import ScriptedLLM
 from rag_app.evals.export import CSV_COLUMNS
 from rag_app.evals.question_sets import question_rows, read_question_set
+from rag_app.evals.runner import WORKERS
 from tests.conftest import SAMPLE_DIR
 
 SAMPLE_SET = SAMPLE_DIR / "eval_set.csv"
@@ -133,7 +134,7 @@ def test_a_run_is_cancelled_resumed_and_deleted(make_client) -> None:  # type: i
     body = doc["paths"]["/v1/evals"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"]["properties"]["answerer"]["enum"] == ["offline", "model"]
 
-    busy = client.post("/v1/evals", json={"questions": ROWS[:2], "kb": "api", "answerer": "model"})
+    busy = client.post("/v1/evals", json={"questions": ROWS[:3], "kb": "api", "answerer": "model"})
     assert busy.status_code == 202 and busy.json()["settings"]["answerer"] == "scripted"
     assert llm.entered.wait(30)  # the worker is inside the first question
     queued = client.post("/v1/evals", json={"questions": ROWS, "kb": "api"}).json()
@@ -146,8 +147,8 @@ def test_a_run_is_cancelled_resumed_and_deleted(make_client) -> None:  # type: i
     runner.wait()
 
     run = wait_done(client, busy.json()["id"])
-    # stopped after the question at hand, scored over what it did
-    assert (run["status"], run["n_done"], run["metrics"]["n"]) == ("cancelled", 1, 1)
+    # stopped after the questions at hand (a run answers WORKERS at once), scored over them
+    assert (run["status"], run["n_done"], run["metrics"]["n"]) == ("cancelled", WORKERS, WORKERS)
     assert wait_done(client, queued["id"])["n_done"] == 0
     assert wait_done(client, queued["id"])["status"] == "cancelled"
     again = client.post(f"/v1/evals/{run['id']}/cancel")
@@ -157,7 +158,7 @@ def test_a_run_is_cancelled_resumed_and_deleted(make_client) -> None:  # type: i
     assert resumed.status_code == 202, resumed.text
     runner.wait()
     done = wait_done(client, run["id"])
-    assert (done["status"], done["n_done"], done["metrics"]["n"]) == ("done", 2, 2)
+    assert (done["status"], done["n_done"], done["metrics"]["n"]) == ("done", 3, 3)
     assert client.post(f"/v1/evals/{run['id']}/resume").status_code == 409
 
     gone = client.delete(f"/v1/evals/{run['id']}")
