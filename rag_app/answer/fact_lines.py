@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact, source_scale
-from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair
+from rag_app.facts.ranks import ranked_rows
+from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair, entity_facts
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.comparisons import threshold
 from rag_app.text.periods import distinct_years, find_years
 from rag_app.text.scales import stated_exponent
+from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
@@ -37,6 +40,7 @@ def worked_lines(
     gives a value for each; else none. It comes before any value line: a change asked of 2024
     is not 2024's value."""
     operation = query.operation
+    sources = asked_sources(query, sources)
     if operation.name in _OF_TWO and operation.confidence >= min_confidence:
         pair = asked_pair(query, sources)
         line = _ratio(operation.name, pair, lang) if pair else ""
@@ -60,6 +64,7 @@ def fact_value_lines(
     """One line: the computed answer (``worked_lines``); the cells of one row the question
     lists; else the one cell it names; else none."""
     operation = query.operation
+    every_source, sources = sources, asked_sources(query, sources)
     if (
         operation.name in (*_OVER_YEARS, *_OF_TWO, "count")
         and operation.confidence >= min_confidence
@@ -74,6 +79,14 @@ def fact_value_lines(
     named = find_years(query.text)
     years = _years_of("sum", named) if listing and len(named) == 2 else None
     asked = asked_facts(query, sources, years)
+    if not asked and not listing:
+        # a company no report is about, in a row of another's table (a ranking's 台积电)
+        named_row = entity_facts(query, every_source)
+        if named_row:
+            source, fact = named_row[0].source, named_row[0].fact
+            scale = _scale(fact, source, every_source)
+            sep = ", " if lang == "en" else " "
+            return [_line(f"{query.name}{sep}{fact.column}", fact.value, scale, source, lang)]
     if not asked:
         return []
     if listing:
@@ -84,6 +97,44 @@ def fact_value_lines(
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
     return [_line(head, fact.value, _scale(fact, source, sources), source, lang)]
+
+
+def ranked_lines(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
+) -> list[str]:
+    """Who ranks where, asked by rank ("排名第一的是哪家？", "前五名是哪几家？", "Which company
+    ranked first?"): the names at those ranks in a ranking table among the sources, one line
+    with its source; none when the question asks no rank or no ranking table gives them."""
+    if not any(w in query.text.lower() for w in _ASKING_WHO):
+        return []
+    rows = ranked_rows(query.text, sources)
+    if not rows:
+        return []
+    names = ("; " if lang == "en" else "、").join(r.name for r in rows)
+    if len(rows) == 1:
+        head = f"Rank {rows[0].rank}" if lang == "en" else f"第{rows[0].rank}名"
+    else:
+        head = f"Top {len(rows)}" if lang == "en" else f"前{len(rows)}名"
+    caption = f"{rows[0].caption} " if rows[0].caption else ""
+    return [_line(f"{caption}{head}", names, "", rows[0].source, lang)]
+
+
+# What asks for a name: the interrogatives of the follow-up lexicon that do (哪, 谁, which, who).
+_ASKING_WHO = ("哪", "谁", "which", "who")
+
+
+def asked_sources(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> list[tuple[int, Chunk]]:
+    """The sources of reports about the company the question asks (all when it names none):
+    台积电's revenue is not read off 中芯国际's own table, though a row of it is labelled 营业收入."""
+    subjects = document_subjects(chunk for _, chunk in sources)
+    alone = len({s for words in subjects.values() for s in words}) == 1
+    return [
+        (number, chunk)
+        for number, chunk in sources
+        if is_asked_subject(query, "".join(sorted(subjects.get(chunk.doc_id, frozenset()))), alone)
+    ]
 
 
 def _which_years(

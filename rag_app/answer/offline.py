@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
-from rag_app.answer.fact_lines import fact_value_lines, worked_lines
+from rag_app.answer.fact_lines import fact_value_lines, ranked_lines, worked_lines
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.quotes import (
     Candidate,
@@ -298,7 +298,9 @@ class ExtractiveAnswerer:
         chosen, answers = self._select(query, sources)
         values: list[str] = []
         if chosen and answers and self.settings.value_lines:
-            if self.settings.fact_lines:  # a change asked: worked out, not a year's value
+            if self.settings.fact_lines:  # who ranks where, asked by rank
+                values = ranked_lines(query, sources, lang)
+            if self.settings.fact_lines and not values:  # a change: worked out, not a value
                 values = worked_lines(query, sources, lang, self.settings.operation_confidence)
             if not values:
                 values, chosen = value_lines(query, chosen, sources, lang)

@@ -12,7 +12,7 @@ from rag_app.facts.cells import Fact, table_facts
 from rag_app.models import Chunk
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import stem
-from rag_app.text.periods import PART_OF_YEAR, distinct_years, find_years
+from rag_app.text.periods import PART_OF_YEAR, PERIOD_SPAN, distinct_years, find_years
 from rag_app.understand.analysis import QueryAnalysis
 
 _UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
@@ -93,6 +93,40 @@ def asked_facts(
             by_column.setdefault(fact.col, fact)
         return [AskedFact(number, f) for f in by_column.values()]
     return []
+
+
+def entity_facts(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], years: Sequence[str] | None = None
+) -> list[AskedFact]:
+    """The cell of the row that names the question's company (a ranking's 台积电, a customer
+    list's row) in the one column whose label names what is asked and the year it names
+    ("2024年营收（亿美元）" of "台积电2024年的营收是多少？"): a table laid out with companies as
+    rows, not metrics. [] when no row names it or several columns are named alike."""
+    name = query.name
+    if not name or query.periods or PART_OF_YEAR.search(query.text):
+        return []
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    years = list(years) if years is not None else find_years(query.text)
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        rows = {f.row for f in facts if name in f.metric or (f.number is None and name in f.value)}
+        if not rows:
+            continue
+        found: dict[tuple[int, int], Fact] = {}
+        for fact in facts:
+            if fact.row not in rows or fact.number is None:
+                continue
+            dated = distinct_years(fact.column)
+            if years and not set(dated) & set(years):
+                continue
+            label = PERIOD_SPAN.sub("", fact.column).strip()
+            if label and _named(_UNIT.sub("", label).strip() or label, question, words):
+                found[(fact.row, fact.col)] = fact
+        if len(found) == 1:
+            return [AskedFact(number, next(iter(found.values())))]
+    return []
+
 
 
 def asked_pair(

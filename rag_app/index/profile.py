@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
+from rag_app.facts.ranks import NUMERIC, SENTENCE, is_ordinal, name_column, periods_of
 from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
-from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, period_tokens
 from rag_app.text.phrasing import content_references
 from rag_app.text.subjects import TICKER, subject_names
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
@@ -38,9 +38,6 @@ _LATIN_ALIAS = re.compile(
     rf"([{CJK_UNIFIED}]{{2,12}})[（(]([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){{0,5}})[)）]"
 )
 _CJK_START = re.compile(f"[{CJK_UNIFIED}]")
-_NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
-# A cell holding a sentence's punctuation is a sentence, not a name or a label.
-_SENTENCE = re.compile(r"[，。；;！？!?]")
 
 
 @dataclass(frozen=True)
@@ -130,7 +127,7 @@ def profile_of(chunks: Sequence[Chunk]) -> DocumentProfile:
                 ref = content_references(chunk.caption).get(chunk.type, "")
                 label = ref if ref and chunk.caption.lstrip().startswith(ref) else ""
                 exhibits.append(Exhibit(chunk.type, label, chunk.caption, chunk.page))
-        periods.update(_periods(chunk.caption))
+        periods.update(periods_of(chunk.caption))
         if chunk.type == "table" and chunk.table_html:
             try:
                 grid = parse_table(chunk.table_html, chunk.header_rows)
@@ -259,28 +256,28 @@ def _read_table(
     labels = column_labels(grid)
     rows = grid.data_rows
     firsts = [row[0].strip() for row in rows if row and row[0].strip()]
-    header_periods = [_periods(label) for label in labels]
-    first_periods = [_periods(cell) for cell in firsts]
+    header_periods = [periods_of(label) for label in labels]
+    first_periods = [periods_of(cell) for cell in firsts]
     for found in header_periods + first_periods:
         periods.update(found)
     if sum(1 for p in header_periods if p) >= 2 or not grid.header_rows:
         # periods across (or a two-column fact sheet): the row labels are the metrics
         for cell in firsts:
-            if not _periods(cell) and not _NUMERIC.match(cell) and not _SENTENCE.search(cell):
+            if not periods_of(cell) and not NUMERIC.match(cell) and not SENTENCE.search(cell):
                 metrics[_metric(cell, caption_unit)] = None
         return
     for c, label in enumerate(labels):
         # a column of values is a metric; a column of names or words (排名's, 厂商's) is not
         values = [row[c].strip() for row in rows if c < len(row) and row[c].strip()]
-        numeric = 0 if _ordinal(values) else sum(1 for v in values if _NUMERIC.match(v))
+        numeric = 0 if is_ordinal(values) else sum(1 for v in values if NUMERIC.match(v))
         if (
             label
             and numeric * 2 > len(values)
-            and not _periods(label)
-            and not _SENTENCE.search(label)
+            and not periods_of(label)
+            and not SENTENCE.search(label)
         ):
             metrics[_metric(label, caption_unit)] = None
-    key = _key_column(grid)
+    key = name_column(grid)
     if key is None:
         return
     for row in rows:
@@ -289,32 +286,6 @@ def _read_table(
             _named(cell, entities)
         elif cell:
             _add(entities, Entity(cell))
-
-
-def _ordinal(values: Sequence[str]) -> bool:
-    """Whether a column counts its rows (1, 2, 3...: a rank or serial number, not a value)."""
-    if len(values) < 2 or not all(v.isdigit() for v in values):
-        return False
-    numbers = [int(v) for v in values]
-    return numbers == list(range(numbers[0], numbers[0] + len(numbers)))
-
-
-def _key_column(grid: Grid) -> int | None:
-    """The first column whose data cells are names: none a number, a period or a sentence,
-    and all different; None when the table has none."""
-    rows = grid.data_rows
-    if len(rows) < 2:
-        return None
-    for c in range(grid.n_cols):
-        cells = [row[c].strip() for row in rows if row[c].strip()]
-        if len(cells) < 2 or len(set(cells)) < len(cells):
-            continue
-        if all(
-            not _NUMERIC.match(cell) and not _periods(cell) and not _SENTENCE.search(cell)
-            for cell in cells
-        ):
-            return c
-    return None
 
 
 def _metric(label: str, caption_unit: str) -> Metric:
@@ -327,19 +298,3 @@ def _unit(label: str) -> tuple[str, str]:
     if match is None:
         return label.strip(), ""
     return match.group(1), match.group(2).strip()
-
-
-def _periods(text: str) -> list[str]:
-    """The periods ``text`` names, as one form: "2023Q1" (of 2023Q1, 2023年第一季度, "2023年 Q1"),
-    "2025E", "2024" (of 2024, 2024年); a year that is a value (2031亿元) is none."""
-    if not text:
-        return []
-    found = [p.upper() for p in period_tokens(text)]
-    if found:
-        return found
-    out = []
-    for match in PERIOD_SPAN.finditer(text):
-        if match.group(0)[:1].isdigit() and not PERIOD_YEAR.match(text, match.start()):
-            continue
-        out.append(re.sub(r"\s+|年度?$", "", match.group(0)).upper())
-    return out

@@ -120,6 +120,12 @@ def _cut_block(block: str, search_mode: bool) -> tuple[str, ...]:
     return tuple(jieba.cut_for_search(block) if search_mode else jieba.cut(block))
 
 
+def in_dictionary(word: str) -> bool:
+    """Whether jieba's dictionary holds ``word`` (a word of the language, not one its model
+    guessed from unseen characters: 排名, not 锐拓)."""
+    return bool(_segmenter().dt.FREQ.get(word))
+
+
 def tagged(text: str) -> list[tuple[str, str]]:
     """jieba's words of ``text`` with their part of speech (jieba.posseg's tags, learned from
     its corpus: ns a place, nr a person, nt an organisation, nz another proper noun, eng a

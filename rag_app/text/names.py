@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from rag_app.text import lexicon
-from rag_app.text.analyzer import tagged
+from rag_app.text.analyzer import in_dictionary, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.periods import PERIOD_SPAN
 from rag_app.text.spans import METRICS, strip_modifiers
@@ -27,6 +27,9 @@ _STOPS = _WORDS["stop"]
 _SENTENCE_WORDS = frozenset(_WORDS["sentence_en"])
 _NOT_NAMES = frozenset(_WORDS["not_names"])
 _CJK_RUN = re.compile(f"[{CJK_UNIFIED}]+")
+# A quarter or half written without its year, and separators, before a name; not the 三一 of
+# 三一重工.
+_PERIOD_PART = re.compile(r"^[\s，,、：:]*(?:第?[一二三四]季度|[上下]半年)?[\s，,、：:]*")
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
 
 
@@ -36,12 +39,14 @@ def leading_name(question: str) -> str:
     text = question.strip()
     while True:
         before = text
-        text = PERIOD_SPAN.sub("", text, count=1) if PERIOD_SPAN.match(text) else text
+        if PERIOD_SPAN.match(text):
+            text = PERIOD_SPAN.sub("", text, count=1)
+            text = text[1:] if text[:1] in ("末", "初", "底") else text  # 2024年末
         for word in _LEADING:
             if text.startswith(word):
                 text = text[len(word) :]
                 break
-        text = text.lstrip(" ，,、：:第一二三四季度上下半年末初")
+        text = _PERIOD_PART.sub("", text, count=1)
         if text == before:
             break
     run = _CJK_RUN.match(text)
@@ -55,7 +60,7 @@ def leading_name(question: str) -> str:
             + [len(name)]
         )
         name = name[:cut]
-        if not 2 <= len(name) <= 16:
+        if not 2 <= len(name) <= 16 or _is_clause(name):
             return ""
         # A subject as report questions name one: right before a period or a metric
         # ("宁德时代2025年…", "中芯国际的毛利率…"); "拳击比赛的收益" names no company.
@@ -80,6 +85,28 @@ def leading_name(question: str) -> str:
 
 # Proper nouns by jieba's tags: place, person, organisation, other.
 _PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
+# Words a clause's subject is made of: common nouns, places-as-words, pronouns.
+_COMMON_TAGS = frozenset({"n", "s", "r", "vn", "ng"})
+
+
+def _is_clause(span: str) -> bool:
+    """Whether a run before 的 is a clause, not a name: common nouns and a verb of two
+    characters or more ("报告给出", "管理层表示", "分析师预计": what a report or a person says),
+    or a run starting with such a verb ("排名前三").
+    A company's name has a proper noun or a word of another kind before a verb-like last word
+    (三一重工, 新希望); a brand jieba reads as a common noun before one (保利发展) is missed."""
+    words = tagged(span)
+    if len(words) < 2:
+        return False
+    if words[0][1] == "v" and len(words[0][0]) >= 2 and in_dictionary(words[0][0]):
+        return True  # it starts with a verb: 排名前三, 募集资金 (a brand jieba guesses is none)
+    last, tag = words[-1]
+    return (
+        len(last) >= 2
+        and tag in ("v", "vn")
+        and in_dictionary(last)
+        and all(t in _COMMON_TAGS and t not in _PROPER_TAGS for _, t in words[:-1])
+    )
 # Words that carry no content of their own: pronouns and question words (r), numerals and
 # measures (m, q, mq), particles (u*), modal words (y), prepositions (p), conjunctions (c),
 # adverbs (d), auxiliary verbs and copulas (one-character v), direction words (f).
@@ -140,6 +167,55 @@ def proper_names(question: str) -> tuple[str, ...]:
         # upper-case one is an acronym, a ticker or a metric (ROE, ZPHR) and is left alone
         names.extend(m.group(0) for m in _LATIN_WORD.finditer(question) if m.start() >= asks_from)
     return tuple(dict.fromkeys(n for n in names if n))
+
+
+def title_genres(title: str) -> frozenset[str]:
+    """The nouns a document's title ends its parts with, what it calls itself ("报告" of
+    "证券研究报告·公司深度研究", "纪要" of "…业绩说明会纪要", "说明书" of "招股说明书（申报稿）")
+    together with the part they end ("证券研究报告"), so a question may call it by a short form
+    (研报, 年报)."""
+    out: set[str] = set()
+    for part in _TITLE_PARTS.split(title):
+        words = [(w, t) for w, t in tagged(part) if _CJK_RUN.fullmatch(w)]
+        if words and len(words[-1][0]) >= 2:
+            out.update((words[-1][0], "".join(w for w, _ in words)))
+    return frozenset(out)
+
+
+def source_clause(question: str, genres: frozenset[str]) -> str:
+    """The clause a question names its source by, not what it asks ("报告给出的" of
+    "报告给出的目标价是多少？", "该行年报披露的" with 年度报告 a title's genre): common nouns (one
+    of them the document's genre, or a short form of it) and a verb of two characters or more,
+    before 的. "" when there is none; "投资活动产生的" names no document."""
+    words = tagged(question)
+    for k in range(1, len(words) - 1):
+        verb, tag = words[k]
+        if not (len(verb) >= 2 and tag in ("v", "vn") and words[k + 1][0] == "的"):
+            continue
+        i = k
+        while i > 0 and words[i - 1][1] in _COMMON_TAGS | {"f"}:
+            i -= 1
+        nouns = [w for w, t in words[i:k] if (t.startswith("n") or t == "vn") and len(w) >= 2]
+        # said "in" something (文中, 报告中, 表中提到的): where it is said, not what
+        located = any(t == "s" or (t == "f" and j > i) for j, (_, t) in enumerate(words[i:k], i))
+        if located or any(_short_form(w, g) for w in nouns for g in genres):
+            start = question.find(words[i][0])
+            end = question.find("的", question.find(verb, start)) + 1
+            return question[start:end] if 0 <= start < end else ""
+    return ""
+
+
+def _short_form(word: str, genre: str) -> bool:
+    """Whether ``word`` is ``genre`` or a short form of it: its characters in order, its last a
+    character of the genre's last two (年报 of 年度报告), or two characters ending with the
+    first of the genre's last two (研报 of 深度报告)."""
+    if word == genre or (len(word) == 2 and len(genre) >= 2 and word[1] == genre[-2]):
+        return True  # X报 of a 报告 (研报, 年报)
+    rest = iter(genre)
+    return len(word) >= 2 and all(ch in rest for ch in word) and word[-1] in genre[-2:]
+
+
+_TITLE_PARTS = re.compile(r"[·｜|/\s（）()【】\[\]：:，,—-]+")
 
 
 def content_words(

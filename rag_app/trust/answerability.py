@@ -44,6 +44,7 @@ from rag_app.text.names import (
     is_proper,
     proper_names,
     qualified_noun,
+    source_clause,
     sounds_like,
 )
 from rag_app.text.periods import find_years
@@ -99,22 +100,25 @@ def assess(
     if not docs:
         return Finding()
     subjects = sorted({w for d in docs for w in profile[d].subjects})
-    asked = _asked_names(question.text, question.name)
+    # "报告给出的目标价": what names the source ("报告给出的") is not what is asked
+    source = source_clause(question.text, frozenset().union(*(profile[d].genres for d in docs)))
+    text = question.text.replace(source, " ", 1) if source else question.text
+    asked = _asked_names(text, question.name)
     snap = library.snapshot(kb)
-    about = _docs_about(question.text, asked, docs, profile)
+    about = _docs_about(text, asked, docs, profile)
     if about is None:
         scope, gap = _mentioned_scope(
-            question.text, question.name, question.synonyms, asked, docs, profile, snap, subjects
+            text, question.name, question.synonyms, asked, docs, profile, snap, subjects
         )
     else:
         reports = [d for d in about if profile[d].strict()]
-        scope, gap = about, _unheld_name(question.text, reports, profile, snap) if reports else None
+        scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
     if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
-        head = head_noun(question.text, asked)
+        head = head_noun(text, asked)
         shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
         if head and not shown and not any(profile[d].writes(head) for d in scope):
             gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
-        phrase, qualifiers, _ = qualified_noun(question.text, asked)
+        phrase, qualifiers, _ = qualified_noun(text, asked)
         if gap is None and not shown and qualifiers:
             # the noun written, but not what qualifies it (the operating line's 现金流量净额
             # when the investing one's is asked; 董事 when 独立董事 are)
@@ -128,8 +132,8 @@ def assess(
     gaps: list[Gap] = []
     spans = question.spans(subjects)
     asked_years = sorted({y for s in spans if s.kind == "period" for y in find_years(s.text)})
-    words = content_words(question.text, asked, nouns=True)
-    head = head_noun(question.text, asked) if question.language == "zh" else ""
+    words = content_words(text, asked, nouns=True)
+    head = head_noun(text, asked) if question.language == "zh" else ""
     in_tables = sorted({y for d in scope for y in profile[d].table_years})
     missing = [
         y

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from rag_app.index.profile import profile_of
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
+from rag_app.text.names import title_genres
 from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
 from rag_app.text.sentences import split_sentences
 from rag_app.text.subjects import document_subjects, is_listed, search_title, shortest_chinese_name
@@ -33,6 +34,7 @@ class Document:
     # not give is read strictly; a story or a topic's report is read leniently
     listed: bool
     title: str  # its title line, for saying where a name is mentioned
+    genres: frozenset[str]  # what its title calls it (报告, 证券研究报告): text.names.title_genres
     entities: tuple[str, ...]  # the names its tables list (regions, customers), for a gap's "held"
     text: str  # its chunks' searched text, lower-cased
     chunks: tuple[str, ...]  # the same, chunk by chunk
@@ -146,6 +148,7 @@ def read_document(chunks: list[Chunk]) -> Document:
         names=names,
         listed=any(is_listed(n) for n in names),
         title=search_title(chunks[0]) if chunks else "",
+        genres=title_genres(search_title(chunks[0])) if chunks else frozenset(),
         entities=tuple(e.name for e in profile.entities if e.name not in names)[:40],
         text="\n".join(c.search_text for c in chunks).lower(),
         chunks=tuple(c.search_text.lower() for c in chunks),

@@ -13,7 +13,7 @@ from rag_app.ingest import ChunkingOptions, chunk_document
 from rag_app.ingest.content_list import parse_content_list
 from rag_app.models import Chunk, Document
 from rag_app.understand.analysis import analyse_query
-from tests.conftest import TEST_DATA
+from tests.conftest import REPO_ROOT, TEST_DATA
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +206,32 @@ def test_a_count_against_an_amount_in_yi_or_wan() -> None:
     annual = [(1, Chunk("a:1", "a", "table", "", "", (0,), table_html=html, caption="单位：元"))]
     line = fact_value_lines(_as("营业收入超过28亿元的有几年？", "count"), annual)[0]
     assert line.endswith("：2 [Source 1]")
+
+
+@pytest.fixture(scope="module")
+def sample_sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
+    path = REPO_ROOT / "assets" / "sample_report" / "smic_report_content_list.json"
+    items, _ = parse_content_list(path.read_bytes(), path.name)
+    doc = Document("smic_report", path.name, "content_list", tuple(items), "h", 1)
+    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
+
+
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        # a company only ranked in the report: its row's cell, never the report's own company's
+        ("台积电2024年的营收是多少？", "台积电 2024年营收（亿美元）：881.6"),
+        ("华虹集团2024年营收多少？", "华虹集团 2024年营收（亿美元）：40.2"),
+        ("台积电的市占率是多少？", "台积电 市占率（%）：64.9"),
+    ],
+)
+def test_a_company_in_a_row_of_another_reports_table(sample_sources, question, line) -> None:  # type: ignore[no-untyped-def]
+    lines = fact_value_lines(analyse_query(question), sample_sources, "zh")
+    assert len(lines) == 1 and lines[0].startswith(line + " [Source ")
+
+
+def test_a_company_no_source_is_about_gets_no_line_of_anothers_rows(sample_sources) -> None:  # type: ignore[no-untyped-def]
+    # 中芯国际's 营业收入 row names the metric; it is not the asked company's
+    assert fact_value_lines(analyse_query("北辰智控2024年的营业收入是多少？"), sample_sources) == []
+    own = fact_value_lines(analyse_query("中芯国际2024年营业收入是多少？"), sample_sources)
+    assert own and own[0].startswith("营业收入")  # the report's own rows answer its company

@@ -10,9 +10,12 @@ from rag_app.text.names import (
     content_words,
     head_noun,
     is_place,
+    leading_name,
     proper_names,
     qualified_noun,
     sounds_like,
+    source_clause,
+    title_genres,
 )
 from rag_app.text.subjects import covers, is_listed, subject_names
 
@@ -105,3 +108,64 @@ def test_the_noun_a_question_asks_is_read_with_what_qualifies_it(
     question: str, leave_out: tuple[str, ...], read: tuple[str, tuple[str, ...], str]
 ) -> None:
     assert qualified_noun(question, leave_out) == read
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("报告给出的目标价是多少？", ""),  # a report saying something: a clause, no company
+        ("管理层表示的2025年指引是什么？", ""),
+        ("分析师预计的2025年净利润是多少？", ""),
+        ("北辰智控2024年的营业收入是多少？", "北辰智控"),
+        ("三一重工2024年营收是多少？", "三一重工"),  # not a quarter's 三 and 一
+        ("2024年第一季度中芯国际的营收是多少？", "中芯国际"),
+        ("2024年末中芯国际的产能是多少？", "中芯国际"),
+        ("初灵信息2024年营收是多少？", "初灵信息"),  # 初 of a year only after one
+        ("新希望2024年营收是多少？", "新希望"),
+    ],
+)
+def test_a_question_leads_with_a_name_not_with_a_clause(question: str, name: str) -> None:
+    assert leading_name(question) == name
+
+
+def test_a_title_says_what_the_document_calls_itself() -> None:
+    assert "报告" in title_genres("中芯国际（688981.SH）深度报告：产能扩张稳步推进")
+    assert "年度报告" in title_genres("江苏澄远智能装备股份有限公司2024年年度报告")
+    assert "招股说明书" in title_genres("杭州拓衡传感科技股份有限公司　招股说明书（申报稿）")
+
+
+@pytest.mark.parametrize(
+    ("question", "clause"),
+    [
+        ("报告给出的目标价是多少？", "报告给出的"),
+        ("研报预测的2026年营收是多少？", "研报预测的"),  # 研报: X报 of a 报告
+        ("该行年报披露的不良贷款率是多少？", "该行年报披露的"),  # 年报 of 年度报告
+        ("招股书披露的募集资金是多少？", "招股书披露的"),
+        ("文中提到的目标价是多少？", "文中提到的"),  # said in the text
+        ("报告中提到的12英寸产能是多少？", "报告中提到的"),
+        ("拓衡传感2023年投资活动产生的现金流量净额是多少？", ""),  # what is asked, no source
+        ("中芯国际有几名独立董事？", ""),
+    ],
+)
+def test_the_clause_naming_the_source_is_told_from_what_is_asked(
+    question: str, clause: str
+) -> None:
+    genres = (
+        title_genres("中芯国际（688981.SH）深度报告：产能扩张稳步推进")
+        | title_genres("江苏澄远智能装备股份有限公司2024年年度报告")
+        | title_genres("杭州拓衡传感科技股份有限公司　招股说明书（申报稿）")
+    )
+    assert source_clause(question, genres) == clause
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("排名前三的晶圆代工厂是哪几家？", ""),  # starts with a verb of the dictionary
+        ("锐拓科技2023年末的资产负债率是多少？", "锐拓科技"),  # a brand jieba guesses a verb
+    ],
+)
+def test_a_run_starting_with_a_verb_is_no_name_unless_jieba_guessed_it(
+    question: str, name: str
+) -> None:
+    assert leading_name(question) == name

@@ -1,0 +1,146 @@
+"""Ranking tables, read by their shape: a column counting the rows (1, 2, 3...: a rank) beside a
+column of names (厂商, 企业, Company). ``ranked_rows`` gives the rows a question asks by rank
+("排名第一的是哪家", "前五名是哪几家", "Which company ranked first?"): the rank read from the
+question's ordinal numerals, the table by the words its caption and headers share with it.
+``is_ordinal`` and ``name_column`` also tell the document profile (``index.profile``) which
+column of a table lists entities."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_app.models import Chunk
+from rag_app.text.analyzer import match_terms
+from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, period_tokens
+from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
+
+NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
+# A cell holding a sentence's punctuation is a sentence, not a name or a label.
+SENTENCE = re.compile(r"[，。；;！？!?]")
+_CN_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")}
+_EN_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_NUMERAL = r"(\d{1,2}|[一二三四五六七八九十]{1,2})"
+# 第N (not a quarter: 第一季度), No. N; 前N / top N
+_NTH = re.compile(rf"第\s*{_NUMERAL}(?!\s*[季节章部条款期批轮])|\bNo\.\s*(\d{{1,2}})\b|\branked\s+({'|'.join(_EN_ORDINALS)})\b", re.I)
+_FIRST_N = re.compile(rf"前\s*{_NUMERAL}(?!\s*[季个月年天周期批轮次])|\btop\s+(\d{{1,2}}|{'|'.join(_EN_NUMBERS)})\b", re.I)
+
+
+def is_ordinal(values: Sequence[str]) -> bool:
+    """Whether a column counts its rows (1, 2, 3...: a rank or serial number, not a value)."""
+    if len(values) < 2 or not all(v.isdigit() for v in values):
+        return False
+    numbers = [int(v) for v in values]
+    return numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
+def name_column(grid: Grid) -> int | None:
+    """The first column whose data cells are names: none a number, a period or a sentence,
+    and all different; None when the table has none."""
+    rows = grid.data_rows
+    if len(rows) < 2:
+        return None
+    for c in range(grid.n_cols):
+        cells = [row[c].strip() for row in rows if row[c].strip()]
+        if len(cells) < 2 or len(set(cells)) < len(cells):
+            continue
+        if all(
+            not NUMERIC.match(cell) and not periods_of(cell) and not SENTENCE.search(cell)
+            for cell in cells
+        ):
+            return c
+    return None
+
+
+def periods_of(text: str) -> list[str]:
+    """The periods ``text`` names, as one form: "2023Q1" (of 2023Q1, 2023年第一季度, "2023年 Q1"),
+    "2025E", "2024" (of 2024, 2024年); a year that is a value (2031亿元) is none."""
+    if not text:
+        return []
+    found = [p.upper() for p in period_tokens(text)]
+    if found:
+        return found
+    out = []
+    for match in PERIOD_SPAN.finditer(text):
+        if match.group(0)[:1].isdigit() and not PERIOD_YEAR.match(text, match.start()):
+            continue
+        out.append(re.sub(r"\s+|年度?$", "", match.group(0)).upper())
+    return out
+
+
+def asked_ranks(question: str) -> tuple[int, ...]:
+    """The ranks a question asks by: (1,) of 排名第一 / ranked first, (1, ..., 5) of 前五名 /
+    top five; () when it names none."""
+    first_n = _FIRST_N.search(question)
+    if first_n:
+        n = _number(next(g for g in first_n.groups() if g))
+        return tuple(range(1, n + 1)) if 1 < n <= 20 else ()
+    nth = _NTH.search(question)
+    if nth:
+        n = _number(next(g for g in nth.groups() if g))
+        return (n,) if 1 <= n <= 50 else ()
+    return ()
+
+
+def _number(text: str) -> int:
+    lowered = text.lower()
+    if lowered.isdigit():
+        return int(lowered)
+    if lowered in _EN_ORDINALS:
+        return _EN_ORDINALS.index(lowered) + 1
+    if lowered in _EN_NUMBERS:
+        return _EN_NUMBERS.index(lowered) + 1
+    if lowered == "十":
+        return 10
+    if lowered.startswith("十"):  # 十二
+        return 10 + _CN_DIGITS.get(lowered[1:], 0)
+    if lowered.endswith("十"):  # 二十
+        return _CN_DIGITS.get(lowered[0], 0) * 10
+    if len(lowered) == 2 and lowered[1] in _CN_DIGITS:  # 二十一 is 3; 二一 is not a numeral
+        return 0
+    return _CN_DIGITS.get(lowered, 0)
+
+
+@dataclass(frozen=True)
+class RankedRow:
+    """A ranking table's row: its rank, its name cell, its source's number."""
+
+    source: int
+    rank: int
+    name: str
+    caption: str
+
+
+def ranked_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> list[RankedRow]:
+    """The rows of the first ranking table among ``sources`` whose caption or headers share a
+    word with the question (beyond the rank), at the ranks the question asks; [] when it asks
+    none, no such table is among the sources, or it lacks a rank asked."""
+    ranks = asked_ranks(question)
+    if not ranks:
+        return []
+    words = match_terms(question)[0]
+    for number, chunk in sources:
+        if chunk.type != "table" or not chunk.table_html:
+            continue
+        try:
+            grid = parse_table(chunk.table_html, chunk.header_rows)
+        except (TableTooLarge, ValueError):
+            continue
+        rows = grid.data_rows
+        rank_col = next(
+            (c for c in range(grid.n_cols) if is_ordinal([r[c].strip() for r in rows if r[c].strip()])),
+            None,
+        )
+        name_col = name_column(grid)
+        if rank_col is None or name_col is None:
+            continue
+        labels = " ".join([chunk.caption, *column_labels(grid)])
+        if not words & match_terms(labels)[0]:
+            continue
+        by_rank = {int(r[rank_col].strip()): r[name_col].strip() for r in rows if r[rank_col].strip()}
+        if not all(rank in by_rank for rank in ranks):
+            continue
+        return [RankedRow(number, rank, by_rank[rank], chunk.caption) for rank in ranks]
+    return []

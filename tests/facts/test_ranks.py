@@ -1,0 +1,65 @@
+"""Ranking tables (rag_app/facts/ranks.py) and the line naming who ranks where
+(rag_app/answer/fact_lines.ranked_lines): the ranks a question asks by, read from its
+numerals, never a quarter's 第一 or 前三季度; the table by its shape, a rank column beside names."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.answer.fact_lines import ranked_lines
+from rag_app.facts.ranks import asked_ranks, is_ordinal
+from rag_app.ingest import ChunkingOptions, chunk_document
+from rag_app.ingest.content_list import parse_content_list
+from rag_app.models import Chunk, Document
+from rag_app.understand.analysis import analyse_query
+from tests.conftest import REPO_ROOT
+
+
+@pytest.mark.parametrize(
+    ("question", "ranks"),
+    [
+        ("2024年全球晶圆代工厂营收排名第一的是哪家？", (1,)),
+        ("排名前三的晶圆代工厂是哪几家？", (1, 2, 3)),
+        ("前五大客户都有谁？", (1, 2, 3, 4, 5)),
+        ("Which company ranked second by revenue?", (2,)),
+        ("Who are the top five customers?", (1, 2, 3, 4, 5)),
+        ("排名第十二的是谁？", (12,)),
+        ("2024年第一季度营收是多少？", ()),  # a quarter
+        ("前三季度营收是多少？", ()),
+        ("中芯国际排名第几？", ()),  # asks the rank, not by it
+    ],
+)
+def test_the_ranks_a_question_asks_by(question: str, ranks: tuple[int, ...]) -> None:
+    assert asked_ranks(question) == ranks
+
+
+def test_a_rank_column_counts_its_rows() -> None:
+    assert is_ordinal(["1", "2", "3"]) and not is_ordinal(["1", "3", "4"]) and not is_ordinal(["7"])
+
+
+@pytest.fixture(scope="module")
+def sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
+    path = REPO_ROOT / "assets" / "sample_report" / "smic_report_content_list.json"
+    items, _ = parse_content_list(path.read_bytes(), path.name)
+    doc = Document("smic_report", path.name, "content_list", tuple(items), "h", 1)
+    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "answer"),
+    [
+        ("2024年全球晶圆代工厂营收排名第一的是哪家？", "zh", "第1名：台积电"),
+        ("排名前三的晶圆代工厂是哪几家？", "zh", "前3名：台积电、三星、中芯国际"),
+        ("Which foundry ranked second by 2024 revenue?", "en", "Rank 2: 三星"),
+    ],
+)
+def test_who_ranks_where_from_the_ranking_table(sources, question, lang, answer) -> None:  # type: ignore[no-untyped-def]
+    lines = ranked_lines(analyse_query(question), sources, lang)
+    assert len(lines) == 1 and answer in lines[0] and "表3" in lines[0]
+    number = int(lines[0].rsplit("[Source ", 1)[1].rstrip("]"))
+    assert "台积电" in dict(sources)[number].text
+
+
+def test_no_rank_line_unless_a_name_is_asked_by_rank(sources) -> None:  # type: ignore[no-untyped-def]
+    assert ranked_lines(analyse_query("中芯国际2024年营收排名第几？"), sources) == []
+    assert ranked_lines(analyse_query("排名第一的营收是多少亿美元？"), sources) == []
