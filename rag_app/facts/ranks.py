@@ -13,16 +13,16 @@ from dataclasses import dataclass
 
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
-from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, period_tokens
+from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, find_years, period_tokens
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
 
 NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
 # A cell holding a sentence's punctuation is a sentence, not a name or a label.
 SENTENCE = re.compile(r"[，。；;！？!?]")
-_CN_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")}
+_CN_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
 _EN_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_NUMERAL = r"(\d{1,2}|[一二三四五六七八九十]{1,2})"
+_NUMERAL = r"(\d{1,2}|[一二两三四五六七八九十]{1,2})"
 # 第N (not a quarter: 第一季度), No. N; 前N / top N
 _NTH = re.compile(rf"第\s*{_NUMERAL}(?!\s*[季节章部条款期批轮])|\bNo\.\s*(\d{{1,2}})\b|\branked\s+({'|'.join(_EN_ORDINALS)})\b", re.I)
 _FIRST_N = re.compile(rf"前\s*{_NUMERAL}(?!\s*[季个月年天周期批轮次])|\btop\s+(\d{{1,2}}|{'|'.join(_EN_NUMBERS)})\b", re.I)
@@ -116,11 +116,14 @@ class RankedRow:
 def ranked_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> list[RankedRow]:
     """The rows of the first ranking table among ``sources`` whose caption or headers share a
     word with the question (beyond the rank), at the ranks the question asks; [] when it asks
-    none, no such table is among the sources, or it lacks a rank asked."""
+    none, no such table is among the sources, or it lacks a rank asked. A table ranking again
+    within each period ("2023年度" 1-5, "2022年度" 1-5) is read in the period the question names
+    (its first when it names none)."""
     ranks = asked_ranks(question)
     if not ranks:
         return []
     words = match_terms(question)[0]
+    years = find_years(question)
     for number, chunk in sources:
         if chunk.type != "table" or not chunk.table_html:
             continue
@@ -128,19 +131,45 @@ def ranked_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> list[Ran
             grid = parse_table(chunk.table_html, chunk.header_rows)
         except (TableTooLarge, ValueError):
             continue
-        rows = grid.data_rows
-        rank_col = next(
-            (c for c in range(grid.n_cols) if is_ordinal([r[c].strip() for r in rows if r[c].strip()])),
-            None,
-        )
-        name_col = name_column(grid)
-        if rank_col is None or name_col is None:
+        if not words & match_terms(" ".join([chunk.caption, *column_labels(grid)]))[0]:
             continue
-        labels = " ".join([chunk.caption, *column_labels(grid)])
-        if not words & match_terms(labels)[0]:
+        ranking = _ranking(grid.data_rows, grid.n_cols, years)
+        if ranking is None:
             continue
-        by_rank = {int(r[rank_col].strip()): r[name_col].strip() for r in rows if r[rank_col].strip()}
-        if not all(rank in by_rank for rank in ranks):
+        rank_col, rows = ranking
+        name_col = _name_column(rows, grid.n_cols, rank_col)
+        if name_col is None:
             continue
-        return [RankedRow(number, rank, by_rank[rank], chunk.caption) for rank in ranks]
+        by_rank = {int(r[rank_col].strip()): r[name_col].strip() for r in rows}
+        if all(rank in by_rank for rank in ranks):
+            return [RankedRow(number, rank, by_rank[rank], chunk.caption) for rank in ranks]
     return []
+
+
+def _ranking(
+    rows: Sequence[Sequence[str]], n_cols: int, years: Sequence[str]
+) -> tuple[int, list[Sequence[str]]] | None:
+    """The rank column and the rows of the ranking asked: a column counting its rows 1, 2, 3...
+    within each group of rows the columns before it head (a period's rowspan); the group naming
+    a year the question names, else the first."""
+    for col in range(n_cols):
+        groups: dict[tuple[str, ...], list[Sequence[str]]] = {}
+        for row in rows:
+            if row[col].strip().isdigit():
+                groups.setdefault(tuple(c.strip() for c in row[:col]), []).append(row)
+        if not groups or not all(is_ordinal([r[col].strip() for r in g]) for g in groups.values()):
+            continue
+        named = [g for key, g in groups.items() if any(y in " ".join(key) for y in years)]
+        return col, (named or list(groups.values()))[0]
+    return None
+
+
+def _name_column(rows: Sequence[Sequence[str]], n_cols: int, rank_col: int) -> int | None:
+    """The first column after the rank whose cells are names (else before it)."""
+    for col in [*range(rank_col + 1, n_cols), *range(rank_col)]:
+        cells = [r[col].strip() for r in rows if r[col].strip()]
+        if len(cells) == len(rows) and len(set(cells)) == len(cells) and all(
+            not NUMERIC.match(c) and not periods_of(c) and not SENTENCE.search(c) for c in cells
+        ):
+            return col
+    return None

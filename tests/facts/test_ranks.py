@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rag_app.answer.fact_lines import ranked_lines
-from rag_app.facts.ranks import asked_ranks, is_ordinal
+from rag_app.facts.ranks import asked_ranks, is_ordinal, ranked_rows
 from rag_app.ingest import ChunkingOptions, chunk_document
 from rag_app.ingest.content_list import parse_content_list
 from rag_app.models import Chunk, Document
@@ -63,3 +63,22 @@ def test_who_ranks_where_from_the_ranking_table(sources, question, lang, answer)
 def test_no_rank_line_unless_a_name_is_asked_by_rank(sources) -> None:  # type: ignore[no-untyped-def]
     assert ranked_lines(analyse_query("中芯国际2024年营收排名第几？"), sources) == []
     assert ranked_lines(analyse_query("排名第一的营收是多少亿美元？"), sources) == []
+
+
+def test_a_ranking_within_each_period_is_read_in_the_period_asked() -> None:
+    html = (
+        "<table><tr><td>期间</td><td>序号</td><td>客户名称</td><td>销售金额（万元）</td></tr>"
+        '<tr><td rowspan="3">2023年度</td><td>1</td><td>甲公司</td><td>9,836.27</td></tr>'
+        "<tr><td>2</td><td>乙公司</td><td>6,402.15</td></tr>"
+        '<tr><td colspan="2">合计</td><td>16,238.42</td></tr>'
+        '<tr><td rowspan="3">2022年度</td><td>1</td><td>乙公司</td><td>8,215.09</td></tr>'
+        "<tr><td>2</td><td>丙公司</td><td>4,390.52</td></tr>"
+        '<tr><td colspan="2">合计</td><td>12,605.61</td></tr></table>'
+    )
+    table = Chunk(
+        chunk_id="t", doc_id="d", text="", search_text="", type="table", pages=(1,),
+        item_indices=(0,), table_html=html, header_rows=1, caption="前五名客户的销售情况",
+    )
+    rows = ranked_rows("2022年前两名客户是谁？", [(4, table)])
+    assert [(r.rank, r.name, r.source) for r in rows] == [(1, "乙公司", 4), (2, "丙公司", 4)]
+    assert [r.name for r in ranked_rows("前两名客户是谁？", [(4, table)])] == ["甲公司", "乙公司"]
