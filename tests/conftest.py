@@ -17,7 +17,9 @@ from rag_app.config import Settings, load_settings
 from rag_app.index.admission import OnConflict
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
-from rag_app.models import IngestReport
+from rag_app.ingest import ChunkingOptions, chunk_document
+from rag_app.ingest.content_list import parse_content_list
+from rag_app.models import Chunk, Document, IngestReport
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = REPO_ROOT / "tests" / "data"
@@ -44,6 +46,15 @@ def counter():  # type: ignore[no-untyped-def]
     from rag_app.text.tokens import get_token_counter
 
     return get_token_counter()
+
+
+@pytest.fixture(scope="session")
+def sample_sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
+    """The bundled sample report's chunks, numbered as an answer's sources ([Source N])."""
+    path = SAMPLE_CONTENT_LIST
+    items, _ = parse_content_list(path.read_bytes(), path.name)
+    doc = Document("smic_report", path.name, "content_list", tuple(items), "h", 1)
+    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
 
 
 @pytest.fixture

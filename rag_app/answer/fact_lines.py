@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact, source_scale
-from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair, entity_facts
+from rag_app.facts.ranks import ranked_rows
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.comparisons import threshold

@@ -13,7 +13,7 @@ from rag_app.ingest import ChunkingOptions, chunk_document
 from rag_app.ingest.content_list import parse_content_list
 from rag_app.models import Chunk, Document
 from rag_app.understand.analysis import analyse_query
-from tests.conftest import REPO_ROOT, TEST_DATA
+from tests.conftest import TEST_DATA
 
 
 @pytest.fixture(scope="module")
@@ -206,14 +206,6 @@ def test_a_count_against_an_amount_in_yi_or_wan() -> None:
     annual = [(1, Chunk("a:1", "a", "table", "", "", (0,), table_html=html, caption="单位：元"))]
     line = fact_value_lines(_as("营业收入超过28亿元的有几年？", "count"), annual)[0]
     assert line.endswith("：2 [Source 1]")
-
-
-@pytest.fixture(scope="module")
-def sample_sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
-    path = REPO_ROOT / "assets" / "sample_report" / "smic_report_content_list.json"
-    items, _ = parse_content_list(path.read_bytes(), path.name)
-    doc = Document("smic_report", path.name, "content_list", tuple(items), "h", 1)
-    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
 
 
 @pytest.mark.parametrize(

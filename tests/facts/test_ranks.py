@@ -8,11 +8,8 @@ import pytest
 
 from rag_app.answer.fact_lines import ranked_lines
 from rag_app.facts.ranks import asked_ranks, is_ordinal, ranked_rows
-from rag_app.ingest import ChunkingOptions, chunk_document
-from rag_app.ingest.content_list import parse_content_list
-from rag_app.models import Chunk, Document
+from rag_app.models import Chunk
 from rag_app.understand.analysis import analyse_query
-from tests.conftest import REPO_ROOT
 
 
 @pytest.mark.parametrize(
@@ -37,14 +34,6 @@ def test_a_rank_column_counts_its_rows() -> None:
     assert is_ordinal(["1", "2", "3"]) and not is_ordinal(["1", "3", "4"]) and not is_ordinal(["7"])
 
 
-@pytest.fixture(scope="module")
-def sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
-    path = REPO_ROOT / "assets" / "sample_report" / "smic_report_content_list.json"
-    items, _ = parse_content_list(path.read_bytes(), path.name)
-    doc = Document("smic_report", path.name, "content_list", tuple(items), "h", 1)
-    return list(enumerate(chunk_document(doc, counter, ChunkingOptions()), start=1))
-
-
 @pytest.mark.parametrize(
     ("question", "lang", "answer"),
     [
@@ -53,16 +42,16 @@ def sources(counter) -> list[tuple[int, Chunk]]:  # type: ignore[no-untyped-def]
         ("Which foundry ranked second by 2024 revenue?", "en", "Rank 2: 三星"),
     ],
 )
-def test_who_ranks_where_from_the_ranking_table(sources, question, lang, answer) -> None:  # type: ignore[no-untyped-def]
-    lines = ranked_lines(analyse_query(question), sources, lang)
+def test_who_ranks_where_from_the_ranking_table(sample_sources, question, lang, answer) -> None:  # type: ignore[no-untyped-def]
+    lines = ranked_lines(analyse_query(question), sample_sources, lang)
     assert len(lines) == 1 and answer in lines[0] and "表3" in lines[0]
     number = int(lines[0].rsplit("[Source ", 1)[1].rstrip("]"))
-    assert "台积电" in dict(sources)[number].text
+    assert "台积电" in dict(sample_sources)[number].text
 
 
-def test_no_rank_line_unless_a_name_is_asked_by_rank(sources) -> None:  # type: ignore[no-untyped-def]
-    assert ranked_lines(analyse_query("中芯国际2024年营收排名第几？"), sources) == []
-    assert ranked_lines(analyse_query("排名第一的营收是多少亿美元？"), sources) == []
+def test_no_rank_line_unless_a_name_is_asked_by_rank(sample_sources) -> None:  # type: ignore[no-untyped-def]
+    assert ranked_lines(analyse_query("中芯国际2024年营收排名第几？"), sample_sources) == []
+    assert ranked_lines(analyse_query("排名第一的营收是多少亿美元？"), sample_sources) == []
 
 
 def test_a_ranking_within_each_period_is_read_in_the_period_asked() -> None:
