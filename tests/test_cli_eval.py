@@ -10,42 +10,16 @@ from pathlib import Path
 
 import pytest
 
-import rag_app.index.embedder as embedder_module
-from rag_app.cli.main import main
 from rag_app.evals.question_sets import question_rows, read_question_set
 from rag_app.evals.store import EvalStore
-from rag_app.index.embedder import HashEmbedder
 
 from .conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR
+from .test_cli import EVAL_KEYS as CLI_EVAL_KEYS
+from .test_cli import hash_embedder, run  # noqa: F401 - the embedder, autouse here too
 
 SAMPLE_SET = SAMPLE_DIR / "eval_set.csv"
 # The keys other tools read from `rag-app eval --docs` (tests/test_cli.py's EVAL_KEYS, and more).
-EVAL_KEYS = {
-    "n_questions",
-    "recall@1",
-    "recall@5",
-    "recall@10",
-    "mrr@10",
-    "ingest_seconds",
-    "n_chunks",
-    "query_ms_p50",
-    "query_ms_p95",
-    "n_documents",
-    "n_rejected",
-    "retriever",
-    "scope",
-}
-
-
-@pytest.fixture(autouse=True)
-def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embedder_module, "load_embedder", lambda settings: HashEmbedder())
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+EVAL_KEYS = CLI_EVAL_KEYS | {"n_documents", "n_rejected", "retriever", "scope"}
 
 
 def sample_rows() -> list[dict[str, object]]:

@@ -44,8 +44,8 @@ from rag_app.text.names import (
     is_proper,
     proper_names,
     qualified_noun,
-    source_clause,
     sounds_like,
+    source_clause,
 )
 from rag_app.text.periods import find_years
 from rag_app.text.spans import Span, strip_modifiers

@@ -345,9 +345,16 @@ def use_stub_llm(page: Any, base_url: str) -> None:
     goto_page(page, "问答")
 
 
-def sample_server(tmp_path_factory: Any, name: str) -> Iterator[StreamlitServer]:
+def sample_server(
+    tmp_path_factory: Any, name: str, oidc: Any = None
+) -> Iterator[StreamlitServer]:
     """A module's own app over a fresh data dir, with the real model (its first session
-    imports the sample into 示例), stopped after; the tests skip when the model is not built."""
+    imports the sample into 示例), stopped after; the tests skip when the model is not built.
+    With ``oidc`` (a ``tests.oidc_stub_server.OIDCStubServer``) sign-in goes through it, set by
+    a secrets file of the test's own (``--secrets.files``; the repo's ``.streamlit/`` is not
+    touched)."""
+    import secrets
+
     from rag_app.config import Settings
     from rag_app.index.embedder import ModelMissingError, resolve_model
     from tests.conftest import REAL_CACHE_DIR
@@ -359,8 +366,26 @@ def sample_server(tmp_path_factory: Any, name: str) -> Iterator[StreamlitServer]
 
         pytest.skip(f"real embedding model not available: {exc}")
     root = tmp_path_factory.mktemp(name)
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
-    app.start()
+    extra: list[str] = []
+    if oidc is not None:
+        # The browser uses 127.0.0.1 throughout (StreamlitServer.url): the callback must come
+        # back to the host the sign-in started from, or Streamlit's session cookie (the OAuth
+        # state) is not sent with it. Streamlit fills in {port} with its own port.
+        secrets_file = root / "secrets.toml"
+        secrets_file.write_text(
+            "[auth]\n"
+            'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+            f'cookie_secret = "{secrets.token_hex(32)}"\n'
+            f'client_id = "{oidc.client_id}"\n'
+            f'client_secret = "{oidc.client_secret}"\n'
+            f'server_metadata_url = "{oidc.metadata_url}"\n',
+            encoding="utf-8",
+        )
+        extra = ["--secrets.files", str(secrets_file)]
+    app = StreamlitServer(
+        root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log", extra_args=extra
+    )
+    app.start(timeout=120)
     yield app
     app.stop()
 

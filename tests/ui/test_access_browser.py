@@ -12,7 +12,6 @@ Run: ``.venv/bin/python -m pytest tests/ui/test_access_browser.py -q -m browser`
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR, TEST_DATA
+from tests.conftest import TEST_DATA
 from tests.ui.browser_support import (
     REPO_ROOT,
     StreamlitServer,
@@ -29,6 +28,7 @@ from tests.ui.browser_support import (
     goto_page,
     mark,
     new_page,
+    sample_server,
     wait_idle,
 )
 
@@ -58,33 +58,7 @@ def oidc() -> Iterator[OIDCStubServer]:
 def server(
     tmp_path_factory: pytest.TempPathFactory, oidc: OIDCStubServer
 ) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("access-browser")
-    secrets_file = root / "secrets.toml"
-    secrets_file.write_text(
-        "[auth]\n"
-        'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
-        f'cookie_secret = "{secrets.token_hex(32)}"\n'
-        f'client_id = "{oidc.client_id}"\n'
-        f'client_secret = "{oidc.client_secret}"\n'
-        f'server_metadata_url = "{oidc.metadata_url}"\n',
-        encoding="utf-8",
-    )
-    app = StreamlitServer(
-        root / "data",
-        cache_dir=REAL_CACHE_DIR,
-        log_path=root / "server.log",
-        extra_args=["--secrets.files", str(secrets_file)],
-    )
-    app.start(timeout=120)
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "access-browser", oidc)
 
 
 def main_area(page: Any) -> Any:

@@ -15,8 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from rag_app.access import AccessDenied
 from rag_app.chat.audit import AuditLog
-from rag_app.config import PROVIDER_VARIABLES, Settings
-from tests.conftest import REAL_CACHE_DIR, REPO_ROOT
+from tests.conftest import REPO_ROOT
 from tests.ui.audit_support import answered_record
 from ui.permissions import denial_text, groups_from_claims, visible_records
 
@@ -62,24 +61,6 @@ def test_the_audit_page_reads_only_the_records_of_visible_knowledge_bases(tmp_pa
 
 
 # -- the pages, two users -------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    return tmp_path_factory.mktemp("access-ui")
-
-
-@pytest.fixture
-def env(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RAG_APP_DATA_DIR", str(data_dir))
-    monkeypatch.setenv("RAG_APP_CACHE_DIR", str(REAL_CACHE_DIR))
-    for name in PROVIDER_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    return data_dir
 
 
 def session(user: dict[str, Any] | None, page: str = "views/library.py") -> AppTest:

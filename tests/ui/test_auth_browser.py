@@ -12,7 +12,6 @@ Run: ``.venv/bin/python -m pytest tests/ui/test_auth_browser.py -q -m browser``.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,13 +20,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.conftest import REAL_CACHE_DIR
 from tests.ui.browser_support import (
     StreamlitServer,
     expect,
     mark,
     new_page,
     open_app,
+    sample_server,
     wait_idle,
 )
 
@@ -72,36 +71,7 @@ def oidc() -> Iterator[OIDCStubServer]:
 def server(
     tmp_path_factory: pytest.TempPathFactory, oidc: OIDCStubServer
 ) -> Iterator[StreamlitServer]:
-    from rag_app.config import Settings
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    root = tmp_path_factory.mktemp("auth-browser")
-    # The browser uses 127.0.0.1 throughout (StreamlitServer.url): the callback must come back
-    # to the same host the sign-in started from, or Streamlit's session cookie (the OAuth
-    # state) is not sent with it. Streamlit fills in {port} with its own port.
-    secrets_file = root / "secrets.toml"
-    secrets_file.write_text(
-        "[auth]\n"
-        'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
-        f'cookie_secret = "{secrets.token_hex(32)}"\n'
-        f'client_id = "{oidc.client_id}"\n'
-        f'client_secret = "{oidc.client_secret}"\n'
-        f'server_metadata_url = "{oidc.metadata_url}"\n',
-        encoding="utf-8",
-    )
-    app = StreamlitServer(
-        root / "data",
-        cache_dir=REAL_CACHE_DIR,
-        log_path=root / "server.log",
-        extra_args=["--secrets.files", str(secrets_file)],
-    )
-    app.start(timeout=120)
-    yield app
-    app.stop()
+    yield from sample_server(tmp_path_factory, "auth-browser", oidc)
 
 
 # -- helpers ------------------------------------------------------------------------------------

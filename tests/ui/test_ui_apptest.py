@@ -37,26 +37,6 @@ SECRET = "sk-test-DO-NOT-SHOW-4f9a8b7c6d5e"
 PROVIDER_ENV = PROVIDER_VARIABLES
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from rag_app.index.embedder import ModelMissingError, resolve_model
-
-    try:
-        resolve_model(Settings(cache_dir=REAL_CACHE_DIR))
-    except ModelMissingError as exc:
-        pytest.skip(f"real embedding model not available: {exc}")
-    return tmp_path_factory.mktemp("ui-data")
-
-
-@pytest.fixture
-def env(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RAG_APP_DATA_DIR", str(data_dir))
-    monkeypatch.setenv("RAG_APP_CACHE_DIR", str(REAL_CACHE_DIR))
-    for name in PROVIDER_ENV:
-        monkeypatch.delenv(name, raising=False)
-    return data_dir
-
-
 def start(page: str | None = None, timeout: float = 240) -> AppTest:
     """A new session; the first one in the module loads the model and ingests the sample."""
     at = AppTest.from_file(APP, default_timeout=timeout)
