@@ -127,6 +127,32 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled",),
             index="second",
         ),
+        # The third set (assets/third_eval): written and frozen on 2026-11-28, after the second set
+        # had been tuned on, so that a change is judged on questions nobody has fitted.
+        "third": _ours(
+            "third_zh (ours, frozen)", "third_eval", "questions.jsonl", ("pooled", "doc")
+        ),
+        "third_multi": _ours(
+            "third_zh two-document (ours, frozen)",
+            "third_eval",
+            "questions_multi.jsonl",
+            ("pooled",),
+            index="third",
+        ),
+        "third_followup": _ours(
+            "third_zh follow-ups (ours, frozen)",
+            "third_eval",
+            "questions_followup.jsonl",
+            ("pooled", "doc"),
+            index="third",
+        ),
+        "third_answerability": _ours(
+            "third_zh answerability (ours, frozen)",
+            "third_eval",
+            "questions_unanswerable.jsonl",
+            ("pooled",),
+            index="third",
+        ),
     }
 
 

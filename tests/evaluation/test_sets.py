@@ -17,6 +17,8 @@ from rag_app.evaluation.sets.broker.huahong import build_report
 from rag_app.evaluation.sets.sample.report import build_smic
 from rag_app.evaluation.sets.second import questions as second_questions
 from rag_app.evaluation.sets.second.build import DOCUMENTS
+from rag_app.evaluation.sets.third import questions as third_questions
+from rag_app.evaluation.sets.third.build import DOCUMENTS as THIRD_DOCUMENTS
 from tests.conftest import REPO_ROOT
 
 ASSETS = REPO_ROOT / "assets"
@@ -39,7 +41,7 @@ def test_the_generators_reproduce_the_shipped_data(
     made = _files(tmp_path)
     shipped = {
         name: data
-        for folder in ("sample_report", "broker_eval", "second_eval")
+        for folder in ("sample_report", "broker_eval", "second_eval", "third_eval")
         for name, data in _files(ASSETS).items()
         if name.startswith(folder + "/")
     }
@@ -161,3 +163,37 @@ def test_the_second_set_stops_on_an_unanswerable_question_a_document_answers(
     }
     errors = _verify_second(tmp_path, monkeypatch, "unanswerable.jsonl", row)
     assert len(errors) == 1 and "said to be absent" in errors[0]
+
+
+def _third_arithmetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: dict) -> tuple:
+    (tmp_path / "arithmetic.jsonl").write_text(
+        json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(third_questions, "DATA", tmp_path)
+    docs = {key: spec[0]() for key, spec in THIRD_DOCUMENTS.items()}
+    errors: list[str] = []
+    return third_questions.arithmetic_rows(docs, errors), errors
+
+
+def test_the_third_set_works_its_arithmetic_out_from_named_cells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cells are named by row and (merged) column headers; the answer is computed, and a
+    column that names no single header stops the build."""
+    row = {
+        "doc": "bank",
+        "question": "嵘城银行制造业贷款2024年末较2023年末增长了百分之几？",
+        "operation": "change_ratio",
+        "cells": [
+            ["t_loans", "制造业", "2024年12月31日/金额"],
+            ["t_loans", "制造业", "2023年12月31日/金额"],
+        ],
+        "lang": "zh",
+    }
+    (made,), errors = _third_arithmetic(tmp_path, monkeypatch, row)
+    assert errors == []
+    assert (made["answer"], made["scale"]) == ("14.4", "percent")
+    assert made["derivation"] == "(512.38-447.90)/447.90"
+    vague = {**row, "cells": [["t_loans", "制造业", "2024年12月31日"]] * 2}
+    rows, errors = _third_arithmetic(tmp_path, monkeypatch, vague)
+    assert rows == [] and "2 columns headed" in errors[0]

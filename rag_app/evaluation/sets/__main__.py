@@ -1,9 +1,9 @@
 """Rebuild the shipped data: ``python -m rag_app.evaluation.sets [--out DIR]``.
 
 Writes ``DIR/sample_report`` and ``DIR/broker_eval`` (``DIR`` is the repository's ``assets/``
-unless given), then the question sets read back off the broker reports, and ``DIR/second_eval``
-(the second set, frozen before tuning). Every answer is verified against its gold items; a
-failure stops the build.
+unless given), then the question sets read back off the broker reports, ``DIR/second_eval``
+(the second set, frozen before tuning) and ``DIR/third_eval`` (the third, frozen before tuning).
+Every answer is verified against its gold items; a failure stops the build.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from rag_app.evaluation.sets.broker.unanswerable import write_unanswerable
 from rag_app.evaluation.sets.sample.build import write_sample
 from rag_app.evaluation.sets.sample.report import build_smic
 from rag_app.evaluation.sets.second.build import write_second
+from rag_app.evaluation.sets.third.build import write_third
 
 ASSETS = Path(__file__).resolve().parents[3] / "assets"
 
 
 def write_sets(out: Path) -> None:
     """Write the sample report into ``out/sample_report``, the broker set into
-    ``out/broker_eval`` and the second set into ``out/second_eval``; raises ``SystemExit`` when
-    a question fails verification."""
+    ``out/broker_eval``, the second set into ``out/second_eval`` and the third into
+    ``out/third_eval``; raises ``SystemExit`` when a question fails verification."""
     write_sample(out / "sample_report")
     broker = out / "broker_eval"
     write_broker(broker, build_smic())
@@ -33,6 +34,7 @@ def write_sets(out: Path) -> None:
     write_followups(broker)
     write_unanswerable(broker)
     write_second(out / "second_eval")
+    write_third(out / "third_eval")
 
 
 def main(argv: list[str] | None = None) -> None:
