@@ -42,6 +42,11 @@ CSS = """
 .st-key-latest_turn {min-height: calc(100dvh - 10rem);}
 .rag-src {line-height: 1.75; font-size: 0.95rem; white-space: normal; word-break: break-word;}
 .rag-src mark, .rag-table td.rag-hit, .rag-table th.rag-hit {background: #fff1b8; padding: 0 2px; border-radius: 3px;}
+/* A traced number's place, once its link is followed (ui/render_traced.py): the cell itself,
+   or the sentence, marked apart from the quoted ones; the link reads as a number, underlined. */
+.rag-table td:target, .rag-table th:target, .rag-src span.rag-at:target, .rag-meta span.rag-at:target {background: #ffd8a8; outline: 2px solid #e8590c; outline-offset: -1px; scroll-margin-top: 5rem; scroll-margin-bottom: 5rem;}
+.rag-src span.rag-at:target mark {background: transparent;}
+[class*="st-key-answer_"] a[href*="-cell-"], [class*="st-key-answer_"] a[href*="-text-"], [class*="st-key-answer_"] a[href*="-calc-"] {color: inherit; text-decoration: underline dotted #e8590c; text-underline-offset: 3px;}
 /* A wide table scrolls inside its card; a long text cell wraps within a column of at most
    18em rather than stretching the table (issue 14), while a figure stays on one line. */
 .rag-table {overflow-x: auto; max-width: 100%; margin: 0.25rem 0 0.5rem 0;}

@@ -22,14 +22,11 @@ from rag_app.answer import ExtractiveAnswerer
 from rag_app.cite import normalize_markers
 from rag_app.models import Answer
 from ui.i18n import reason_text, relevance_text, t
+from ui.render_traced import anchor_id, number_links, traced_of
 from ui.sanitize import escape_label, escape_markdown_text, escape_text
 from ui.strings_answer import RELEVANCE_TEXTS
 
 _CANONICAL = re.compile(r"\[Source (\d+)\]")
-
-
-def anchor_id(prefix: str, number: int) -> str:
-    return f"{prefix}-source-{number}" if prefix else f"source-{number}"
 
 
 def answer_sources(answer: Answer) -> tuple[Any, ...]:
@@ -87,13 +84,25 @@ def answer_markdown(
                 continue  # a Markdown table row: a mark after it would break the table
             flags[sentence.end] = reason
 
+    # each traced number a link to its place in its source's card (``ui.render_traced``)
+    links = number_links(text, report, prefix, max_number)
+    events = sorted([(end, 0) for end in flags] + [(start, 1) for start in links])
     pieces: list[str] = []
     position = 0
-    for end in sorted(flags):
-        pieces.append(_link_piece(text[position:end], prefix, max_number, literal))
-        target = f"#{prefix}-check" if prefix else "#citation-check"
-        pieces.append(f' [⚠️]({target} "{_title_attr(flags[end])}")')
-        position = end
+    for at, kind in events:
+        if at < position:
+            continue  # inside a link already drawn
+        pieces.append(_link_piece(text[position:at], prefix, max_number, literal))
+        if kind == 0:
+            target = f"#{prefix}-check" if prefix else "#citation-check"
+            pieces.append(f' [⚠️]({target} "{_title_attr(flags[at])}")')
+            position = at
+        else:
+            link = links[at]
+            number = text[link.start : link.end]
+            label = escape_label(number) if literal else escape_markdown_text(number)
+            pieces.append(f'[{label}]({link.href} "{_title_attr(link.title)}")')
+            position = link.end
     pieces.append(_link_piece(text[position:], prefix, max_number, literal))
     return "".join(pieces)
 
@@ -313,6 +322,9 @@ def render_citation_check(answer: Answer, prefix: str = "") -> None:
         st.markdown(f'<span class="rag-anchor" id="{anchor}"></span>', unsafe_allow_html=True)
         if report.dangling:
             st.warning(t("dangling", numbers=", ".join(str(n) for n in report.dangling)))
+        traced = sum(1 for n in traced_of(report) if n.places)
+        if traced and answer_sources(answer):
+            st.caption(t("traced_summary", n=traced))
         st.markdown(check_quotes(answer, lines), unsafe_allow_html=True)
 
 

@@ -30,6 +30,14 @@ from ui.render_citations import (
     quotes_sources,
 )
 from ui.render_hits import TYPE_ICONS, chunk_title
+from ui.render_traced import (
+    CardTargets,
+    card_targets,
+    cell_ids,
+    computed_style,
+    sentence_spans,
+    unplaced,
+)
 from ui.sanitize import escape_label, escape_text, sanitize_table_html
 
 
@@ -60,27 +68,51 @@ def _phrases_for(sentences: Sequence[str]) -> list[str]:
     return out
 
 
-def highlight_html(text: str, phrases: Sequence[str]) -> str:
-    """``text`` escaped for HTML, with each occurrence of ``phrases`` wrapped in ``<mark>``."""
+def highlight_html(
+    text: str, phrases: Sequence[str], targets: Mapping[str, str] | None = None
+) -> str:
+    """``text`` escaped for HTML, with each occurrence of ``phrases`` wrapped in ``<mark>`` and
+    each sentence of ``targets`` (sentence -> element id: a traced number's place) in a span
+    with that id."""
     spans: list[tuple[int, int]] = []
     for phrase in phrases:
         start = text.find(phrase)
         if start >= 0:
             spans.append((start, start + len(phrase)))
     spans.sort()
+    kept: list[tuple[int, int]] = []
+    for span in spans:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
     out, position = [], 0
-    for start, end in spans:
-        if start < position:
-            continue
-        out.append(escape_text(text[position:start]))
-        out.append("<mark>" + escape_text(text[start:end]) + "</mark>")
+    for start, end, element in sentence_spans(text, targets or {}):
+        out.append(_marked(text, position, start, kept))
+        out.append(f'<span class="rag-at" id="{element}">{_marked(text, start, end, kept)}</span>')
         position = end
-    out.append(escape_text(text[position:]))
+    out.append(_marked(text, position, len(text), kept))
+    return "".join(out)
+
+
+def _marked(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``text[start:end]`` escaped, the parts of it within ``spans`` in ``<mark>``."""
+    out, position = [], start
+    for a, b in spans:
+        a, b = max(a, start), min(b, end)
+        if a >= b:
+            continue
+        out.append(escape_text(text[position:a]))
+        out.append("<mark>" + escape_text(text[a:b]) + "</mark>")
+        position = b
+    out.append(escape_text(text[position:end]))
     return "".join(out)
 
 
 def highlight_table(
-    table_html: str, quotes: Sequence[str], header_rows: int = 0, joined: bool = False
+    table_html: str,
+    quotes: Sequence[str],
+    header_rows: int = 0,
+    joined: bool = False,
+    targets: CardTargets | None = None,
 ) -> str:
     """The table drawn from its grid (``grid_to_html``: escaped text, the document's spans)
     with the cells the quotes give marked, in the rows they quote.
@@ -91,7 +123,8 @@ def highlight_table(
     those holding that value, the statement quotes most of (``quoted_cell_ids``): a label
     repeated in the table is marked in the row quoted, not in every row it names. ``joined``:
     the table is joined back from sub-tables, a span cut between them drawn once
-    (``join_cut_spans``). A table too large to read as a grid is drawn as written, unmarked."""
+    (``join_cut_spans``). ``targets``: the cells traced numbers link to get their element ids
+    (``ui.render_traced``). A table too large to read as a grid is drawn as written, unmarked."""
     safe = sanitize_table_html(table_html)
     try:
         grid = parse_table(safe, header_rows, strict=True)
@@ -102,7 +135,8 @@ def highlight_table(
     if joined:
         grid = join_cut_spans(grid)
     marked = quoted_cell_ids(grid, quotes)
-    return grid_to_html(grid, classes=dict.fromkeys(marked, "rag-hit"))
+    classes = dict.fromkeys(marked, "rag-hit")
+    return grid_to_html(grid, classes=classes, element_ids=cell_ids(grid, targets))
 
 
 def render_chunk(
@@ -111,58 +145,65 @@ def render_chunk(
     kb: str,
     cited: Sequence[str] = (),
     statements: Sequence[str] | None = None,
-) -> None:
+    targets: CardTargets | None = None,
+) -> list[str]:
     """A chunk as a reader sees it: text (escaped, quotes highlighted), a table (sanitised) or
-    a figure (the stored image, or its caption when the file is missing).
+    a figure (the stored image, or its caption when the file is missing); the HTML drawn.
 
     ``cited`` are the sentences citing it, as written; ``statements`` the answer lines they
-    make up, whose rows a table marks (when not given, the sentences are read as one)."""
+    make up, whose rows a table marks (when not given, the sentences are read as one).
+    ``targets``: the places of it the answer's traced numbers link to, given their ids."""
+    drawn: list[str] = []
+
+    def draw(html: str) -> None:
+        drawn.append(html)
+        st.markdown(html, unsafe_allow_html=True)
+
+    def text_of(part: str, text: str, phrases: Sequence[str] = ()) -> str:
+        sentences = targets.sentences([part]) if targets is not None else {}
+        return highlight_html(text, phrases, sentences)
+
     if chunk.heading_path and chunk.type in ("text", "qa"):
         path = " › ".join(chunk.heading_path)
-        st.markdown(f'<div class="rag-meta">{escape_text(path)}</div>', unsafe_allow_html=True)
+        draw(f'<div class="rag-meta">{escape_text(path)}</div>')
     if chunk.type == "table" and chunk.table_html:
         if chunk.caption:
-            caption = escape_text(latex_to_text(chunk.caption))
-            st.markdown(f"<div><b>{caption}</b></div>", unsafe_allow_html=True)
+            draw(f"<div><b>{text_of('caption', latex_to_text(chunk.caption))}</b></div>")
         quotes = [" ".join(cited)] if statements is None else statements
         # merged back from sub-tables (``merge_table_chunks``): the parts' cut spans joined
         joined = bool(chunk.subtable_count) and not chunk.subtable_index
-        body = highlight_table(latex_to_text(chunk.table_html), quotes, chunk.header_rows, joined)
-        st.markdown(f'<div class="rag-table">{body}</div>', unsafe_allow_html=True)
+        body = highlight_table(
+            latex_to_text(chunk.table_html), quotes, chunk.header_rows, joined, targets
+        )
+        draw(f'<div class="rag-table">{body}</div>')
         if chunk.footnote:
-            st.markdown(
-                f'<div class="rag-meta">{escape_text(latex_to_text(chunk.footnote))}</div>',
-                unsafe_allow_html=True,
+            draw(
+                f'<div class="rag-meta">{text_of("footnote", latex_to_text(chunk.footnote))}</div>'
             )
-        return
+        return drawn
     if chunk.type == "image":
         image = lib.asset_path(kb, chunk.doc_id, chunk.image_path)
         if image is not None:
             st.image(str(image), caption=latex_to_text(chunk.caption) or None, width=560)
         else:
             caption = latex_to_text(chunk.caption) or chunk.image_path or "—"
-            st.markdown(
-                f'<div class="rag-src"><b>🖼️ {escape_text(caption)}</b></div>',
-                unsafe_allow_html=True,
-            )
+            draw(f'<div class="rag-src"><b>🖼️ {text_of("caption", caption)}</b></div>')
             st.caption(t("image_missing"))
         detail = latex_to_text(chunk.description or "")
         if detail:
-            st.markdown(
-                f'<div class="rag-src">{highlight_html(detail, _phrases_for(cited))}</div>',
-                unsafe_allow_html=True,
+            draw(
+                f'<div class="rag-src">{text_of("description", detail, _phrases_for(cited))}</div>'
             )
         if chunk.footnote:
-            st.markdown(
-                f'<div class="rag-meta">{escape_text(latex_to_text(chunk.footnote))}</div>',
-                unsafe_allow_html=True,
+            draw(
+                f'<div class="rag-meta">{text_of("footnote", latex_to_text(chunk.footnote))}</div>'
             )
-        return
+        return drawn
     # MinerU's inline math ("$\\geq 1 9 6 ~ \\mathrm{A h}$") shown as the text it stands for.
-    st.markdown(
-        f'<div class="rag-src">{highlight_html(latex_to_text(chunk.text), _phrases_for(cited))}</div>',
-        unsafe_allow_html=True,
+    draw(
+        f'<div class="rag-src">{text_of("text", latex_to_text(chunk.text), _phrases_for(cited))}</div>'
     )
+    return drawn
 
 
 # source cards --------------------------------------------------------------------------------
@@ -232,7 +273,9 @@ def render_cards(
     """Each card under the answer lines citing it (the answer's citation check)."""
     citing = citing_lines(answer)
     for card in cards:
-        render_card(card, citing.get(card.number, []), lib, kb, prefix, quotes_sources(answer))
+        targets = card_targets(answer.citations, card.number, prefix)
+        lines = citing.get(card.number, [])
+        render_card(card, lines, lib, kb, prefix, quotes_sources(answer), targets)
 
 
 def render_card(
@@ -242,10 +285,12 @@ def render_card(
     kb: str,
     prefix: str = "",
     literal: bool = False,
+    targets: CardTargets | None = None,
 ) -> None:
     """One source card: a header (number, type, document, pages, title, ⚠️ when a line citing
     it is flagged), its notes (cut, the part of a table, the section), the lines citing it and
-    its chunk with their quotes marked. ``literal``: the lines are document text."""
+    its chunk with their quotes marked, and the places of it the answer's traced numbers link
+    to (``targets``). ``literal``: the lines are document text."""
     parts = [
         f"**{marker(card.number)}**",
         f"{TYPE_ICONS.get(card.type, '')} {type_label(card.type)}",
@@ -257,8 +302,9 @@ def render_card(
         parts.append(escape_label(card.title))
     flagged = any(not line.supported for line in lines)
     with st.expander(" · ".join(parts) + (" ⚠️" if flagged else ""), expanded=False):
+        computed = computed_style(targets) if targets is not None else ""
         st.markdown(
-            f'<span class="rag-anchor" id="{anchor_id(prefix, card.number)}"></span>',
+            f'<span class="rag-anchor" id="{anchor_id(prefix, card.number)}"></span>' + computed,
             unsafe_allow_html=True,
         )
         notes = []
@@ -282,13 +328,18 @@ def render_card(
         if card.chunk is None:
             st.caption(t("conv_source_gone"))
             st.markdown(
-                f'<div class="rag-src">{escape_text(card.excerpt)}</div>', unsafe_allow_html=True
+                f'<div class="rag-src">{escape_text(card.excerpt)}</div>' + unplaced(targets, ()),
+                unsafe_allow_html=True,
             )
             return
-        render_chunk(
+        drawn = render_chunk(
             card.chunk,
             lib,
             kb,
             [s for line in lines for s in line.sentences],
             [line.text for line in lines],
+            targets,
         )
+        rest = unplaced(targets, drawn)
+        if rest:  # places its chunk no longer holds: the link still opens the card
+            st.markdown(rest, unsafe_allow_html=True)

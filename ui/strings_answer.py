@@ -51,6 +51,16 @@ ANSWER_TEXTS: dict[str, tuple[str, str]] = {
         "{supported}/{total} 处带引用的陈述有来源支持",
         "{supported} of {total} cited statements are supported by their sources",
     ),
+    # A traced number's link: its tooltip names where its source holds it; the citation
+    # check counts them.
+    "traced_cell": ("{source} · {row} × {col}：{value}", "{source} · {row} x {col}: {value}"),
+    "traced_sentence": ("{source} · “{sentence}”", '{source} · "{sentence}"'),
+    "traced_computed": ("算式：{working}", "Worked out: {working}"),
+    "traced_summary": (
+        "🔎 回答中 {n} 个数字已在来源中找到：点击数字打开来源，所在单元格或句子会高亮。",
+        "🔎 {n} numbers of the answer were found in its sources: click one to open its source "
+        "with the cell or sentence marked.",
+    ),
     "citation_unavailable": ("引用核查暂不可用", "Citation checking is not available"),
     "image_missing": ("（图片文件缺失，仅显示标题）", "(image file missing; caption only)"),
     "image_description": ("图片描述", "Description"),

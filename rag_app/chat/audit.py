@@ -219,7 +219,8 @@ def record_of(
 
 def _check_of(sentence: Any) -> SavedCheck:
     """A sentence's verdict as kept: its text scrubbed, its evidence left out (the record's
-    hits name the chunks it came from)."""
+    hits name the chunks it came from), its numbers traced with where (beside the untraced
+    ones its reasons name)."""
     return SavedCheck(
         start=sentence.start,
         end=sentence.end,
@@ -234,6 +235,7 @@ def _check_of(sentence: Any) -> SavedCheck:
         support=round(float(sentence.support), 4),
         best_source=sentence.best_source,
         off_subject=str(getattr(sentence, "off_subject", "") or ""),
+        traced=tuple(getattr(sentence, "traced", ()) or ()),
     )
 
 

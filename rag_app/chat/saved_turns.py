@@ -26,7 +26,7 @@ from rag_app.chat.saved_details import (
     saved_retrieval,
     to_plain,
 )
-from rag_app.cite import CitationReport, SentenceCheck
+from rag_app.cite import CitationReport, SentenceCheck, TracedNumber
 from rag_app.facts.series import Series
 from rag_app.models import (
     Answer,
@@ -86,6 +86,8 @@ class SavedCheck:
     support: float = 0.0
     best_source: int | None = None
     off_subject: str = ""
+    # its numbers the check traced, and where (empty on turns saved before they were kept)
+    traced: tuple[TracedNumber, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -196,6 +198,7 @@ def saved_turn(
             support=float(getattr(s, "support", 0.0)),
             best_source=getattr(s, "best_source", None),
             off_subject=str(getattr(s, "off_subject", "") or ""),
+            traced=tuple(getattr(s, "traced", ()) or ()),
         )
         for s in (getattr(report, "sentences", ()) or ())
     )
@@ -268,6 +271,7 @@ def restored_report(turn: SavedTurn) -> CitationReport:
             relevant=s.relevant,
             off_subject=s.off_subject,
             off_reasons=s.off_reasons,
+            traced=s.traced,
         )
         for s in turn.sentences
     )

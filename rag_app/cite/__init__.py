@@ -9,7 +9,7 @@ from rag_app.cite.markers import (
     parse_citations,
     strip_markers,
 )
-from rag_app.cite.report import Citation, CitationReport, SentenceCheck
+from rag_app.cite.report import Citation, CitationReport, Place, SentenceCheck, TracedNumber
 from rag_app.cite.sentences import answer_sentences
 from rag_app.stage_settings import DEFAULT_CITE_SETTINGS, CiteSettings
 
@@ -20,10 +20,12 @@ __all__ = [
     "CitationReport",
     "CiteSettings",
     "DEFAULT_CITE_SETTINGS",
+    "Place",
     "SentenceCheck",
     "check_answer",
     "normalize_markers",
     "parse_citations",
     "answer_sentences",
     "strip_markers",
+    "TracedNumber",
 ]

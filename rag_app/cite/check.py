@@ -51,6 +51,7 @@ from rag_app.cite.relevance import judge_relevance
 from rag_app.cite.report import Citation, CitationReport, SentenceCheck
 from rag_app.cite.semantic import SemanticMatcher, semantic_bands
 from rag_app.cite.support import SupportScorer
+from rag_app.cite.tracing import trace_checks
 from rag_app.cite.verdicts import english, not_factual_check, verdict
 from rag_app.models import Chunk, Hit
 from rag_app.protocols import Embedder
@@ -83,14 +84,21 @@ def _chunk_of(source: Any) -> Chunk:
     return source.hit.chunk  # a prompt Source
 
 
+def _block_of(source: Any) -> str:
+    """The prompt block the model saw of a prompt source; "" for a chunk or a hit."""
+    if isinstance(source, (Chunk, Hit)):
+        return ""
+    block = getattr(source, "text", None)
+    return block if isinstance(block, str) else ""
+
+
 def _units_of(source: Any) -> list[str]:
     """What the model saw of a prompt source (its block) and what its card shows (the whole
     chunk): a block cut to the budget or to an excerpt leaves out sentences the offline
     answerer quotes from the chunk, and the reader checks them against the card."""
     units = source_units_from_chunk(_chunk_of(source))
-    if not isinstance(source, (Chunk, Hit)) and isinstance(getattr(source, "text", None), str):
-        return source_units_from_block(source.text) + units
-    return units
+    block = _block_of(source)
+    return source_units_from_block(block) + units if block else units
 
 
 def _as_mapping(sources: Mapping[int, Any] | Sequence[Any]) -> dict[int, Any]:
@@ -124,7 +132,8 @@ def check_answer(
     source_map = _as_mapping(sources)
     refs = parse_citations(text, max_number=max(source_map, default=0) or None)
     citations, dangling = _citations(refs, source_map)
-    sentences = read_sentences(text, marker_spans(refs), settings)
+    spans = marker_spans(refs)
+    sentences = read_sentences(text, spans, settings)
 
     evidence: dict[int, SourceEvidence] = {}
     if any(s.kind is None for s in sentences):
@@ -135,6 +144,10 @@ def check_answer(
     if relevance and any(c.factual for c in checks):
         subjects = {n: _subject_of(s) for n, s in source_map.items()}
         checks = judge_relevance(checks, text, question, subjects)
+    if evidence:
+        chunks = {n: _chunk_of(s) for n, s in source_map.items()}
+        blocks = {n: b for n, s in source_map.items() if (b := _block_of(s))}
+        checks = trace_checks(text, sentences, checks, spans, chunks, blocks, evidence)
     unsupported = sum(1 for c in checks if c.factual and not c.supported)
     uncited = sum(1 for c in checks if c.uncited)
     return CitationReport(

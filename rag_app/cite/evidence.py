@@ -85,6 +85,9 @@ class SourceEvidence:
     amounts: frozenset[Decimal] = frozenset()
     # (value, power of ten) of each number whose scale its source states.
     scaled: frozenset[tuple[Decimal, int]] = frozenset()
+    # The power of ten the source states for the numbers nothing else scales (its caption's
+    # or heading's "(in millions)"), 0 when none.
+    exponent: int = 0
 
     def has_number(self, number: Number) -> bool:
         """Whether the source holds ``number``: as written (in the scale the source states for
@@ -104,8 +107,13 @@ class SourceEvidence:
 
 
 def extract_numbers(text: str) -> tuple[Number, ...]:
+    return tuple(number for number, _, _ in number_spans(text))
+
+
+def number_spans(text: str) -> list[tuple[Number, int, int]]:
+    """Each number of ``text`` (as ``extract_numbers`` reads it) with its span in ``text``."""
     out = []
-    text = text.translate(_FULL_WIDTH)
+    text = text.translate(_FULL_WIDTH)  # one character for one: the spans stay the text's
     for match in _NUMBER.finditer(text):
         raw = match.group(1)
         plain = raw.replace(",", "")
@@ -115,11 +123,19 @@ def extract_numbers(text: str) -> tuple[Number, ...]:
             continue
         decimals = len(plain.split(".")[1]) if "." in plain else 0
         year = decimals == 0 and "," not in raw and 1900 <= value <= 2100
-        out.append(Number(raw, value, decimals, year, exponent_after(text, match.end())))
-    return tuple(out)
+        number = Number(raw, value, decimals, year, exponent_after(text, match.end()))
+        out.append((number, match.start(1), match.end(1)))
+    return out
 
 
-def _stated_exponents(text: str) -> list[int]:
+# Features of this many distinct units are kept: a library's sources are checked again and
+# again (every answer citing them, an evaluation's hundreds), and reading a unit's words with
+# jieba was a fifth of an offline answer's time.
+FEATURES_CACHE = 20_000
+
+
+@functools.lru_cache(maxsize=FEATURES_CACHE)
+def stated_exponents(text: str) -> tuple[int, ...]:
     """For each number of a unit (``extract_numbers``' order), the power of ten the words
     before it state ("2024年营收（亿美元）: 881.6"), else the one its first words state (a
     row's label, "营业收入（百万元）"), else 0."""
@@ -131,7 +147,7 @@ def _stated_exponents(text: str) -> list[int]:
             first = own if first is None else first
             out.append(own or first)
         start = match.end()
-    return out
+    return tuple(out)
 
 
 def _parses(raw: str) -> bool:
@@ -140,12 +156,6 @@ def _parses(raw: str) -> bool:
     except InvalidOperation:
         return False
     return True
-
-
-# Features of this many distinct units are kept: a library's sources are checked again and
-# again (every answer citing them, an evaluation's hundreds), and reading a unit's words with
-# jieba was a fifth of an offline answer's time.
-FEATURES_CACHE = 20_000
 
 
 @functools.lru_cache(maxsize=FEATURES_CACHE)
@@ -230,7 +240,7 @@ def source_evidence(number: int, units: Iterable[str]) -> SourceEvidence:
             seen.add(unit)
             feats.append(features(unit))
     numbers = [n for f in feats for n in f.numbers]
-    stated = [_stated_exponents(f.text) for f in feats]
+    stated = [stated_exponents(f.text) for f in feats]
     # a caption's or a heading's "(in millions)" (the first unit stating one, wherever in it):
     # the scale of the numbers nothing else scales
     whole = next((e for f in feats if (e := stated_exponent(f.text))), 0)
@@ -249,6 +259,7 @@ def source_evidence(number: int, units: Iterable[str]) -> SourceEvidence:
         rounded=_rounded(numbers),
         amounts=frozenset(amounts),
         scaled=frozenset((n.value, e) for n, e in exponents if e),
+        exponent=whole,
     )
 
 

@@ -23,6 +23,56 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a cited source holds a number: a cell of its table or a sentence of its text.
+
+    ``source`` is the N of ``[Source N]``. A cell (``kind`` "cell") is named twice: by its
+    position in the table's grid (``rag_app.text.tables.parse_table`` of the chunk's table,
+    spans expanded, header rows counted: ``row`` and ``col`` from 0) and by its labels (its
+    row's first cell, its column's header cells); ``text`` is the cell as written. A sentence
+    (``kind`` "sentence") is ``text``, as the chunk's ``part`` writes it (``text``,
+    ``caption``, ``description``, ``footnote``, ``context``, ``heading``, ``field``, or
+    ``prompt`` for the block the model saw). ``written`` is the number as the source writes
+    it ("57,796"); ``exponent`` the power of ten of the scale the source states for it (6 for
+    "百万元"), so "577.96亿元" traced to 57,796 reads as the same amount.
+    """
+
+    source: int
+    kind: str  # "cell" or "sentence"
+    text: str
+    written: str
+    exponent: int = 0
+    row: int = -1
+    col: int = -1
+    row_label: str = ""
+    col_label: str = ""
+    part: str = ""
+
+
+@dataclass(frozen=True)
+class TracedNumber:
+    """A number of the answer that the check traced: ``raw`` as written, ``start``/``end`` its
+    span in the answer text (a percent sign after it included). ``place`` is where a cited
+    source holds it (None for a computed number no source holds); a number the answer works
+    out ("57796 - 45250 = 12546") has its ``working`` as written and its ``operands``, each
+    traced in turn (an average's count and a percentage's 100 have no place)."""
+
+    raw: str
+    start: int
+    end: int
+    place: Place | None = None
+    working: str = ""
+    operands: tuple[TracedNumber, ...] = ()
+
+    @property
+    def places(self) -> tuple[Place, ...]:
+        """Where to look: its own place, else its operands' places."""
+        if self.place is not None:
+            return (self.place,)
+        return tuple(o.place for o in self.operands if o.place is not None)
+
+
+@dataclass(frozen=True)
 class SentenceCheck:
     """One sentence of the answer and its verdict.
 
@@ -58,6 +108,9 @@ class SentenceCheck:
     relevant: bool = True
     off_subject: str = ""
     off_reasons: tuple[Reason, ...] = ()
+    # Each number of the sentence the check traced, with where (``TracedNumber``); years
+    # and list numbers are not traced, an untraced number is in ``reasons``.
+    traced: tuple[TracedNumber, ...] = ()
 
     @property
     def uncited(self) -> bool:
@@ -113,6 +166,12 @@ class CitationReport:
             for number in reason.value("numbers").split(", ")
         )
         return tuple(dict.fromkeys(n for n in found if n))
+
+    @property
+    def traced_numbers(self) -> tuple[TracedNumber, ...]:
+        """Each traced number of the answer, in the answer's order, with where it was traced:
+        what a reader can open in its source."""
+        return tuple(n for sentence in self.sentences for n in sentence.traced)
 
     def summary(self) -> tuple[int, int, int]:
         """(cited factual sentences, how many of them are supported, how many are about the

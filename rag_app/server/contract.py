@@ -151,6 +151,78 @@ class ShortJson(BaseModel):
     source: int = Field(description="the N of the [Source N] it came from; 0 for none")
 
 
+class PlaceJson(BaseModel):
+    """Where a cited source holds a number (``rag_app.cite.Place``): a cell of its table (its
+    grid's row and column from 0, header rows counted, spans expanded; its row's and column's
+    labels) or a sentence of its text."""
+
+    model_config = _OPEN
+    source: int = Field(description="the N of the [Source N] holding it")
+    kind: Literal["cell", "sentence"]
+    text: str = Field(description="the cell as written, or the sentence")
+    written: str = Field(description="the number as the source writes it")
+    exponent: int = Field(description="power of ten of the scale the source states for it")
+    row: int = Field(description="the cell's row in the table's grid; -1 for a sentence")
+    col: int = Field(description="the cell's column in the table's grid; -1 for a sentence")
+    row_label: str
+    col_label: str
+    part: str = Field(description="for a sentence: the part of the chunk (text, caption...)")
+
+
+class TracedNumberJson(BaseModel):
+    """A number of the answer traced to its source (``rag_app.cite.TracedNumber``): where it
+    stands in the answer, where a cited source holds it, and for a number the answer works
+    out, its working and its operands, each traced."""
+
+    model_config = _OPEN
+    raw: str = Field(description="the number as the answer writes it")
+    start: int = Field(description="its offset in the answer's text")
+    end: int = Field(description="the offset after it (a percent sign included)")
+    place: PlaceJson | None
+    working: str = Field(description="a computed number's working as written; else empty")
+    operands: list[TracedNumberJson]
+
+
+class SentenceJson(BaseModel):
+    """One sentence of the answer and its verdict (``rag_app.cite.SentenceCheck``)."""
+
+    model_config = _OPEN
+    start: int
+    end: int
+    text: str
+    cited: list[int]
+    support: float
+    supported: bool
+    flagged: bool
+    best_source: int | None
+    factual: bool
+    reasons: list[dict[str, Any]] = Field(description="why, as keys and values")
+    traced: list[TracedNumberJson] = Field(
+        default_factory=list, description="its numbers traced to a cited source, with where"
+    )
+
+
+class CitationsJson(BaseModel):
+    """The citation check (``rag_app.cite.CitationReport``): what the answer cites, each
+    sentence's verdict, the numbers no cited source holds and where the others were found."""
+
+    model_config = _OPEN
+    cited_sources: list[int]
+    dangling: list[int]
+    unsupported_count: int
+    uncited_count: int
+    untraced_numbers: list[str] = Field(
+        description="the answer's numbers, as written, that no cited source holds"
+    )
+    traced_numbers: list[TracedNumberJson] = Field(
+        default_factory=list,
+        description="the answer's numbers a cited source holds (or its working gives), each "
+        "with where: the cell or sentence, as in each sentence's traced",
+    )
+    citations: list[dict[str, Any]]
+    sentences: list[SentenceJson]
+
+
 class AnswerJson(BaseModel):
     """The whole answer, as the Ask page shows it (docs/API.md "The answer")."""
 
@@ -162,7 +234,7 @@ class AnswerJson(BaseModel):
     short: ShortJson
     hits: list[HitJson]
     sources: list[dict[str, Any]]
-    citations: dict[str, Any] | None
+    citations: CitationsJson | None
     timings: dict[str, float]
 
 

@@ -238,6 +238,7 @@ def answer_json(answer: Answer, options: AskOptions, doc_names: dict[str, str]) 
             "unsupported_count": report.unsupported_count,
             "uncited_count": report.uncited_count,
             "untraced_numbers": list(report.untraced_numbers),
+            "traced_numbers": _plain(report.traced_numbers),
             "citations": _plain(report.citations),
             "sentences": [{**_plain(s), "flagged": s.flagged} for s in report.sentences],
         },

@@ -334,11 +334,14 @@ def linearise(grid: Grid, rows: tuple[tuple[str, ...], ...] | None = None) -> st
 
 
 def grid_to_html(
-    grid: Grid, rows: Sequence[int] | None = None, classes: Mapping[int, str] | None = None
+    grid: Grid,
+    rows: Sequence[int] | None = None,
+    classes: Mapping[int, str] | None = None,
+    element_ids: Mapping[int, str] | None = None,
 ) -> str:
-    """Clean HTML (escaped text, no attributes but spans, and ``classes``: a class per cell id)
-    of the grid's header rows and the data rows ``rows`` (indices into ``grid.rows``; all data
-    rows when None).
+    """Clean HTML (escaped text, no attributes but spans, ``classes`` and ``element_ids``: a
+    class and an element id per cell id) of the grid's header rows and the data rows ``rows`` (indices into
+    ``grid.rows``; all data rows when None).
 
     Each cell of the document is written once, over the columns and rows it spans among those
     shown: a sub-table repeats its table's header as the document draws it ("实际值" once over
@@ -375,6 +378,8 @@ def grid_to_html(
             )
             if classes and cell in classes:
                 spans += f' class="{escape(classes[cell])}"'
+            if element_ids and cell in element_ids:
+                spans += f' id="{escape(element_ids[cell])}"'
             cells.append(f"<{tag}{spans}>{escape(grid.rows[r][c])}</{tag}>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")

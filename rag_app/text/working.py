@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 # An expression of numbers and + - * / ( ) with at least one operator, "=", a result.
@@ -52,12 +53,29 @@ def _own_numbers(expr: str) -> set[Decimal]:
     return own
 
 
-def worked_results(text: str) -> frozenset[Decimal]:
-    """The results (unsigned, as ``cite.evidence`` reads numbers) of the workings in ``text``
-    whose expression gives them to the precision they are written with (a percent result is
-    the expression times 100), and the numbers such a working adds of its own: an average's
-    count ("(16550 + 14595) / 2") and a percentage's 100."""
-    out = set()
+@dataclass(frozen=True)
+class Working:
+    """One written working whose expression gives its result: the result's span in the text
+    (its sign and percent sign left out, as ``cite.evidence`` reads numbers), the result
+    unsigned, and the span of each number of the expression, in order."""
+
+    start: int
+    end: int
+    result: Decimal
+    operands: tuple[tuple[int, int], ...]
+    # what the working adds of its own: an average's count, a percentage's 100
+    own: frozenset[Decimal] = frozenset()
+    # where its expression begins (a leading bracket included, blanks not)
+    begin: int = 0
+
+
+_OPERAND = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def workings(text: str) -> tuple[Working, ...]:
+    """The workings of ``text`` whose expression gives their result to the precision it is
+    written with (a percent result is the expression times 100)."""
+    out = []
     for match in _WORKING.finditer(text):
         expr = match.group("expr").translate(_TRANSLATE).strip()
         if not re.search(r"\d\s*[-+*/]\s*[(\d]", expr):
@@ -74,6 +92,26 @@ def worked_results(text: str) -> frozenset[Decimal]:
         if abs(Decimal(str(value)) - result) <= Decimal(5) * Decimal(10) ** (-places - 1) + Decimal(
             "1e-9"
         ):
-            out.add(abs(result))
-            out.update(_own_numbers(expr))
+            digits = _OPERAND.search(text, match.start("result"), match.end("result"))
+            assert digits is not None  # the result holds a digit
+            operands = tuple(
+                (match.start("expr") + m.start(), match.start("expr") + m.end())
+                for m in _OPERAND.finditer(match.group("expr"))
+            )
+            lead = len(match.group("expr")) - len(match.group("expr").lstrip())
+            own = frozenset(_own_numbers(expr))
+            begin = match.start("expr") + lead
+            out.append(Working(digits.start(), digits.end(), abs(result), operands, own, begin))
+    return tuple(out)
+
+
+def worked_results(text: str) -> frozenset[Decimal]:
+    """The results (unsigned, as ``cite.evidence`` reads numbers) of the workings in ``text``
+    whose expression gives them to the precision they are written with (a percent result is
+    the expression times 100), and the numbers such a working adds of its own: an average's
+    count ("(16550 + 14595) / 2") and a percentage's 100."""
+    out: set[Decimal] = set()
+    for working in workings(text):
+        out.add(working.result)
+        out.update(working.own)
     return frozenset(out)

@@ -192,6 +192,31 @@ def test_ask_as_json_carries_what_the_app_shows(client) -> None:
     assert a["short"]["scale"] in ("", "thousand", "million", "billion", "percent")
 
 
+def test_ask_says_where_each_number_was_traced_and_the_schema_describes_it(client) -> None:
+    """Issue 25 item 3: beside the untraced numbers, the traced ones with their places (the
+    offline answer quotes 表1's 市盈率 row: 106.2 is its 2026E cell)."""
+    a = client.post("/v1/ask", json={"question": QUESTION, "kb": "api"}).json()
+    traced = a["citations"]["traced_numbers"]
+    cell = next(n for n in traced if n["raw"] == "106.2")
+    assert a["text"][cell["start"] : cell["end"]] == "106.2"
+    place = cell["place"]
+    assert place["kind"] == "cell" and place["text"] == "106.2" and place["row"] >= 0
+    assert place["row_label"].startswith("市盈率") and "2026E" in place["col_label"]
+    assert place["source"] in a["citations"]["cited_sources"]
+    per_sentence = [n for s in a["citations"]["sentences"] for n in s["traced"]]
+    assert per_sentence == traced
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    citations = schemas["CitationsJson"]["properties"]
+    assert citations["traced_numbers"]["items"] == {"$ref": "#/components/schemas/TracedNumberJson"}
+    assert "untraced_numbers" in citations
+    assert {"raw", "start", "end", "place", "working", "operands"} <= set(
+        schemas["TracedNumberJson"]["properties"]
+    )
+    assert {"row", "col", "row_label", "col_label", "text"} <= set(
+        schemas["PlaceJson"]["properties"]
+    )
+
+
 def test_ask_over_sse_streams_stages_and_tokens_then_the_answer(client) -> None:
     r = client.post(
         "/v1/ask",

@@ -1215,7 +1215,11 @@ def test_screenshots_of_every_page(page: Any, lang: str) -> None:
         act(page, segment(page, "English").click)
     message = ask(page, QUESTION_EN if en else QUESTION)
     # The question, the answer and the card of its first citation, opened.
-    first = message.locator('.st-key-answer_latest a[href^="#source-"]').first.get_attribute("href")
+    # the first citation (a traced number's link goes to a cell of a card: #source-4-cell-2-3)
+    links = message.locator('.st-key-answer_latest a[href^="#source-"]').all()
+    first = next(
+        h for a in links if re.fullmatch(r"#source-\d+", h := a.get_attribute("href") or "")
+    )
     open_card(page, message, int(first.rsplit("-", 1)[1]))
     question = page.get_by_test_id("stChatMessage").nth(-2)
     wheel_to(page, question, 140)

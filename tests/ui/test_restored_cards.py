@@ -7,6 +7,7 @@ library. Drawn by AppTest from a real (hash-embedded) library, in zh and en."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -67,7 +68,9 @@ def test_a_restored_card_draws_as_the_live_one(sample: Library, lang: str) -> No
     assert ("✂️ 仅前半部分" if zh else "✂️ ") in text
     assert ("章节：" if zh else "Section: ") + "3 产能扩张" in text
     assert ("引用它的句子" if zh else "Cited by") in text and "中芯京城: 规划产能 10.0" in text
-    assert 'class="rag-hit">5.0<' in text  # the quoted cells marked, as live
+    # the quoted cells marked, as live, and the cells its traced numbers link to anchored
+    assert re.search(r'class="rag-hit"(?: id="[^"]+")?>5\.0<', text)
+    assert 'id="source-1-cell-' in text
 
     # a turn saved before the card's section and sub-tables were kept: read off the library
     old = json.loads(turn_to_json(saved))
