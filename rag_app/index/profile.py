@@ -167,14 +167,22 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
     )  # fmt: skip
 
 
+# How profiles are read: a stored profile of another version is read again from its document's
+# chunks (``LibraryProfiles``), so a better reading reaches a library ingested before it.
+# 2: a legal name's part before its form is a short name (嵘城银行 of 嵘城银行股份有限公司).
+PROFILE_VERSION = 2
+
+
 def profile_to_json(profile: DocumentProfile) -> str:
-    return json.dumps(asdict(profile), ensure_ascii=False)
+    return json.dumps({**asdict(profile), "version": PROFILE_VERSION}, ensure_ascii=False)
 
 
 def profile_from_json(data: str) -> DocumentProfile:
     """A profile stored by ``profile_to_json``; raises ValueError / KeyError / TypeError when
-    malformed."""
+    malformed or of another version."""
     raw = json.loads(data)
+    if raw.get("version", 1) != PROFILE_VERSION:
+        raise ValueError(f"a profile of version {raw.get('version', 1)}")
     return DocumentProfile(
         doc_id=raw["doc_id"],
         subject=raw["subject"],

@@ -15,7 +15,7 @@ import re
 from rag_app.text import lexicon
 from rag_app.text.analyzer import in_dictionary, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
-from rag_app.text.periods import PERIOD_SPAN
+from rag_app.text.periods import PERIOD_SPAN, YEARLESS_PART
 from rag_app.text.spans import METRICS, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
@@ -27,9 +27,11 @@ _STOPS = _WORDS["stop"]
 _SENTENCE_WORDS = frozenset(_WORDS["sentence_en"])
 _NOT_NAMES = frozenset(_WORDS["not_names"])
 _CJK_RUN = re.compile(f"[{CJK_UNIFIED}]+")
+# A Chinese name in its legal form, from the start of the text.
+_LEGAL_CJK = re.compile(f"[{CJK_UNIFIED}（）()]{{2,30}}?(?:股份有限公司|有限责任公司|有限公司)")
 # A quarter or half written without its year, and separators, before a name; not the 三一 of
 # 三一重工.
-_PERIOD_PART = re.compile(r"^[\s，,、：:]*(?:第?[一二三四]季度|[上下]半年)?[\s，,、：:]*")
+_PERIOD_PART = re.compile(rf"^[\s，,、：:]*(?:{YEARLESS_PART.pattern})?[\s，,、：:]*")
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
 
 
@@ -50,6 +52,9 @@ def leading_name(question: str) -> str:
         if text == before:
             break
     run = _CJK_RUN.match(text)
+    legal = _LEGAL_CJK.match(text)
+    if legal is not None:  # a name in legal form is whole: 嵘城市国有资本投资运营集团有限公司
+        return legal.group()
     if run is not None:
         name = run.group()
         lowered = name.lower()
@@ -60,7 +65,11 @@ def leading_name(question: str) -> str:
             + [len(name)]
         )
         name = name[:cut]
-        if not 2 <= len(name) <= 16 or _is_clause(name):
+        part = YEARLESS_PART.search(name)
+        if part is not None and part.start() >= 2:  # 沐溪食品前三季度: the name, then its period
+            name = name[: part.start()]
+            return name if not _is_clause(name) and not _starts_with_verb(name) else ""
+        if not 2 <= len(name) <= 30 or _is_clause(name):
             return ""
         # A subject as report questions name one: right before a period or a metric
         # ("宁德时代2025年…", "中芯国际的毛利率…"); "拳击比赛的收益" names no company.
@@ -68,6 +77,10 @@ def leading_name(question: str) -> str:
         rest = re.sub(r"^(的)+", "", rest)
         lowered_rest = strip_modifiers(rest.lower())
         if PERIOD_SPAN.match(rest) or any(lowered_rest.startswith(m) for m in METRICS):
+            return name
+        # before 的 and a noun, a name shaped like one: a word the dictionary does not hold
+        # (嵘 of 嵘城银行, 沐溪) or a proper noun ("嵘城银行的流动性覆盖率")
+        if text[len(name) :].startswith("的") and _name_shaped(name):
             return name
         return ""
     # English: a possessive name ("CATL's"); acronyms alone are too often metrics (COGS, IFRS)
@@ -89,6 +102,24 @@ _PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
 _COMMON_TAGS = frozenset({"n", "s", "r", "vn", "ng"})
 
 
+def _starts_with_verb(span: str) -> bool:
+    """Whether a run starts with a verb of two characters or more that the dictionary holds
+    (排名, 募集; not a brand jieba guesses is one: 锐拓)."""
+    words = tagged(span)
+    return bool(words) and words[0][1] == "v" and len(words[0][0]) >= 2 and in_dictionary(words[0][0])
+
+
+def _name_shaped(span: str) -> bool:
+    """Whether a run of Chinese characters is shaped like a company's name: its first word a
+    proper noun or one jieba's dictionary does not hold (a brand: 嵘城, 沐溪), not common
+    words ("拳击比赛")."""
+    words = tagged(span)
+    if len(words) < 2 or _is_clause(span):
+        return False
+    first, tag = words[0]
+    return tag in _PROPER_TAGS or tag == "x" or not in_dictionary(first)
+
+
 def _is_clause(span: str) -> bool:
     """Whether a run before 的 is a clause, not a name: common nouns and a verb of two
     characters or more ("报告给出", "管理层表示", "分析师预计": what a report or a person says),
@@ -98,8 +129,8 @@ def _is_clause(span: str) -> bool:
     words = tagged(span)
     if len(words) < 2:
         return False
-    if words[0][1] == "v" and len(words[0][0]) >= 2 and in_dictionary(words[0][0]):
-        return True  # it starts with a verb: 排名前三, 募集资金 (a brand jieba guesses is none)
+    if _starts_with_verb(span):
+        return True  # 排名前三, 募集资金
     last, tag = words[-1]
     return (
         len(last) >= 2
@@ -162,6 +193,8 @@ def proper_names(question: str) -> tuple[str, ...]:
                 continue
             name = rest[1]
         names.append(name)
+    if english:  # in an English question Chinese characters write a name ("北麓乳业's")
+        names.extend(m.group(0) for m in _CJK_RUN.finditer(question) if len(m.group(0)) >= 2)
     if not english:
         # in a Chinese question a capitalised Latin word is a name ("Orvella二季度"); an
         # upper-case one is an acronym, a ticker or a metric (ROE, ZPHR) and is left alone
@@ -261,6 +294,19 @@ def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
     return ""
 
 
+def noun_run(question: str, leave_out: tuple[str, ...] = ()) -> tuple[str, str]:
+    """A Chinese question's last noun with the nouns written right before it, joined, and that
+    last noun ("流动性覆盖率", "覆盖率"); ("", "") when it has no noun of two characters."""
+    words = tagged(_blanked(question, leave_out))
+    nouns = _noun_places(words)
+    if not nouns:
+        return "", ""
+    start = nouns[-1]
+    while start - 1 in nouns and words[start - 1][1].startswith("n"):
+        start -= 1
+    return "".join(w for w, _ in words[start : nouns[-1] + 1]), words[nouns[-1]][0]
+
+
 def qualified_noun(
     question: str, leave_out: tuple[str, ...] = ()
 ) -> tuple[str, tuple[str, ...], str]:
@@ -327,10 +373,14 @@ def is_proper(word: str) -> bool:
 
 
 def is_place(name: str) -> bool:
-    """Whether a name starts as a place does (jieba tags its first word a place or a
-    direction: 中国, 国内, 德国)."""
+    """Whether a name is a place's: its first word a place (中国, 德国), or one place or
+    direction word alone (国内, 境外)."""
     words = tagged(name)
-    return bool(words) and words[0][1] in ("ns", "s", "f")
+    if not words:
+        return False
+    # a place's name (中国, 德国), or a place word alone (国内, 境外); a name of several words
+    # that starts with a direction (北麓乳业, 北方华创) is a company's
+    return words[0][1] == "ns" or (len(words) == 1 and words[0][1] in ("s", "f"))
 
 
 def sounds_like(latin: str, chinese: str) -> bool:

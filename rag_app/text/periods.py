@@ -89,6 +89,8 @@ PERIOD_SPAN = re.compile(
     rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*{_YEAR_DIGITS}|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
     re.IGNORECASE,
 )
+# A part of a year written without its year: 第三季度, 前三季度, 一季度, 上半年.
+YEARLESS_PART = re.compile(r"(?:前|第)?[一二三四1-4]\s*季度|[上下]半年")
 # A table cell that labels a period rather than holding a value: 2024A, FY2024, 2024年, 1Q24, Q1.
 PERIOD_HEADER = re.compile(
     rf"^(?:FY)?\s*{_YEAR_DIGITS}\s*(?:[AEFH年QY].*)?$|^\d{{1,2}}Q\d{{2}}$|^Q\d", re.I

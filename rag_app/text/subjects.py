@@ -34,8 +34,11 @@ _LEGAL_FORM = re.compile(
     r"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$"
 )
 # A name followed by its ticker in brackets (the ticker may follow other names: "奥维拉机器人，NYSE: ORVL").
+# A mainland code written bare, six digits alone in the brackets: "沐溪食品（605376）",
+# "（018642/018643）" of a fund's two share classes.
+BARE_CODE = r"\d{6}(?:\s*[/、,，]\s*\d{6})*"
 _WITH_TICKER = re.compile(
-    rf"([{CJK_UNIFIED}]{{2,12}}|{_LATIN_NAME})\s*[（(]([^()（）]{{0,30}}?(?:{TICKER})[^()（）]{{0,20}})[)）]"
+    rf"([{CJK_UNIFIED}]{{2,12}}|{_LATIN_NAME})\s*[（(]([^()（）]{{0,30}}?(?:{TICKER})[^()（）]{{0,20}}|{BARE_CODE})[)）]"
 )
 # The legal form of a company's name: the shape of the name, not a list of companies.
 _LEGAL_NAME = re.compile(
@@ -108,7 +111,9 @@ def shortest_chinese_name(names: Sequence[str]) -> str:
 def is_listed(name: str) -> bool:
     """Whether a subject name is a company's as listings and filings write it (with a ticker or
     in legal form), as ``subject_names`` finds it in a company's own report."""
-    return bool(re.fullmatch(TICKER, name) or _LEGAL_NAME.fullmatch(name))
+    return bool(
+        re.fullmatch(TICKER, name) or re.fullmatch(r"\d{6}", name) or _LEGAL_NAME.fullmatch(name)
+    )
 
 
 def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
@@ -151,10 +156,13 @@ def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
 def _short_name(name: str, text: str) -> str:
     """The short name a report calls its company by: the four characters of its legal name
     (before the legal form) it writes most, three times at least (澄远智能 of
-    江苏澄远智能装备股份有限公司); "" for a name that is short already."""
+    江苏澄远智能装备股份有限公司), or the whole name before the legal form when that is four
+    characters or fewer; "" for a name with no legal form."""
     core = _LEGAL_FORM.sub("", name)
-    if core == name or len(core) <= 4:
+    if core == name:
         return ""
+    if len(core) <= 4:  # 嵘城银行 of 嵘城银行股份有限公司: the name before its legal form
+        return core if text.count(core) >= 3 else ""
     windows = [core[i : i + 4] for i in range(len(core) - 3)]
     best = max(windows, key=text.count)
     return best if text.count(best) >= 3 else ""

@@ -42,6 +42,7 @@ from rag_app.text.names import (
     head_noun,
     is_place,
     is_proper,
+    noun_run,
     proper_names,
     qualified_noun,
     sounds_like,
@@ -118,6 +119,17 @@ def assess(
         shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
         if head and not shown and not any(profile[d].writes(head) for d in scope):
             gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
+        run, last = noun_run(text, asked)
+        if gap is None and not shown and run != last and len(last) >= 3:
+            # a noun the tables give only with another qualifier: 拨备覆盖率 and no
+            # 流动性覆盖率 when the latter is asked (not 营业收入 when 公司营业收入 is)
+            labels = [label for d in scope for label in profile[d].labels]
+            if (
+                not any(profile[d].writes(run) for d in scope)
+                and last.lower() not in labels
+                and any(label.endswith(last.lower()) for label in labels)
+            ):
+                gap = Gap("metric", run, _row_labels(snap, scope)[:8])
         phrase, qualifiers, _ = qualified_noun(text, asked)
         if gap is None and not shown and qualifiers:
             # the noun written, but not what qualifies it (the operating line's 现金流量净额

@@ -338,10 +338,22 @@ def _filled(before: Reading, subjects: list[str], period: str, metric: str) -> s
     elif period:
         end = len(before.text.rstrip(_CLOSING))
         edits.append((end, end, f" in {period}"))
-    olds = before.of("metric")
+    olds = before.of("metric") or _asked_words(before)
     if olds and metric:
-        edits.append((olds[0].start, olds[-1].end, metric))
+        start = olds[0].start
+        if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
+            start += 2
+        edits.append((start, olds[-1].end, metric))
     return _edited(before.text, edits)
+
+
+def _asked_words(before: Reading) -> list[Piece]:
+    """An English question's own words that say what it asks when it names no metric the
+    library knows ("cost-to-income ratio" of "What was X's cost-to-income ratio in 2024?"): its
+    last run of words after its subject."""
+    start = before.subject.end if before.subject is not None else 0
+    words = [p for p in before.of("words") if p.start >= start]
+    return words[-1:]
 
 
 # follow-ups with words of their own: the earlier subject (and period) carried in ----------------

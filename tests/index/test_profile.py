@@ -15,6 +15,7 @@ from rag_app.index.catalogue import MIGRATIONS
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.index.profile import (
+    PROFILE_VERSION,
     DocumentProfile,
     Metric,
     merge_profiles,
@@ -172,3 +173,21 @@ def test_a_library_older_than_profiles_gets_them_on_first_read(settings: Setting
     assert profile is not None and profile.subject == "中芯国际"
     assert _rows(reopened) == [("kb", report.doc_id)]  # kept: computed once
     assert reopened.profiles("kb") == {report.doc_id: profile}
+
+
+def test_a_profile_read_by_an_older_version_is_read_again(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    library = Library(settings, embedder=HashEmbedder(), counter=counter)
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
+    library.catalogue.close()
+    with sqlite3.connect(settings.data_dir / "catalogue.sqlite") as db:
+        (data,) = db.execute("SELECT data FROM profiles").fetchone()
+        old = json.loads(data)
+        old.pop("version")
+        old["subject"] = "旧的读法"  # what an older reading kept
+        db.execute("UPDATE profiles SET data = ?", (json.dumps(old, ensure_ascii=False),))
+    reopened = Library(settings, embedder=HashEmbedder(), counter=counter)
+    profile = reopened.profile("kb", report.doc_id)
+    assert profile is not None and profile.subject == "中芯国际"
+    with sqlite3.connect(settings.data_dir / "catalogue.sqlite") as db:
+        (data,) = db.execute("SELECT data FROM profiles").fetchone()
+    assert json.loads(data)["version"] == PROFILE_VERSION  # kept as read now

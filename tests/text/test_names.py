@@ -81,6 +81,12 @@ def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
     assert names[0] == "江苏澄远智能装备股份有限公司" and is_listed(names[0])
     assert covers(names, "澄远智能") and covers(names, "Chengyuan Intelligent")
     assert not covers(names, "Chengyuan Robotics Holdings")  # two words must match
+    # a legal name of four characters before its form: those four are its short name
+    bank = [
+        _chunk(0, "嵘城银行股份有限公司2024年年度报告", "嵘城银行股份有限公司2024年年度报告"),
+        *[_chunk(i, f"嵘城银行第{i}项业务稳步增长。", "年度报告", page=1) for i in range(1, 4)],
+    ]  # fmt: skip
+    assert subject_names(bank)[:2] == ("嵘城银行股份有限公司", "嵘城银行")
     # a story naming a company once is not about it
     story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
     assert subject_names(story) == () or not is_listed(subject_names(story)[0])

@@ -75,6 +75,8 @@ MARGIN = "中芯国际2025年的毛利率预测是多少？"
         ("What is SMIC's gross margin in 2024?", "What about Hua Hong?", "What is Hua Hong's gross margin in 2024?"),
         ("What is SMIC's gross margin in 2024?", "What is its P/E in 2026?", "What is SMIC's P/E in 2026?"),
         ("What was SMIC's revenue in 2024?", "What about free cash flow?", "What was SMIC's free cash flow in 2024?"),
+        # a metric the library does not know, in place of the earlier one's own words
+        ("What was SMIC's cost-to-income ratio in 2024?", "And the liquidity ratio?", "What was SMIC's liquidity ratio in 2024?"),
     ],
 )  # fmt: skip
 def test_a_follow_up_becomes_the_question_it_means(
