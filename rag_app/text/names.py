@@ -26,6 +26,8 @@ _LEADING = sorted(_WORDS["lead"], key=len, reverse=True)
 _STOPS = _WORDS["stop"]
 _SENTENCE_WORDS = frozenset(_WORDS["sentence_en"])
 _NOT_NAMES = frozenset(_WORDS["not_names"])
+# The characters a quantity's noun ends with (杠杆率, 交易额): joined to the noun before them.
+_SUFFIXES = frozenset(_WORDS["suffix"])
 _CJK_RUN = re.compile(f"[{CJK_UNIFIED}]+")
 # A Chinese name in its legal form, from the start of the text.
 _LEGAL_CJK = re.compile(f"[{CJK_UNIFIED}（）()]{{2,30}}?(?:股份有限公司|有限责任公司|有限公司)")
@@ -260,7 +262,7 @@ def content_words(
     report must write for the question to be about something it holds)."""
     text = _blanked(question, leave_out)
     out = []
-    for word, tag in tagged(text):
+    for word, tag in _nouns_joined(text):
         if not _WORD.search(word) or word.isdigit():
             continue
         if (tag != "eng" and tag.startswith(_FUNCTION_TAGS)) or (
@@ -280,7 +282,7 @@ def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
     word alone ("什么变化", "哪些
     指标", "时候投产"), which says what kind of answer it wants, not what a report must hold."""
     text = _blanked(question, leave_out)
-    words = tagged(text)
+    words = _nouns_joined(text)
     nouns = _noun_places(words)
     if not nouns:
         return ""
@@ -297,7 +299,7 @@ def head_noun(question: str, leave_out: tuple[str, ...] = ()) -> str:
 def noun_run(question: str, leave_out: tuple[str, ...] = ()) -> tuple[str, str]:
     """A Chinese question's last noun with the nouns written right before it, joined, and that
     last noun ("流动性覆盖率", "覆盖率"); ("", "") when it has no noun of two characters."""
-    words = tagged(_blanked(question, leave_out))
+    words = _nouns_joined(_blanked(question, leave_out))
     nouns = _noun_places(words)
     if not nouns:
         return "", ""
@@ -318,7 +320,7 @@ def qualified_noun(
     if len([c for c in _CLAUSES.split(question) if c.strip()]) > 1:
         return "", (), ""  # several clauses (a comparison, a check): not one noun asked
     text = _blanked(question, leave_out)
-    words = tagged(text)
+    words = _nouns_joined(text)
     nouns = _noun_places(words)
     if not nouns:
         return "", (), ""
@@ -347,6 +349,19 @@ def _qualifies(word: str, tag: str) -> bool:
 
 _QUALIFIER_TAGS = frozenset("v vn n nz a an b x".split())
 _CLAUSES = re.compile(r"[，,；;？?。!！]")
+
+
+def _nouns_joined(text: str) -> list[tuple[str, str]]:
+    """jieba's words of ``text``, a noun and the quantity suffix written right after it joined
+    into one noun (杠杆 率 -> 杠杆率: jieba reads a 率 it has not seen with its noun as a verb)."""
+    words = list(tagged(text))
+    out: list[tuple[str, str]] = []
+    for word, tag in words:
+        if out and word in _SUFFIXES and _noun(*out[-1]):
+            out[-1] = (out[-1][0] + word, "n")
+        else:
+            out.append((word, tag))
+    return out
 
 
 def _blanked(question: str, leave_out: tuple[str, ...]) -> str:
