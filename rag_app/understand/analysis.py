@@ -4,7 +4,8 @@ one that stands out, a numbered table or figure), the name it leads with, its pe
 metric spans, and how a follow-up was made standalone. The pipeline computes it once, after the
 follow-up is resolved, and passes it down: retrieval, the prompt, the answerers, the
 answerability check, the citation check and Self-RAG all read it, and none re-reads the question
-its own way."""
+its own way. Its query embedding is computed once too (``QueryAnalysis.embedding``), by the
+library's embedder the pipeline hands it: dense retrieval and the operation read share it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
+
 from rag_app.models import Understood
+from rag_app.protocols import Embedder
 from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases, question_terms
 from rag_app.text.aspects import Aspects, question_aspects
 from rag_app.text.language import Language, cjk_share, detect_language, language_of_share
@@ -26,7 +30,7 @@ from rag_app.text.phrasing import (
 )
 from rag_app.text.spans import Span, spans
 from rag_app.text.synonyms import FINANCE_SYNONYMS
-from rag_app.understand.operations import Operation, asked_operation
+from rag_app.understand.operations import Operation, asked_operation, reads_embedding
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,9 @@ class QueryAnalysis:
     Read when a stage first needs them, then kept: ``name`` (the company or report it leads
     with, ``text.names``), ``spans(subjects)`` (its period, subject and metric spans over the
     library's subjects, ``text.spans``) and ``aspects(subjects)`` (the companies, years and
-    metrics it asks about, ``text.aspects``).
+    metrics it asks about, ``text.aspects``); ``embedding(embedder)``, its query vector, and
+    ``operation``, which reads that vector when ``embedder`` (the library's, handed to
+    ``analyse_query``) is the encoder the operation model was fitted on.
     """
 
     text: str
@@ -67,6 +73,9 @@ class QueryAnalysis:
     cjk_share: float | None
     asked: str
     understood: Understood
+    # The library's embedder, whose vector of the question the operation read shares with
+    # retrieval (None: the operation is read from the words alone).
+    embedder: Embedder | None = field(default=None, repr=False, compare=False, hash=False)
     # What is read on demand, once (a mutable cache of a frozen record; not compared).
     _lazy: dict[object, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
@@ -86,11 +95,27 @@ class QueryAnalysis:
         """The company or report the question names first (``text.names.leading_name``)."""
         return cast(str, self._once("name", lambda: leading_name(self.text)))
 
+    def embedding(self, embedder: Embedder) -> np.ndarray:
+        """The question's query embedding by ``embedder`` (its ``embed_queries``, e5's "query: "
+        prompt), computed once per embedding model and kept: dense retrieval and the operation
+        read share it, so a question is embedded once."""
+        key = ("embedding", embedder.name)
+        return cast(np.ndarray, self._once(key, lambda: embedder.embed_queries([self.text])[0]))
+
     @property
     def operation(self) -> Operation:
         """What the question asks to be done with its values: read, list, count or work out
-        (``understand.operations``, a model learned from data), read once when first asked."""
-        return cast(Operation, self._once("operation", lambda: asked_operation(self.text)))
+        (``understand.operations``, a model learned from data), read once when first asked: from
+        its words and its embedding when the analysis was handed the encoder the model was
+        fitted on, else from its words."""
+        return cast(Operation, self._once("operation", self._read_operation))
+
+    def _read_operation(self) -> Operation:
+        embedder = self.embedder
+        if embedder is not None and reads_embedding(embedder.name):
+            vector = self.embedding(embedder)
+            return asked_operation(self.text, vector=vector, encoder=embedder.name)
+        return asked_operation(self.text)
 
     def spans(self, subjects: Collection[str] = ()) -> tuple[Span, ...]:
         """The question's period, subject and metric spans, ``subjects`` being the library's
@@ -110,12 +135,16 @@ class QueryAnalysis:
         return self._lazy[key]
 
 
-def analyse_query(question: str, understood: Understood | None = None) -> QueryAnalysis:
+def analyse_query(
+    question: str, understood: Understood | None = None, embedder: Embedder | None = None
+) -> QueryAnalysis:
     """Analyse a question once for every stage.
 
     ``question`` is the question as asked; ``understood`` how the conversation made it
     standalone (the pipeline's follow-up step), whose text is the one analysed; without it the
-    question stands alone as asked.
+    question stands alone as asked. ``embedder``, the library's, embeds the question when a
+    stage first asks (``QueryAnalysis.embedding``); without it the operation is read from the
+    question's words.
     """
     understood = understood if understood is not None else Understood(question)
     text = understood.text
@@ -137,4 +166,5 @@ def analyse_query(question: str, understood: Understood | None = None) -> QueryA
         cjk_share=cjk_share(text),
         asked=question,
         understood=understood,
+        embedder=embedder,
     )

@@ -150,7 +150,7 @@ def _two_year_head(label: str, first: str, second: str) -> list[list]:
 
 def _loans_table() -> list[list]:
     rows = _two_year_head("项目", "2024年12月31日", "2023年12月31日")
-    parts: list[tuple[str, str, str]] = []
+    parts: list[tuple[str, ...]] = []
     for group, lines in LOANS.items():
         parts.append((group, *(total(line[1 + i] for line in lines) for i in range(2))))
         parts += [(f"　{name}", a, b) for name, a, b in lines]
@@ -165,7 +165,7 @@ def _loans_table() -> list[list]:
 
 def _deposits_table() -> list[list]:
     rows = _two_year_head("项目", "2024年末", "2023年末")
-    parts: list[tuple[str, str, str]] = []
+    parts: list[tuple[str, ...]] = []
     for group, lines in DEPOSITS.items():
         parts.append((group, *(total(line[1 + i] for line in lines) for i in range(2))))
         parts += [(f"　其中：{name}" if n == 0 else f"　　　　{name}", a, b)
