@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_app.models import Chunk
-from rag_app.text.periods import find_years
+from rag_app.text.periods import PERIOD_HEADER, find_years
 from rag_app.text.scales import stated_scale, value_scale
 from rag_app.text.tables import TableTooLarge, column_labels, parse_table
 
@@ -77,6 +77,8 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
     # a row with a label and no values may state the scale ("(in millions)" under the years)
     bare = [row[0] for row in grid.data_rows if row and not any(c.strip() for c in row[1:])]
     table_scale = stated_scale([stated, *labels, *bare])
+    if _periods_down(grid.data_rows, labels):
+        return _transposed(chunk_id, grid.data_rows, labels, table_scale)
     facts = []
     for r, row in enumerate(grid.data_rows):
         cells = [cell.strip() for cell in row[1:]]
@@ -105,6 +107,44 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
             if number is not None and "%" in value:
                 scale = "percent"
             facts.append(Fact(chunk_id, r, c, metric, column, value, number, scale))
+    return tuple(facts)
+
+
+def _periods_down(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> bool:
+    """Whether a table lays its periods down its first column (2023A, 2024A, ... as row labels)
+    and its metrics across (营业收入, 毛利率 as column labels): a forecast table transposed."""
+    firsts = [row[0].strip() for row in rows if row and row[0].strip()]
+    dated = [f for f in firsts if PERIOD_HEADER.match(f)]
+    across = [label for label in labels[1:] if label]
+    return (
+        len(dated) >= 2
+        and len(dated) * 2 > len(firsts)
+        and bool(across)
+        and not any(PERIOD_HEADER.match(label.split(" / ")[-1]) for label in across)
+    )
+
+
+def _transposed(
+    chunk_id: str, rows: Sequence[Sequence[str]], labels: Sequence[str], table_scale: str
+) -> tuple[Fact, ...]:
+    """The facts of a table with periods down and metrics across, read as if its periods
+    were columns: each cell's metric its column's label, its column its row's period (``row``
+    and ``col`` say which metric and which period, as in a table laid out the usual way)."""
+    facts = []
+    for r, row in enumerate(rows):
+        period = row[0].strip() if row else ""
+        if not period:
+            continue
+        for c in range(1, len(row)):
+            value = row[c].strip()
+            metric = labels[c] if c < len(labels) else ""
+            if not value or not metric:
+                continue
+            number = number_of(value)
+            scale = value_scale(value, [metric]) or table_scale
+            if number is not None and "%" in value:
+                scale = "percent"
+            facts.append(Fact(chunk_id, c, r + 1, metric, period, value, number, scale))
     return tuple(facts)
 
 

@@ -37,6 +37,12 @@ def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
     return len(label_words) if label_words and label_words <= words else 0
 
 
+def _unit_asked(label: str, question: str) -> bool:
+    """Whether the question writes the unit a label ends with ("多少百万元" of "金额（百万元）")."""
+    unit = _UNIT.search(label)
+    return unit is not None and unit.group()[1:-1].strip().lower() in question
+
+
 def _columns(
     facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str]
 ) -> set[int]:
@@ -77,9 +83,15 @@ def asked_facts(
         if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
             scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}
             best = max(scores.values(), default=0)
+        if not best:  # a merged header's group names it ("营业收入" of "营业收入 / 金额（百万元）")
+            scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
+            best = max(scores.values(), default=0)
         if not best:
             continue
         rows = {f.row for f in facts if scores[f.metric] == best}
+        if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
+            in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
+            rows = in_unit if len(in_unit) == 1 else rows
         columns = _columns(facts, years, question, words)
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
         if not found:

@@ -120,3 +120,20 @@ def test_a_row_with_no_values_may_state_the_scale(stated: str) -> None:
     plain = html.replace(stated, "<tr><td>Sensors, 3 million units</td><td>1</td><td>2</td></tr>")
     facts = table_facts(replace(chunk, table_html=plain))
     assert {f.scale for f in facts if f.metric == "Appliances"} == {""}
+
+
+def test_a_table_with_periods_down_its_first_column_is_read_transposed() -> None:
+    """A forecast laid out with years as rows: each cell's metric is its column, its period its
+    row; two columns under one metric are told apart by the unit the question asks."""
+    html = (
+        '<table><tr><td rowspan="2">会计年度</td><td colspan="2">营业收入</td><td rowspan="2">毛利率（%）</td></tr>'
+        "<tr><td>金额（百万元）</td><td>同比（%）</td></tr>"
+        "<tr><td>2024A</td><td>5,383.16</td><td>9.58</td><td>36.41</td></tr>"
+        "<tr><td>2025E</td><td>5,921.47</td><td>10.00</td><td>37.02</td></tr></table>"
+    )
+    chunk = Chunk("d:1", "d", "table", "", "", (0,), table_html=html, header_rows=2)
+    facts = {(f.metric, f.column): f.value for f in table_facts(chunk)}
+    assert facts[("毛利率（%）", "2025E")] == "37.02"
+    assert facts[("营业收入 / 金额（百万元）", "2024A")] == "5,383.16"
+    question = analyse_query("沐溪食品2025年营业收入是多少百万元？")
+    assert [a.fact.value for a in asked_facts(question, [(1, chunk)])] == ["5,921.47"]

@@ -284,7 +284,10 @@ def wait_answer(page: Any, before: tuple[int, float], turn: int) -> Any:
 def open_a_citation(page: Any, message: Any, container: str = "answer_latest") -> str:
     """Click the answer's first ``[Source N]`` link: its card must open. Returns the card's
     text."""
-    links = message.locator(f'.st-key-{container} a[href*="source-"]')
+    # a [Source N] link (a traced number's link opens its cell: "#source-N-cell-…")
+    links = message.locator(f'.st-key-{container} a[href*="source-"]').filter(
+        has_text=re.compile(r"^\[(Source|来源) \d+\]$")
+    )
     assert links.count() >= 1, message.inner_text()[:600]
     link = links.first
     anchor = (link.get_attribute("href") or "").lstrip("#")
