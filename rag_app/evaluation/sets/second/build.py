@@ -11,33 +11,18 @@ Robotics). Any question whose answer is not where its gold says stops the build.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from pathlib import Path
 
-from rag_app.evaluation.sets.docgen import Doc
-from rag_app.evaluation.sets.second import annual, briefing, industry, prospectus
-from rag_app.evaluation.sets.second.questions import (
-    arithmetic_rows,
-    followup_rows,
-    multi_rows,
-    single_rows,
-    unanswerable_rows,
-)
+from rag_app.evaluation.sets.second import annual, briefing, industry, prospectus, questions
+from rag_app.evaluation.sets.writing import Documents, write_set
 
 # name: (builder, what the document is about, ticker, kind of document)
-DOCUMENTS = {
+DOCUMENTS: Documents = {
     "annual": (annual.build_report, "澄远智能", "688367.SH", "年度报告"),
     "prospectus": (prospectus.build_report, "拓衡传感", "", "招股说明书"),
     "industry": (industry.build_report, "中国工业机器人行业", "", "行业深度报告"),
     "call": (briefing.build_report, "Orvella Robotics", "ORVL.US", "业绩说明会纪要"),
 }
-
-
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
 
 
 def write_second(out: Path) -> None:
@@ -46,54 +31,4 @@ def write_second(out: Path) -> None:
     Raises ``SystemExit`` listing every question whose answer is missing from one of its gold
     items, or found in another item of its document, and every unanswerable question whose
     missing string is in fact there (the documents are written by then)."""
-    docs: dict[str, Doc] = {name: spec[0]() for name, spec in DOCUMENTS.items()}
-    subject = {name: spec[1] for name, spec in DOCUMENTS.items()}
-    out_docs = out / "docs"
-    out_docs.mkdir(parents=True, exist_ok=True)
-    for old in out_docs.glob("*_content_list.json"):
-        old.unlink()
-    for d in docs.values():
-        (out_docs / f"{d.doc_id}_content_list.json").write_text(
-            json.dumps(d.items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-        )
-
-    errors: list[str] = []
-    sets = {
-        "questions.jsonl": single_rows(docs, subject, errors),
-        "questions_multi.jsonl": multi_rows(docs, subject, errors),
-        "questions_followup.jsonl": followup_rows(docs, subject, errors),
-        "questions_unanswerable.jsonl": unanswerable_rows(docs, errors),
-        "questions_arithmetic.jsonl": arithmetic_rows(docs, errors),
-    }
-    if errors:
-        print("\n".join(errors))
-        raise SystemExit(f"{len(errors)} question(s) of the second set failed verification")
-    for name, rows in sets.items():
-        _write_jsonl(out / name, rows)
-
-    asked = Counter(r["doc_id"] for r in sets["questions.jsonl"])
-    manifest = [
-        {
-            "doc_id": d.doc_id,
-            "file": f"docs/{d.doc_id}_content_list.json",
-            "n_items": len(d.items),
-            "n_pages": d.page + 1,
-            "n_questions": asked[d.doc_id],
-            "company": DOCUMENTS[name][1],
-            "ticker": DOCUMENTS[name][2],
-            "document": DOCUMENTS[name][3],
-            "type_counts": dict(Counter(it["type"] for it in d.items)),
-            "role": "gold",
-        }
-        for name, d in docs.items()
-    ]
-    _write_jsonl(out / "manifest.jsonl", manifest)
-    for row in manifest:
-        print(
-            f"{row['doc_id']:24s} items={row['n_items']:3d} pages={row['n_pages']} "
-            f"questions={row['n_questions']:2d} types={row['type_counts']}"
-        )
-    for name, rows in sets.items():
-        kinds = Counter(r.get("kind") or r["operation"] for r in rows)
-        langs = Counter(r["lang"] for r in rows)
-        print(f"{name}: {len(rows)} by kind={dict(kinds)} by lang={dict(langs)}")
+    write_set(out, "second", DOCUMENTS, questions)
