@@ -15,7 +15,7 @@ PORT    ?= 8501
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
-test: setup browser-deps
+test: setup browser-deps pg-deps
 	$(BIN)/python -m pytest -q -m "not long"
 
 test-fast: setup
@@ -42,6 +42,12 @@ $(STAMP): pyproject.toml
 .PHONY: browser-deps
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver fonts-noto-cjk fonts-noto-color-emoji >/dev/null; }
+
+# PostgreSQL's server programs for the shared-state tests (Debian's package; each test run starts
+# a throwaway cluster of its own on loopback, tests/postgres_support.py).
+.PHONY: pg-deps
+pg-deps:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 
 # Retrieval evaluation on the shared development sets (slow: about 10 minutes the first time,
 # mostly embedding; the indexes are cached under $(EVALOUT)/index). The results table goes to

@@ -217,6 +217,10 @@ class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     # A shared Chroma server (RAG_APP_CHROMA_URL) and how replicas keep up with it.
     chroma: ChromaSettings = field(default_factory=ChromaSettings)
+    # One PostgreSQL database every process shares (RAG_APP_DATABASE_URL, libpq's
+    # postgresql://user:password@host:port/db): permissions, conversations, the audit log,
+    # evaluations and the library's registry; "" keeps them in the data dir's SQLite files.
+    database_url: str = field(default="", repr=False)
 
     def kb_dir(self, kb: str | None = None) -> Path:
         return self.data_dir / "kb" / (kb or self.knowledge_base)
@@ -252,6 +256,7 @@ SETTINGS_ENV: tuple[str, ...] = (
     "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER",
     "RAG_APP_CHROMA_SYNC_MS",
     "RAG_APP_CHROMA_ASSET_MAX_BYTES",
+    "RAG_APP_DATABASE_URL",
     "XDG_DATA_HOME",
     "XDG_CACHE_HOME",
 )
@@ -325,6 +330,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         values["extra_explicit_cues"] = parse_cues(env["RAG_APP_ROUTING_CUES"])
     values["server"] = parse_server(env)
     values["chroma"] = parse_chroma(env)
+    if env.get("RAG_APP_DATABASE_URL", "").strip():
+        values["database_url"] = env["RAG_APP_DATABASE_URL"].strip()
     for key, value in overrides.items():
         if value is None:
             continue

@@ -116,3 +116,21 @@ def ingest_json(library: Library) -> Callable[..., IngestReport]:
         return reports[0]
 
     return ingest
+
+
+@pytest.fixture(scope="session")
+def postgres_base() -> Any:
+    """One throwaway PostgreSQL cluster for the whole test session (tests/postgres_support.py);
+    its base URL. Skips where the server's programs are not installed."""
+    from tests.postgres_support import postgres_server
+
+    with postgres_server() as base:
+        yield base
+
+
+@pytest.fixture
+def database_url(postgres_base: str) -> str:
+    """An empty database of its own for one test, on the session's PostgreSQL cluster."""
+    from tests.postgres_support import fresh_database
+
+    return fresh_database(postgres_base)

@@ -21,7 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"text"}),  # the words room, tokens included
     frozenset({"stage_settings"}),
     frozenset({"config"}),
-    frozenset({"sqlite_store"}),  # the one way a SQLite file is opened and migrated
+    frozenset({"database"}),  # where shared state lives: SQLite files, or one PostgreSQL database
     frozenset({"understand"}),  # the question's analysis and its follow-up resolution
     frozenset({"facts"}),  # table cells as facts, and the facts a question asks for
     frozenset({"ingest", "encoder"}),
@@ -317,7 +317,7 @@ def test_one_plural_rule() -> None:
 
 def test_only_the_opener_connects_to_sqlite() -> None:
     """The catalogue, the conversations and the audit log open their files one way (WAL, busy
-    timeout, migrations by ``user_version``): ``rag_app/sqlite_store.py``."""
+    timeout, migrations by ``user_version``): ``rag_app/database/sqlite.py``."""
     openers = {
         name
         for name, path in _everywhere()
@@ -329,8 +329,8 @@ def test_only_the_opener_connects_to_sqlite() -> None:
         and node.func.value.id == "sqlite3"
     }
     pragmas = _holders(re.compile(r"journal_mode|busy_timeout|user_version", re.I))
-    assert openers == {"rag_app/sqlite_store.py"}
-    assert pragmas == {"rag_app/sqlite_store.py"}
+    assert openers == {"rag_app/database/sqlite.py"}
+    assert pragmas == {"rag_app/database/sqlite.py"}
 
 
 def test_no_module_is_too_long_to_hold() -> None:

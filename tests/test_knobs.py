@@ -90,7 +90,8 @@ CONSTANTS: dict[str, str] = {
 }
 # Knobs still outside the tree, each waiting on work in flight elsewhere (move, then delete here).
 PENDING: dict[str, str] = {
-    "sqlite_store.py:BUSY_TIMEOUT_MS": "SQLite's busy timeout: the SQLite openers' unification",
+    "database/sqlite.py:BUSY_TIMEOUT_MS": "SQLite's busy timeout: the SQLite openers' unification",
+    "database/postgres.py:SCHEMA_LOCK": "the advisory lock's key the schema's upgrade holds: a name, not a knob",
 }
 
 

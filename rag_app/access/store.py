@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rag_app.access.roles import ROLES, Member
-from rag_app.sqlite_store import open_sqlite
+from rag_app.database.sqlite import open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS owners (

@@ -21,7 +21,7 @@ from typing import Any
 from rag_app.chat.saved_details import from_plain
 from rag_app.chat.saved_turns import SavedCheck, SavedTurn, restored_answer
 from rag_app.models import Answer, AskOptions, Understood
-from rag_app.sqlite_store import open_sqlite
+from rag_app.database.sqlite import open_sqlite
 
 _log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from rag_app.chat.saved_turns import (
     turn_from_json,
     turn_to_json,
 )
-from rag_app.sqlite_store import open_sqlite
+from rag_app.database.sqlite import open_sqlite
 
 __all__ = [
     "Conversation",

@@ -20,7 +20,7 @@ from pathlib import Path
 from rag_app.chat.saved_details import from_plain
 from rag_app.evals.question_sets import EvalQuestion, question_rows, questions_of
 from rag_app.evals.scoring import QuestionResult, RunMetrics
-from rag_app.sqlite_store import open_sqlite
+from rag_app.database.sqlite import open_sqlite
 
 # A run whose runner has not beaten for this long has lost its process; the runner beats
 # every HEARTBEAT_S, so a busy machine is not taken for a dead one.

@@ -26,7 +26,7 @@ from rag_app.index.catalogue_reads import (
     doc_version,
 )
 from rag_app.models import Chunk, DocumentInfo
-from rag_app.sqlite_store import add_column, open_sqlite
+from rag_app.database.sqlite import add_column, open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kbs (
@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS pending (
     old_ids TEXT NOT NULL DEFAULT '[]', folder TEXT NOT NULL DEFAULT '',
     pid INTEGER NOT NULL, started_at TEXT NOT NULL);
 """
-# The schema's versions (``rag_app.sqlite_store``): the tables, then the columns added since.
+# The schema's versions (``rag_app.database.sqlite``): the tables, then the columns added since.
 MIGRATIONS = (
     _SCHEMA + FEATURES_SCHEMA,
     add_column("kbs", "tokenizer", "TEXT NOT NULL DEFAULT ''"),  # keyword-token versioning
