@@ -106,7 +106,9 @@ def _peers_table() -> list[list]:
         pe = [_pe(price, e) for e in eps]
         pes.append(pe)
         rows.append([name, code, price, *eps, *pe])
-    mean = [fmt(sum((num(p[i]) for p in pes), Decimal(0)) / len(pes), 1, sep=False) for i in range(3)]
+    mean = [
+        fmt(sum((num(p[i]) for p in pes), Decimal(0)) / len(pes), 1, sep=False) for i in range(3)
+    ]
     rows.append([{"t": "可比公司平均", "cs": 6}, *mean])
     own = [_eps(FORECAST[i][2]) for i in (2, 3, 4)]
     rows.append(["沐溪食品", "605376.SH", PRICE, *own, *(_pe(PRICE, e) for e in own)])
