@@ -3,6 +3,7 @@ and their verification stops a question whose gold evidence is wrong."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import zipfile
@@ -114,13 +115,13 @@ def _verify_second(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, row: dict
 ) -> list[str]:
     (tmp_path / name).write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
-    monkeypatch.setattr(second_questions, "DATA", tmp_path)
+    reader = dataclasses.replace(second_questions.ROWS, data=tmp_path)
     docs = {key: spec[0]() for key, spec in DOCUMENTS.items()}
     errors: list[str] = []
     if name == "unanswerable.jsonl":
-        second_questions.unanswerable_rows(docs, errors)
+        reader.unanswerable(docs, errors)
     else:
-        second_questions.single_rows(docs, {key: "" for key in docs}, errors)
+        reader.single(docs, {key: "" for key in docs}, errors)
     return errors
 
 
