@@ -228,7 +228,9 @@ def query_signals(search: Search) -> Signals:
     ``dense_list``, per candidate when scored."""
     query = search.query
     tokens = list(query.index_tokens)
-    bm25 = _keyword_scores(search, tokens)
+    # an English question's Chinese terms count as its words for BM25 alone (over English
+    # text they match nothing; the other signals read the question as written)
+    bm25 = _keyword_scores(search, tokens + list(query.bridged_tokens))
     options = search.options
     expanded = list(query.synonyms) if options.use_expansion else []
     signals = Signals(

@@ -2,6 +2,11 @@
 
 Groups (``data/synonyms.txt``) are interchangeable names for one quantity as reports and readers
 write them; a query term from a group brings the others in.
+
+Bridges (``data/glossary_en_zh.txt``) are a Chinese report's terms with their English names: an
+English name in a question brings the Chinese term in as a word of the question itself (an
+English question over Chinese reports reaches their words; over English ones the Chinese word
+matches nothing); a Chinese question is not changed by them.
 """
 
 from __future__ import annotations
@@ -12,11 +17,18 @@ from rag_app.text import lexicon
 from rag_app.text.language import latin_term_pattern
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = lexicon.groups("synonyms.txt")
+# (Chinese term, its English names...) per line
+BRIDGES: tuple[tuple[str, ...], ...] = lexicon.groups("glossary_en_zh.txt")
 
 
 class SynonymDictionary:
-    def __init__(self, groups: tuple[tuple[str, ...], ...] = SYNONYM_GROUPS) -> None:
+    def __init__(
+        self,
+        groups: tuple[tuple[str, ...], ...] = SYNONYM_GROUPS,
+        bridges: tuple[tuple[str, ...], ...] = BRIDGES,
+    ) -> None:
         self._groups = [tuple(t.lower() for t in g) for g in groups]
+        self._bridges = [(g[0], tuple(t.lower() for t in g[1:])) for g in bridges if len(g) > 1]
 
     def expand(self, query: str) -> list[str]:
         """Synonyms of terms found in the query that the query does not already contain."""
@@ -26,6 +38,15 @@ class SynonymDictionary:
             if any(contains_term(lowered, term) for term in group):
                 out.extend(t for t in group if not contains_term(lowered, t) and t not in out)
         return out
+
+    def bridge(self, query: str) -> list[str]:
+        """The Chinese terms whose English names the query holds (and it does not)."""
+        lowered = query.lower()
+        return [
+            chinese
+            for chinese, english in self._bridges
+            if chinese not in lowered and any(contains_term(lowered, n) for n in english)
+        ]
 
 
 def contains_term(text: str, term: str) -> bool:

@@ -73,6 +73,9 @@ class QueryAnalysis:
     cjk_share: float | None
     asked: str
     understood: Understood
+    # The index tokens of the Chinese terms whose English names the question writes
+    # (``text.synonyms``' bridges): keyword search reads them as the question's own words.
+    bridged_tokens: tuple[str, ...] = ()
     # The library's embedder, whose vector of the question the operation read shares with
     # retrieval (None: the operation is read from the words alone).
     embedder: Embedder | None = field(default=None, repr=False, compare=False, hash=False)
@@ -148,14 +151,16 @@ def analyse_query(
     """
     understood = understood if understood is not None else Understood(question)
     text = understood.text
+    bridged = FINANCE_SYNONYMS.bridge(text)  # an English name's Chinese term: the question's own
     synonyms = tuple(FINANCE_SYNONYMS.expand(text))
     return QueryAnalysis(
         text=text,
         language=detect_language(text),
         index_tokens=tuple(index_tokens(text)),
-        terms=question_terms(text, synonyms),
+        terms=question_terms(text, [*synonyms, *bridged]),
         synonyms=synonyms,
         synonym_tokens=tuple(index_tokens(" ".join(synonyms))) if synonyms else (),
+        bridged_tokens=tuple(index_tokens(" ".join(bridged))) if bridged else (),
         periods=tuple(period_tokens(text)),
         numbers=frozenset(numbers(text)),
         phrases=tuple(phrases(text)),
