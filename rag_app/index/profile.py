@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from rag_app.facts.ranks import NUMERIC, SENTENCE, is_ordinal, name_column, periods_of
 from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
+from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD
 from rag_app.text.phrasing import content_references
 from rag_app.text.subjects import TICKER, subject_names
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
@@ -170,7 +171,9 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # How profiles are read: a stored profile of another version is read again from its document's
 # chunks (``LibraryProfiles``), so a better reading reaches a library ingested before it.
 # 2: a legal name's part before its form is a short name (嵘城银行 of 嵘城银行股份有限公司).
-PROFILE_VERSION = 2
+# 3: a column of tickers makes its rows companies, not metrics (可比公司估值); 本报告期 | 上年同期
+# headers are periods, their rows metrics.
+PROFILE_VERSION = 3
 
 
 def profile_to_json(profile: DocumentProfile) -> str:
@@ -268,10 +271,25 @@ def _read_table(
     first_periods = [periods_of(cell) for cell in firsts]
     for found in header_periods + first_periods:
         periods.update(found)
-    if sum(1 for p in header_periods if p) >= 2 or not grid.header_rows:
+    codes = _ticker_column(grid)
+    if codes is not None:
+        # a column of tickers (可比公司估值): the rows are companies, each with its ticker, and
+        # the headers, their periods aside ("EPS（元） 2025E"), the metrics
+        _companies(grid, codes, entities)
+        for label in labels:
+            name = " ".join(PERIOD_SPAN.sub(" ", label).split()) if periods_of(label) else ""
+            if name and not SENTENCE.search(name):
+                metrics[_metric(name, caption_unit)] = None
+        return
+    # 本报告期 | 上年同期: periods named from the report's own, columns of periods all the same
+    relative = [bool(RELATIVE_PERIOD.fullmatch(label.strip())) for label in labels]
+    across = sum(1 for p, r in zip(header_periods, relative, strict=True) if p or r)
+    if across >= 2 or not grid.header_rows:
         # periods across (or a two-column fact sheet): the row labels are the metrics
         for cell in firsts:
-            if not periods_of(cell) and not NUMERIC.match(cell) and not SENTENCE.search(cell):
+            if not (periods_of(cell) or NUMERIC.match(cell) or SENTENCE.search(cell)) and not (
+                RELATIVE_PERIOD.fullmatch(cell)
+            ):
                 metrics[_metric(cell, caption_unit)] = None
         return
     for c, label in enumerate(labels):
@@ -282,6 +300,7 @@ def _read_table(
             label
             and numeric * 2 > len(values)
             and not periods_of(label)
+            and not relative[c]
             and not SENTENCE.search(label)
         ):
             metrics[_metric(label, caption_unit)] = None
@@ -294,6 +313,27 @@ def _read_table(
             _named(cell, entities)
         elif cell:
             _add(entities, Entity(cell))
+
+
+def _ticker_column(grid: Grid) -> int | None:
+    """The column whose data cells are all tickers (605376.SH, 9988.HK), None when none is."""
+    rows = grid.data_rows
+    for c in range(grid.n_cols):
+        cells = [
+            row[c].strip() for row in rows if c < len(row) and row[c].strip() not in ("", "—", "-")
+        ]
+        if len(cells) >= 2 and all(_TICKER_ONLY.fullmatch(cell) for cell in cells):
+            return c
+    return None
+
+
+def _companies(grid: Grid, codes: int, entities: dict[str, Entity]) -> None:
+    """Each row's name (its first cell that is not the ticker) as an entity with the row's ticker."""
+    for row in grid.data_rows:
+        name = next((cell.strip() for c, cell in enumerate(row) if c != codes and cell.strip()), "")
+        code = row[codes].strip() if codes < len(row) else ""
+        if name and _TICKER_ONLY.fullmatch(code):  # not 可比公司平均, a row with no ticker
+            _add(entities, Entity(name, (code,)))
 
 
 def _metric(label: str, caption_unit: str) -> Metric:

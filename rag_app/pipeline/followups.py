@@ -95,6 +95,7 @@ def _known(library: Library, kb: str, min_share: float) -> Known:
         metrics: list[str] = []
         periods: dict[str, list[str]] = {}
         quantities: list[str] = []
+        qualified: list[str] = []
         for doc_id, profile in library.profiles(kb).items():
             words = sorted(by_document.get(doc_id, ()))
             subjects += words
@@ -117,6 +118,7 @@ def _known(library: Library, kb: str, min_share: float) -> Known:
                     parts = [metric.name]  # an English label keeps its words together
                 metrics += [*parts, *([metric.alias] if metric.alias else [])]
                 quantities += parts if metric.unit else []
-        return known_of(subjects, entities, metrics, periods, quantities, min_share)
+                qualified += [metric.name] if len(parts) > 1 else []
+        return known_of(subjects, entities, metrics, periods, quantities, min_share, qualified)
 
     return per_generation(f"followup_known {min_share}", library, kb, build)

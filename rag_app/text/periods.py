@@ -82,15 +82,28 @@ YEAR_RANGE = re.compile(
 # A quarter or half written after its year: 2024Q1, 2024 H2.
 PART_OF_YEAR = re.compile(rf"{_YEAR_DIGITS}\s*[QH][1-4]", re.I)
 # A period as a question or sentence names it, with what narrows it: 2025年, 2024年第二季度,
-# 2024年上半年, 2026E, FY2024, Q2 2024, 2Q24 (the spans a question is read as).
+# 2025年前三季度, 2024年上半年, 2025年1-9月, 2026E, FY2024, Q2 2024, 2Q24 (the spans a question
+# is read as).
 PERIOD_SPAN = re.compile(
-    rf"(?:fy\s?)?{_YEAR_DIGITS}(?:\s*年(?:度)?(?:\s*第?[一二三四1-4]\s*季度|\s*[上下]半年|\s*\d{{1,2}}\s*月)?"
+    rf"(?:fy\s?)?{_YEAR_DIGITS}(?:\s*年(?:度)?(?:\s*[前第]?[一二三四1-4]\s*季度|\s*[上下]半年"
+    rf"|\s*\d{{1,2}}\s*[-–~至]\s*\d{{1,2}}\s*月|\s*\d{{1,2}}\s*月)?"
     rf"|[aefh][1-2]?{_NOT_LATIN}|\s?q[1-4]{_NOT_LATIN})?"
     rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*{_YEAR_DIGITS}|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
     re.IGNORECASE,
 )
 # A part of a year written without its year: 第三季度, 前三季度, 一季度, 上半年.
 YEARLESS_PART = re.compile(r"(?:前|第)?[一二三四1-4]\s*季度|[上下]半年")
+# The same in English: the first half, H1, the third quarter, Q3, the first nine months, 9M.
+YEARLESS_PART_EN = re.compile(
+    r"(?<![a-z0-9])(?:(?:the\s+)?(?:first|second)\s+half|h[12]|(?:the\s+)?(?:first|second|third|"
+    r"fourth)\s+quarter|q[1-4]|(?:the\s+)?first\s+(?:three\s+quarters|nine\s+months)|9m)(?![a-z0-9])",
+    re.IGNORECASE,
+)
+# A period named from the report's own (a column header, a follow-up): 本报告期, 上年同期, 去年同期,
+# 上年末, 报告期末, 同期, 上年, 本期.
+RELATIVE_PERIOD = re.compile(
+    r"(?:本|上|去|今|明|下|前)一?(?:年度?|报告期|期)(?:同期|末|初)?|报告期[末初]?|同期"
+)
 # A table cell that labels a period rather than holding a value: 2024A, FY2024, 2024年, 1Q24, Q1.
 PERIOD_HEADER = re.compile(
     rf"^(?:FY)?\s*{_YEAR_DIGITS}\s*(?:[AEFH年QY].*)?$|^\d{{1,2}}Q\d{{2}}$|^Q\d", re.I

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.names import is_place
+from rag_app.text.periods import find_years
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known
 from rag_app.understand.referents import (
@@ -191,7 +192,7 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
         subjects = subjects if names else []
         period = period.removesuffix("年") if period[:4].isdigit() else period  # 2026年: 2026
         return Resolution(_filled(before, subjects, period, metric), tuple(carried))
-    rest = _rest(now, before, carried)
+    rest = _rest(now, before, carried, known)
     if len(subjects) > 1 and "是" in rest:
         cut = rest.rindex("是")
         rest = rest[:cut] + "分别" + rest[cut:]
@@ -231,7 +232,7 @@ def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) ->
     return next((p for p in reversed(before.pieces) if p.start >= start and accept(p)), None)
 
 
-def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
+def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> str:
     """What the earlier question asks of its subject and period, in its words after them
     ("的毛利率预测是多少？", "采用什么工艺节点？"), the follow-up's metric in place of its own;
     "的<metric>是多少？" when it named no metric the follow-up's could replace."""
@@ -247,12 +248,20 @@ def _rest(now: Reading, before: Reading, carried: list[str]) -> str:
     if new is not None:
         text = new.text if new.lead else olds[0].lead + new.text
         old = before.text[olds[0].start : olds[-1].end]
+        if _qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比, as tables head it
+            text = old + new.text
         edits.append((olds[0].start, olds[-1].end, text))
         carried.append(f"metric {old} -> {text}")
     elif olds:
         carried.append(f"kept {before.text[olds[0].start : olds[-1].end]}")
     rest = _edited(before.text, edits)[start:].strip()
     return rest if rest.rstrip(_CLOSING) else "的情况如何？"
+
+
+def _qualifies(new: str, old: str, known: Known) -> bool:
+    """Whether the library's tables head ``new`` under ``old`` ("营业收入 同比": a growth rate
+    of revenue), so that asking for ``new`` after ``old`` asks for old's ``new``."""
+    return new.lower() != old.lower() and f"{old} {new}".lower() in known.qualified
 
 
 def _latest(subject: Piece, known: Known) -> str:
@@ -297,7 +306,10 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
     new, old = now.first(kind), before.first(kind)
     part = now.first("period_part")
     relative = now.first("same_period")
-    if new is None and part is not None:  # 一季度呢 after 2024年...: 2024年一季度
+    if new is None and part is not None and now.english:  # the first half, after Q3 2025
+        years = find_years(old.text) if old is not None else []
+        new = replace(part, text=f"{part.text} of {years[0]}" if years else part.text)
+    elif new is None and part is not None:  # 一季度呢 after 2024年...: 2024年一季度
         year = old.text[: old.text.find("年") + 1] if old is not None and "年" in old.text else ""
         new = replace(part, text=year + part.text)
     elif new is None and relative is not None and old is not None and kind == "period":

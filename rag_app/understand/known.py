@@ -36,6 +36,8 @@ class Known:
     latest: Mapping[str, str] = field(default_factory=dict)
     quantities: frozenset[str] = frozenset()
     min_share: float = FollowUpSettings.min_bigram_share
+    # metrics headed under another ("营业收入 同比": a column under its group), lower-cased
+    qualified: frozenset[str] = frozenset()
     _bigrams: dict[str, list[tuple[str, str]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -79,18 +81,22 @@ def known_of(
     periods: Mapping[str, Iterable[str]] | None = None,
     quantities: Iterable[str] = (),
     min_share: float = FollowUpSettings.min_bigram_share,
+    qualified: Iterable[str] = (),
 ) -> Known:
     """``Known`` from report ``subjects``, ``entities`` (name, the subject of its document,
     other spellings: aliases and tickers), ``metrics`` and the ``periods`` each subject's report
     covers (the profile's: "2024A", "2024Q4", "2025E"), the ``quantities`` among the metrics
-    (those with a unit). A word that is a metric (of the library
-    or of the finance terms) is no name: a profile may list a table's row as both."""
-    metric_words = {m.strip() for m in metrics if len(m.strip()) >= 2}
+    (those with a unit), the ``qualified`` metrics ("营业收入 同比"). A word that is a metric (of the library
+    or of the finance terms) is no name: a profile may list a table's row as both; a report's
+    subject is a name all the same."""
+    subjects = [s for s in subjects if len(s) >= 2 and s.lower() not in METRICS]
+    # a report's subject is a name even where a table lists it as a row (its peers' valuation)
+    own = {s.lower() for s in subjects}
+    metric_words = {m.strip() for m in metrics if len(m.strip()) >= 2 and m.lower() not in own}
     not_names = {m.lower() for m in metric_words} | set(METRICS)
     names: dict[str, Named] = {}
     for subject in subjects:
-        if len(subject) >= 2 and subject.lower() not in not_names:
-            names[subject.lower()] = Named(subject, subject, True)
+        names[subject.lower()] = Named(subject, subject, True)
     for name, owner, spellings in entities:
         if len(name) < 2 or name.lower() in not_names:
             continue
@@ -101,7 +107,8 @@ def known_of(
     latest = {owner: _last_year(found) for owner, found in (periods or {}).items()}
     latest = {k: v for k, v in latest.items() if v}
     units = frozenset(q.strip().lower() for q in quantities if len(q.strip()) >= 2)
-    return Known(names, frozenset(metric_words), latest, units, min_share)
+    pairs = frozenset(" ".join(q.lower().split()) for q in qualified)
+    return Known(names, frozenset(metric_words), latest, units, min_share, pairs)
 
 
 def _last_year(periods: Iterable[str]) -> str:

@@ -24,7 +24,7 @@ from rag_app.text import lexicon
 from rag_app.text.analyzer import QUESTION_STOPWORDS_EN, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
-from rag_app.text.periods import PERIOD_SPAN
+from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN
 from rag_app.text.spans import spans
 from rag_app.understand.known import Known
 
@@ -43,6 +43,7 @@ _COMPARE_EN = tuple(sorted(_WORDS["compare_en"], key=len, reverse=True))
 _QUESTION_WORDS = _WORDS["interrogative"]
 _ASKS_NAME = tuple(w for w in _WORDS["interrogative"] if w in ("哪", "谁", "which", "who"))
 _CAUSE = _WORDS["cause"]
+_BACK_FORTH = "上去前下明"  # the first character of a period pointing back or forth (shifted)
 # jieba's tags of words that carry no slot and no content of their own (its tag set: ICTCLAS).
 _FUNCTION_TAGS = frozenset("x uj ul uz ug ud uv y c p d m q e o r t zg".split())
 # Tags of the words a name is made of (nouns, proper nouns, Latin words, abbreviations).
@@ -119,6 +120,17 @@ def _read(text: str, known: Known) -> Reading:
         for s in spans(text, known.names)
     ]
     found = [_named(p, known) for p in found]
+    # a period named from another (去年同期, 上年末: one pointing back or forth; 本报告期 and
+    # 报告期末 are the question's own words) or a part of a year in English (the first half):
+    # before the library's metrics, whose column headers may read the same
+    pattern, kind = (
+        (YEARLESS_PART_EN, "period_part") if english else (RELATIVE_PERIOD, "same_period")
+    )
+    for match in pattern.finditer(text):
+        if (english or match.group()[0] in _BACK_FORTH) and _free(
+            found, match.start(), match.end()
+        ):
+            found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
     _add_exact(text, known.metrics, "metric", found)
     words = _english_words(text, found) if english else _chinese_words(text, found, known)
     pieces = sorted(found + words, key=lambda p: p.start)

@@ -191,3 +191,43 @@ def test_a_profile_read_by_an_older_version_is_read_again(settings: Settings, co
     with sqlite3.connect(settings.data_dir / "catalogue.sqlite") as db:
         (data,) = db.execute("SELECT data FROM profiles").fetchone()
     assert json.loads(data)["version"] == PROFILE_VERSION  # kept as read now
+
+
+def test_a_column_of_tickers_makes_its_rows_companies(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {
+                "type": "table",
+                "table_caption": ["表2：可比公司估值"],
+                "table_body": "<table><tr><td rowspan=2>公司</td><td rowspan=2>代码</td>"
+                "<td colspan=2>EPS（元）</td></tr><tr><td>2024A</td><td>2025E</td></tr>"
+                "<tr><td>鼎味股份</td><td>603317.SH</td><td>1.02</td><td>1.18</td></tr>"
+                "<tr><td>沐溪食品</td><td>605376.SH</td><td>1.55</td><td>1.87</td></tr>"
+                "<tr><td>可比公司平均</td><td>—</td><td>1.20</td><td>1.40</td></tr></table>",
+            },
+        ],
+    )
+    names = {e.name: e for e in profile.entities}
+    assert names["沐溪食品"].tickers == ("605376.SH",) and "可比公司平均" not in names
+    metrics = {m.name for m in profile.metrics}
+    assert "EPS" in metrics and not {"沐溪食品", "鼎味股份"} & metrics
+
+
+def test_periods_named_from_the_reports_own_are_periods(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {
+                "type": "table",
+                "table_caption": ["主要会计数据"],
+                "table_body": "<table><tr><td>项目</td><td>本报告期</td><td>上年同期</td></tr>"
+                "<tr><td>营业收入</td><td>1,204.5</td><td>1,100.2</td></tr>"
+                "<tr><td>销售费用</td><td>300.1</td><td>280.9</td></tr></table>",
+            },
+        ],
+    )
+    metrics = {m.name for m in profile.metrics}
+    assert {"营业收入", "销售费用"} <= metrics and not {"本报告期", "上年同期"} & metrics

@@ -249,3 +249,40 @@ def test_a_report_named_by_its_short_name_is_written_again_by_it() -> None:
     assert resolve(
         "And the year before?", "What did Chengyuan spend on R&D in total in 2024?"
     ).text == ("What did Chengyuan spend on R&D in total in 2023?")
+
+
+# Read against a consumer note and a bank's annual report (a fake of their profiles): the
+# company a peers' valuation table lists as a row, periods named from another, growth columns.
+PEERS = known_of(
+    ["沐溪食品", "嵘城银行"],
+    [("鼎味股份", "沐溪食品", ("603317.SH",))],
+    ["沐溪食品", "鼎味股份", "营业收入", "同比", "毛利率", "目标价", "市盈率", "不良贷款率"],
+    qualified=["营业收入 同比"],
+)
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        ("沐溪食品2025年前三季度营业收入是多少？", "上半年呢？", "沐溪食品2025年上半年营业收入是多少？"),
+        ("沐溪食品2025年前三季度营业收入是多少？", "去年同期呢？", "沐溪食品2024年前三季度营业收入是多少？"),
+        ("嵘城银行2024年末不良贷款率多少？", "上年末呢？", "嵘城银行2023年末不良贷款率多少？"),
+        ("沐溪食品2025年前三季度营业收入是多少？", "同比呢？", "沐溪食品2025年前三季度营业收入同比是多少？"),
+        ("沐溪食品的目标价是多少？", "这个目标价对应多少倍市盈率？", "沐溪食品目标价对应多少倍市盈率？"),
+        (
+            "What was Muxi Foods' revenue in Q3 2025?",
+            "And in the first half?",
+            "What was Muxi Foods' revenue in the first half of 2025?",
+        ),
+    ],
+)  # fmt: skip
+def test_periods_named_from_another_and_growth_columns(
+    previous: str, question: str, expected: str
+) -> None:
+    assert resolve(question, previous, PEERS).text == expected
+
+
+def test_a_reports_subject_is_a_name_though_a_table_lists_it_as_a_row() -> None:
+    reading = read("沐溪食品的毛利率是多少？", PEERS)
+    assert reading.subject is not None and reading.subject.text == "沐溪食品"
+    assert "沐溪食品" not in PEERS.metrics and "鼎味股份" in PEERS.metrics
