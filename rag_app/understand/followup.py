@@ -248,7 +248,7 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
     if new is not None:
         text = new.text if new.lead else olds[0].lead + new.text
         old = before.text[olds[0].start : olds[-1].end]
-        if _qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比, as tables head it
+        if _qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比
             text = old + new.text
         edits.append((olds[0].start, olds[-1].end, text))
         carried.append(f"metric {old} -> {text}")
