@@ -12,8 +12,17 @@ from collections.abc import Sequence
 
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact, source_scale
-from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts, asked_pair, entity_facts
+from rag_app.facts.lookup import (
+    EVERY_YEAR,
+    AskedFact,
+    asked_facts,
+    asked_pair,
+    asked_rows,
+    entity_facts,
+    relative_pair,
+)
 from rag_app.facts.ranks import ranked_rows
+from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.comparisons import threshold
@@ -27,6 +36,8 @@ _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English am
 _OVER_YEARS = ("diff", "change_ratio", "average", "sum")
 # Operations on two cells the question names: a ratio, a part's share of a whole.
 _OF_TWO = ("divide", "share")
+# Operations worked out over several rows a question names, in one column (one year's).
+_ACROSS_ROWS = ("diff", "average", "sum")
 
 
 def worked_lines(
@@ -42,7 +53,7 @@ def worked_lines(
     operation = query.operation
     sources = asked_sources(query, sources)
     if operation.name in _OF_TWO and operation.confidence >= min_confidence:
-        pair = asked_pair(query, sources)
+        pair = asked_pair(query, sources, share=operation.name == "share")
         line = _ratio(operation.name, pair, lang) if pair else ""
         return [line] if line else []
     if operation.name == "count" and operation.confidence >= min_confidence:
@@ -50,8 +61,15 @@ def worked_lines(
         return [line] if line else []
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
+    if operation.name in _ACROSS_ROWS:  # several rows it names, in one column
+        line = _across_rows(operation.name, asked_rows(query, sources), sources, lang)
+        if line:
+            return [line]
     asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
     line = _worked(operation.name, asked, sources, lang) if asked else ""
+    if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
+        relative = relative_pair(query, sources)
+        line = _worked(operation.name, list(relative), sources, lang) if relative else ""
     return [line] if line else []
 
 
@@ -200,7 +218,7 @@ def _worked(
     when the cells are not one row's, one per year."""
     by_year: dict[str, Fact] = {}
     for item in asked:
-        years = distinct_years(item.fact.column)
+        years = distinct_years(item.fact.column) or _relative_year(item.fact.column)
         if len(years) != 1 or years[0] in by_year:
             return ""
         by_year[years[0]] = item.fact
@@ -241,6 +259,8 @@ def _worked(
         "zh": {"diff": "变化", "change_ratio": "变化率", "average": "平均", "sum": "合计"},
     }["en" if lang == "en" else "zh"]
     span = f"{years[-1]}-{years[0]}"
+    if not distinct_years(fact.column):  # a year-less pair: the columns as the table names them
+        span = f"{ordered[-1].column}-{fact.column}"
     head = (
         f"{fact.metric}, {names[operation]} {span}"
         if lang == "en"
@@ -251,6 +271,38 @@ def _worked(
     if "%" in fact.value and operation != "change_ratio":
         amount += "%"
     return _line(head, amount, scale, source, lang)
+
+
+def _across_rows(
+    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+) -> str:
+    """The sum, average or difference of the cells of several rows in one column, in the order
+    the question names them ("次级 + 可疑 + 损失 2024年末 / 金额：21.37 + 11.85 + 6.72 = 39.94");
+    "" for fewer than two cells, or other than two for a difference."""
+    if len(asked) < 2 or (operation == "diff" and len(asked) != 2):
+        return ""
+    facts = [a.fact for a in asked]
+    numbers = [float(f.number or 0.0) for f in facts]
+    texts = [_written(v) for v in numbers]
+    if operation == "diff":
+        result, working = numbers[0] - numbers[1], f"{texts[0]} - {texts[1]}"
+    elif operation == "average":
+        result = sum(numbers) / len(numbers)
+        working = f"({' + '.join(texts)}) / {len(numbers)}"
+    else:
+        result, working = sum(numbers), " + ".join(texts)
+    signs = {"diff": " - ", "average": " + ", "sum": " + "}
+    head = signs[operation].join(f.metric for f in facts)
+    head = f"{head}, {facts[0].column}" if lang == "en" else f"{head} {facts[0].column}"
+    percent = "%" if "%" in facts[0].value else ""
+    scale = "" if percent else _scale(facts[0], asked[0].source, sources)
+    return _line(head, f"{working} = {_written(result)}{percent}", scale, asked[0].source, lang)
+
+
+def _relative_year(label: str) -> list[str]:
+    """A year-less column's place as a sortable key: the report's period "1", the prior "0"."""
+    role = period_role(label)
+    return ["1" if role == "current" else "0"] if role else []
 
 
 def _ratio(operation: str, pair: tuple[AskedFact, AskedFact], lang: str) -> str:

@@ -1,6 +1,10 @@
 """The facts a question asks for: the cells of the rows it names (the most specific label) in
 the column it names (the one year it asks about, or a column label it uses), or the one value
-column of a table; a value asked of several periods gives one fact per period."""
+column of a table; a value asked of several periods gives one fact per period. A period's
+amount is read, not its share beside it (``rows.amount_columns``); several rows named in one
+column are read together (``asked_rows``); a share of one row named is of the whole its table
+adds up to (``rows.whole_of``); a part of a year is read from columns naming one, and year-less
+columns from their place against the report's period (``relative_pair``)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_app.facts.cells import Fact, table_facts
+from rag_app.facts.rows import (
+    amount_columns,
+    label_core,
+    labelled_total,
+    names_part_of_year,
+    period_role,
+    whole_of,
+)
 from rag_app.models import Chunk
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import stem
@@ -29,7 +41,9 @@ class AskedFact:
 
 
 def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
-    """How many words of ``label`` the question names, all of them or 0."""
+    """How many words of ``label`` the question names, all of them or 0 (a sub-item's lead-in,
+    "其中：", aside)."""
+    label = label_core(label)
     lowered = label.lower().strip()
     if len(lowered) >= 2 and lowered in question_lower:
         return max(1, len(match_terms(label)[0]))
@@ -50,14 +64,109 @@ def _columns(
     when it names several), else those whose label it names, else the one column of values."""
     numeric = {f.col for f in facts if f.number is not None}
     labels = {f.col: f.column for f in facts}  # one label a column: read each once
-    if list(years) == [EVERY_YEAR]:
-        return {c for c, label in labels.items() if len(distinct_years(label)) == 1}
     if years:
-        return {c for c, label in labels.items() if set(distinct_years(label)) & set(years)}
+        every = list(years) == [EVERY_YEAR]
+        by_year: dict[str, set[int]] = {}
+        for c, label in labels.items():
+            dated = distinct_years(label)
+            if (len(dated) == 1 if every else set(dated) & set(years)) and c in numeric:
+                by_year.setdefault(dated[0] if len(dated) == 1 else label, set()).add(c)
+        named = _named_columns(labels, question, words)
+        # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")
+        return {c for cols in by_year.values() for c in amount_columns(cols, facts, named)}
     named = {c for c, label in labels.items() if label and _named(label, question, words)}
     if named:
         return named
-    return numeric if len(numeric) == 1 else set()
+    picked = amount_columns(numeric, facts, set())  # the one column of amounts
+    return picked if len(picked) == 1 else set()
+
+
+def _named_columns(labels: dict[int, str], question: str, words: frozenset[str]) -> set[int]:
+    """The columns whose label, its periods and unit aside, the question names ("占比" of
+    "2024年 / 占比（%）")."""
+    named = set()
+    for c, label in labels.items():
+        parts = [_UNIT.sub("", p).strip() for p in label.split(" / ") if not find_years(p)]
+        rest = " ".join(p for p in parts if p)
+        if rest and _named(rest, question, words):
+            named.add(c)
+    return named
+
+
+def _part_asked(query: QueryAnalysis) -> bool:
+    """Whether the question asks about a part of a year (2024q2, 2024h1)."""
+    return bool(query.periods) or PART_OF_YEAR.search(query.text) is not None
+
+
+def _of_period(chunk: Chunk, part: bool) -> tuple[Fact, ...]:
+    """A table's facts, for a question asking a part of a year only those in a column naming a
+    part of a year ("2025年1-6月"), or all of a table whose columns name no year when its
+    caption or heading names a part ("2025年前三季度分产品收入"): a whole year's column does not
+    answer a quarter."""
+    facts = table_facts(chunk)
+    if not part or not facts:
+        return facts
+    if not any(find_years(f.column) for f in facts):
+        stated = " ".join([chunk.caption, chunk.context, *chunk.heading_path])
+        return facts if names_part_of_year(stated) else ()
+    return tuple(f for f in facts if names_part_of_year(f.column))
+
+
+def _named_rows(facts: Sequence[Fact], question: str, words: frozenset[str]) -> set[int]:
+    """The rows whose label the question names best (most words), with fallbacks: the label
+    without its unit, the group of a merged header; the one whose unit it writes when several
+    are named alike; none when it names none."""
+    if not facts:
+        return set()
+    scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
+    best = max(scores.values(), default=0)
+    if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
+        scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}
+        best = max(scores.values(), default=0)
+    if not best:  # a merged header's group names it ("营业收入" of "营业收入 / 金额（百万元）")
+        scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
+        best = max(scores.values(), default=0)
+    if not best:
+        return set()
+    rows = {f.row for f in facts if scores[f.metric] == best}
+    if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
+        in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
+        rows = in_unit if len(in_unit) == 1 else rows
+    return rows
+
+
+def relative_pair(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> tuple[AskedFact, AskedFact] | None:
+    """The cells of the row the question names in a table whose columns name no year but place
+    their periods against the report's ("本报告期" and "上年同期", "期末" and "期初"): the current
+    period's, then the prior's; None when no such table names the row, or the question names
+    two years (their columns answer it)."""
+    if len(set(find_years(query.text))) > 1:
+        return None
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        if any(find_years(f.column) for f in facts):
+            continue
+        roles: dict[str, set[int]] = {}
+        for f in facts:
+            if f.number is not None and (role := period_role(f.column)):
+                roles.setdefault(role, set()).add(f.col)
+        current = amount_columns(roles.get("current", set()), facts, set())
+        prior = amount_columns(roles.get("prior", set()), facts, set())
+        if len(current) != 1 or len(prior) != 1:
+            continue
+        rows = _named_rows(facts, question, words)
+        cells = {
+            f.col: f
+            for f in facts
+            if f.row in rows and f.col in current | prior and f.number is not None
+        }
+        if len(rows) == 1 and len(cells) == 2:
+            return AskedFact(number, cells[min(current)]), AskedFact(number, cells[min(prior)])
+    return None
 
 
 def asked_facts(
@@ -67,31 +176,18 @@ def asked_facts(
 ) -> list[AskedFact]:
     """The cells of the first table among ``sources`` that names the row the question asks
     about, in the columns it asks about (those of ``years`` when given, ``[EVERY_YEAR]`` for
-    every one-year column, else of the years it names); [] when no table does, or a table names several rows equally well with different
-    values."""
-    if query.periods or PART_OF_YEAR.search(query.text):
-        return []  # a quarter or a half (2024q2, 2024h1): no whole-year column answers it
+    every one-year column, else of the years it names); [] when no table does, or a table names
+    several rows equally well with different values. A question asking a part of a year reads
+    only the columns of one (``_of_period``)."""
+    part = _part_asked(query)
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = list(years) if years is not None else find_years(query.text)
     for number, chunk in sources:
-        facts = table_facts(chunk)
-        if not facts:
+        facts = _of_period(chunk, part)
+        rows = _named_rows(facts, question, words)
+        if not rows:
             continue
-        scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
-        best = max(scores.values(), default=0)
-        if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
-            scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}
-            best = max(scores.values(), default=0)
-        if not best:  # a merged header's group names it ("营业收入" of "营业收入 / 金额（百万元）")
-            scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
-            best = max(scores.values(), default=0)
-        if not best:
-            continue
-        rows = {f.row for f in facts if scores[f.metric] == best}
-        if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
-            in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
-            rows = in_unit if len(in_unit) == 1 else rows
         columns = _columns(facts, years, question, words)
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
         if not found:
@@ -140,16 +236,16 @@ def entity_facts(
     return []
 
 
-
 def asked_pair(
-    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], share: bool = False
 ) -> tuple[AskedFact, AskedFact] | None:
     """The two cells a ratio or share is taken of, in the order the question names them: two
     rows of one table it names, in the one column of the year it names ("the ratio of inventory
     reserves to accrued compensation in 2018"), else one row's cells of the two years it names
-    ("in fiscal 2019 to fiscal 2018"); None when the question names no such pair."""
-    if query.periods or PART_OF_YEAR.search(query.text):
-        return None
+    ("in fiscal 2019 to fiscal 2018"); for a ``share`` of one row it names, that row and the
+    whole its table adds it up to, however labelled ("复合调味料占总收入" of a "合计" row); None when
+    the question names no such pair."""
+    part = _part_asked(query)
     years = find_years(query.text)
     if len(years) == 2:
         found = asked_facts(query, sources, years)
@@ -161,32 +257,86 @@ def asked_pair(
         return None
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
-    order = [stem(t.strip().lower()) for t in cut(query.text) if t.strip()]
+    order = _order(query.text)
     for number, chunk in sources:
-        facts = table_facts(chunk)
+        facts = _of_period(chunk, part)
         named = {m for m in {f.metric for f in facts} if _named(m, question, words)}
         if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
-            named = {m for m in named if not any(_less_specific(m, other) for other in named)}
-        if len(named) != 2:
+            named = _most_specific(named)
+        if len(named) != 2 and not (share and len(named) == 1):
             continue
-        columns = _columns(facts, years, question, words)
-        if not years and len(columns) > 1:  # no year named: the latest year's column
-            dated = {
-                f.col: years_of[0]
-                for f in facts
-                if f.col in columns and len(years_of := distinct_years(f.column)) == 1
-            }
-            if dated:
-                columns = {max(dated, key=lambda c: (dated[c], -c))}
+        columns = _one_column(facts, years, question, words)
         cells: dict[str, Fact] = {}
         for fact in facts:
             if fact.metric in named and fact.col in columns and fact.number is not None:
                 cells.setdefault(fact.metric, fact)
+        if len(cells) == 1 and len(named) == 1:  # a share of the whole its rows add up to
+            piece = next(iter(cells.values()))
+            whole = whole_of(piece, facts)
+            if whole is not None:
+                return AskedFact(number, piece), AskedFact(number, whole)
         if len(cells) != 2:
             continue
-        first, second = sorted(cells, key=lambda m: _place(m, order))
+        first, second = sorted(cells, key=lambda m: _place(m, order, question))
         return AskedFact(number, cells[first]), AskedFact(number, cells[second])
     return None
+
+
+def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
+    """The cells of the rows of one table the question names by its own words, two or more
+    ("次级、可疑、损失三类贷款", "酱油和食醋"), in the one column it asks (its one year's amount;
+    the latest year's when it names none; a table's one column of amounts), in the order it
+    names them; [] when no table names two rows in one such column. A row labelled as a total
+    is no operand beside the rows it adds up."""
+    years = find_years(query.text)
+    if len(set(years)) > 1:
+        return []
+    part = _part_asked(query)
+    question = query.text.lower()
+    own = frozenset(w for w in match_terms(query.text)[0] if not w.isdigit())
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    order = _order(query.text)
+    for number, chunk in sources:
+        facts = _of_period(chunk, part)
+        named = _most_specific({m for m in {f.metric for f in facts} if _named(m, question, own)})
+        named = {m for m in named if not labelled_total(m)}
+        if len(named) < 2:
+            continue
+        columns = _one_column(facts, years, question, words)
+        cells: dict[str, list[Fact]] = {}
+        for fact in facts:
+            if fact.metric in named and fact.col in columns and fact.number is not None:
+                cells.setdefault(fact.metric, []).append(fact)
+        if len(cells) < 2 or any(len({f.number for f in c}) > 1 for c in cells.values()):
+            continue  # fewer than two rows, or one label on two rows of different values
+        ordered = sorted(cells, key=lambda m: _place(m, order, question))
+        return [AskedFact(number, cells[m][0]) for m in ordered]
+    return []
+
+
+def _most_specific(named: set[str]) -> set[str]:
+    """Of labels named alike, the most specific ("Total costs", not "Total")."""
+    return {m for m in named if not any(_less_specific(m, other) for other in named)}
+
+
+def _one_column(
+    facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str]
+) -> set[int]:
+    """The column the question asks (``_columns``); when it names no year and the table's
+    columns are years, the latest year's amount."""
+    columns = _columns(facts, years, question, words)
+    if years or len(columns) == 1:
+        return columns
+    candidates = columns or {f.col for f in facts if f.number is not None}
+    dated = {
+        f.col: years_of[0]
+        for f in facts
+        if f.col in candidates and len(years_of := distinct_years(f.column)) == 1
+    }
+    if not dated:
+        return columns
+    latest = max(dated.values())
+    return amount_columns({c for c, y in dated.items() if y == latest}, facts, set())
 
 
 def _less_specific(label: str, than: str) -> bool:
@@ -195,7 +345,22 @@ def _less_specific(label: str, than: str) -> bool:
     return label != than and mine < theirs
 
 
-def _place(label: str, order: list[str]) -> int:
-    """Where the question first writes a word of ``label`` (its tokens, stemmed, in order)."""
+def _order(text: str) -> list[tuple[int, str]]:
+    """The question's tokens, stemmed, each with where it starts."""
+    out, at = [], 0
+    for token in cut(text):
+        start = text.find(token, at)
+        at = start + len(token) if start >= 0 else at
+        if token.strip():
+            out.append((max(start, 0), stem(token.strip().lower())))
+    return out
+
+
+def _place(label: str, order: list[tuple[int, str]], question: str) -> int:
+    """Where the question writes ``label``: where it writes it whole (a sub-item's lead-in and
+    a unit aside), else where it first writes one of its words (tokens, stemmed)."""
+    whole = _UNIT.sub("", label_core(label)).strip().lower()
+    if len(whole) >= 2 and whole in question:
+        return question.index(whole)
     words = match_terms(label)[0]
-    return min((i for i, token in enumerate(order) if token in words), default=len(order))
+    return min((at for at, token in order if token in words), default=len(question))

@@ -1,0 +1,117 @@
+"""How a table's rows and columns are told apart when a question names them loosely: a row label
+read without the lead-in that marks it a sub-item ("其中：个人活期存款" is 个人活期存款), which of a
+period's columns holds the amount and which its share ("2024年 / 金额" and "2024年 / 占比（%）"),
+and which row is the whole its rows add up to (a total named otherwise: "合计", "营业收入合计")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag_app.facts.cells import Fact
+from rag_app.text.language import CJK_CLASS
+
+# A lead-in of one or two CJK characters before a colon marks a row as part of the one above
+# ("其中：", "减：", "加："): the row is named by what follows it.
+_LEAD_IN = re.compile(rf"^\s*[{CJK_CLASS}]{{1,2}}\s*[：:]\s*(?=\S)")
+# A label that says it is a total: 合计 / 总计 / 小计 / Total, at its start or (Chinese) its end
+# ("营业收入合计"). The accounting convention, not any one table's words.
+_TOTAL_LABEL = re.compile(r"^\s*(?:合计|总计|小计|total\b|subtotal\b)|(?:合计|总计)\s*$", re.I)
+_DECIMALS = re.compile(r"\.(\d+)")
+
+
+def label_core(label: str) -> str:
+    """The label without a sub-item's lead-in: "其中：个人活期存款" -> "个人活期存款"."""
+    return _LEAD_IN.sub("", label, count=1)
+
+
+def is_percent_column(label: str, facts: Sequence[Fact]) -> bool:
+    """Whether a column holds percentages: its label says % ("占比（%）") or every number in it
+    is written as a percent."""
+    if "%" in label or "％" in label:
+        return True
+    numbers = [f for f in facts if f.number is not None]
+    return bool(numbers) and all(f.scale == "percent" for f in numbers)
+
+
+def amount_columns(columns: set[int], facts: Sequence[Fact], named: set[int]) -> set[int]:
+    """Of several columns of one period, the one the question names, else the one column that
+    is not a percentage: a period's amount, not its share of a whole or its growth ("2024年 /
+    金额" beside "2024年 / 占比（%）"); ``columns`` unchanged when neither tells one apart."""
+    if len(columns) < 2:
+        return columns
+    asked = columns & named
+    if len(asked) == 1:
+        return asked
+    labels = {f.col: f.column for f in facts}
+    amounts = {
+        c for c in columns if not is_percent_column(labels[c], [f for f in facts if f.col == c])
+    }
+    return amounts if len(amounts) == 1 else columns
+
+
+def _decimals(value: str) -> int:
+    found = _DECIMALS.search(value.replace(",", ""))
+    return len(found.group(1)) if found else 0
+
+
+def _adds_up(total: Fact, parts: Sequence[Fact]) -> bool:
+    """Whether ``parts`` add up to ``total`` as written: within the rounding of their cells,
+    half a unit of the last decimal written, each."""
+    if len(parts) < 2 or total.number is None or any(p.number is None for p in parts):
+        return False
+    unit = 10.0 ** -max(_decimals(f.value) for f in (total, *parts))
+    got = sum(float(p.number or 0.0) for p in parts)
+    return abs(got - float(total.number)) <= unit * (len(parts) + 1) / 2
+
+
+def whole_of(part: Fact, facts: Sequence[Fact]) -> Fact | None:
+    """The cell of the row that is the whole ``part`` is a share of, in its column: the nearest
+    row below it whose cell the rows directly above it (``part`` among them) add up to, else the
+    nearest below labelled as a total ("合计", "Total"); None when no row is."""
+    column = sorted((f for f in facts if f.col == part.col), key=lambda f: f.row)
+    below = [f for f in column if f.row > part.row and f.number is not None]
+    for candidate in below:
+        above = [f for f in column if f.row < candidate.row]
+        for start in range(len(above) - 2, -1, -1):
+            run = above[start:]
+            if part.row >= run[0].row and _adds_up(candidate, run):
+                return candidate
+    labelled = [f for f in below if _TOTAL_LABEL.search(f.metric)]
+    return labelled[0] if labelled else None
+
+
+def labelled_total(label: str) -> bool:
+    """Whether a row's label says it is a total ("合计", "营业收入合计", "Total")."""
+    return _TOTAL_LABEL.search(label) is not None
+
+
+# A column or caption naming a part of a year: a span of months ("1-6月", "1-9月"), a half or a
+# quarter (上半年, 第三季度, Q3, H1).
+_PART = re.compile(
+    r"\d{1,2}\s*[-–~至]\s*\d{1,2}\s*月|半年|季度|(?<![0-9a-z])[qh][1-4](?![0-9a-z])", re.I
+)
+# Column labels that place a period against the report's own (本报告期 / 上年同期, 期末 / 期初,
+# current / prior year): the conventions of a report's headers. A label saying a change
+# ("本期比上年同期增减(%)") is neither period.
+_CHANGE = re.compile(r"增减|变动|变化|增长|[比较]上|change|%|％", re.I)
+_TO_DATE = re.compile(r"至")  # 年初至报告期末: the period to date, the current one
+_PRIOR = re.compile(r"上年|上期|去年|期初|年初|prior|previous|last year", re.I)
+_CURRENT = re.compile(r"本报告期|报告期|本期|本年|当期|期末|current|this year", re.I)
+
+
+def names_part_of_year(text: str) -> bool:
+    """Whether ``text`` names a part of a year: 1-6月, 上半年, 第三季度, Q3."""
+    return _PART.search(text) is not None
+
+
+def period_role(label: str) -> str:
+    """Which period a year-less column label places against the report's own: "current"
+    (本报告期, 期末, 年初至报告期末), "prior" (上年同期, 期初), "" (neither, or a change column)."""
+    if not label or _CHANGE.search(label):
+        return ""
+    if _TO_DATE.search(label):
+        return "current"
+    if _PRIOR.search(label):
+        return "prior"
+    return "current" if _CURRENT.search(label) else ""

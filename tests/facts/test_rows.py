@@ -1,0 +1,103 @@
+"""Rows and columns told apart when a question names them loosely (rag_app/facts/rows.py): a
+sub-item's lead-in, a period's amount beside its share, the whole a table's rows add up to, a
+column naming a part of a year, and year-less columns placed against the report's period."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.facts.cells import table_facts
+from rag_app.facts.rows import (
+    amount_columns,
+    is_percent_column,
+    label_core,
+    labelled_total,
+    names_part_of_year,
+    period_role,
+    whole_of,
+)
+from rag_app.models import Chunk
+
+
+def _facts(html: str):  # type: ignore[no-untyped-def]
+    return table_facts(Chunk("t:1", "t", "table", "", "", (0,), table_html=html))
+
+
+_PRODUCTS = (
+    "<table><tr><td>产品</td><td>收入</td><td>同比（%）</td></tr>"
+    "<tr><td>甲</td><td>10.25</td><td>3.1</td></tr>"
+    "<tr><td>乙</td><td>20.50</td><td>-1.2</td></tr>"
+    "<tr><td>丙</td><td>5.00</td><td>8.0</td></tr>"
+    "<tr><td>全部</td><td>35.75</td><td>2.0</td></tr></table>"
+)
+
+
+@pytest.mark.parametrize(
+    ("label", "core"),
+    [("其中：个人活期存款", "个人活期存款"), ("减:营业成本", "营业成本"), ("营业收入", "营业收入")],
+)
+def test_a_sub_items_lead_in_is_not_its_name(label: str, core: str) -> None:
+    assert label_core(label) == core
+
+
+def test_the_whole_is_the_row_the_rows_above_add_up_to_whatever_its_label() -> None:
+    facts = _facts(_PRODUCTS)
+    part = next(f for f in facts if f.metric == "乙" and f.col == 1)
+    whole = whole_of(part, facts)
+    assert whole is not None and whole.metric == "全部" and whole.number == 35.75
+    # the last row is the whole: no row below it
+    assert whole_of(whole, facts) is None
+
+
+def test_a_row_labelled_total_is_the_whole_when_sums_do_not_tell() -> None:
+    html = (
+        "<table><tr><td>项目</td><td>2024年</td></tr><tr><td>A</td><td>7</td></tr>"
+        "<tr><td>其中：B</td><td>3</td></tr><tr><td>营业收入合计</td><td>9</td></tr></table>"
+    )
+    facts = _facts(html)
+    part = next(f for f in facts if f.metric == "A")
+    whole = whole_of(part, facts)
+    assert whole is not None and whole.metric == "营业收入合计"
+    assert labelled_total("合计") and labelled_total("Total revenue") and not labelled_total("A")
+
+
+def test_a_periods_amount_not_its_share() -> None:
+    html = (
+        "<table><tr><th rowspan='2'>项目</th><th colspan='2'>2024年末</th></tr>"
+        "<tr><th>金额</th><th>占比（%）</th></tr><tr><td>A</td><td>5.0</td><td>50.0</td></tr>"
+        "</table>"
+    )
+    facts = _facts(html)
+    assert is_percent_column("2024年末 / 占比（%）", []) and not is_percent_column("金额", [])
+    assert amount_columns({1, 2}, facts, set()) == {1}
+    assert amount_columns({1, 2}, facts, {2}) == {2}  # the column the question names
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("2025年1-6月", True),
+        ("前三季度", True),
+        ("Q4 2019", True),
+        ("2024年", False),
+        ("金额", False),
+    ],
+)
+def test_a_part_of_a_year(text: str, part: bool) -> None:
+    assert names_part_of_year(text) is part
+
+
+@pytest.mark.parametrize(
+    ("label", "role"),
+    [
+        ("本报告期", "current"),
+        ("上年同期", "prior"),
+        ("期末余额", "current"),
+        ("期初余额", "prior"),
+        ("年初至报告期末", "current"),
+        ("本报告期比上年同期增减(%)", ""),
+        ("金额", ""),
+    ],
+)
+def test_a_year_less_columns_period(label: str, role: str) -> None:
+    assert period_role(label) == role
