@@ -82,6 +82,14 @@ bench: setup
 	$(BIN)/python -m rag_app.evaluation.bench_serve
 	$(BIN)/python -m rag_app.evals.bench --n 300
 
+# Two `rag-app serve` processes over one PostgreSQL (a throwaway cluster on loopback) and one
+# `chroma run` against one (issue 28): the sample uploaded once, 32 concurrent streamed asks to one
+# process, then round-robin over two (real model, offline answerer); answers/s, the ratio (bar:
+# 1.5x), errors, p50/p95 as JSON, and a line for the docs (a few minutes).
+.PHONY: bench-shared
+bench-shared: setup pg-deps
+	$(BIN)/python -m rag_app.evaluation.bench_shared
+
 lint: setup
 	$(BIN)/ruff check rag_app tests views ui app.py streamlit_app.py
 	$(BIN)/mypy rag_app

@@ -1,5 +1,6 @@
 """The audit log: one record per answer, from the pipeline whoever calls it, filtered and
-pruned, and never a key (a real SQLite file in tmp_path, the scripted LLM, the sample library)."""
+pruned, and never a key (a real SQLite file in tmp_path, and the shared PostgreSQL database:
+tests/backends.py; the scripted LLM, the sample library)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rag_app.index.library import Library
 from rag_app.models import AskOptions
 from rag_app.pipeline.ask import Pipeline
 from rag_app.prompt import Turn
+from tests.backends import BACKENDS, backend_url
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 QUESTION = "中芯国际2026年预测市盈率是多少？"
@@ -32,9 +34,27 @@ def sample(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # typ
     return hash_library(tmp_path_factory.mktemp("audit"), counter, [SAMPLE_CONTENT_LIST])
 
 
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest) -> str:
+    return backend_url(request)
+
+
 @pytest.fixture
-def log(tmp_path: Path) -> AuditLog:
-    return AuditLog.in_dir(tmp_path / "data")
+def log(tmp_path: Path, url: str) -> AuditLog:
+    return AuditLog.in_dir(tmp_path / "data", database_url=url)
+
+
+def written(log: AuditLog, folder: Path) -> bytes:
+    """Everything the log stored: its folder's files, or the shared database's rows."""
+    if not log.database_url:
+        return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+    from rag_app.database.postgres import PgConnection
+
+    db = PgConnection(log.database_url)
+    rows = db.execute("SELECT records::text FROM records").fetchall()
+    rows += db.execute("SELECT feedback::text FROM feedback").fetchall()
+    db.close()
+    return "\n".join(str(r[0]) for r in rows).encode()
 
 
 def test_every_answer_is_recorded_with_what_was_retrieved_and_what_answered(
@@ -65,8 +85,9 @@ def test_a_failed_provider_is_recorded_with_its_error_and_never_its_key(
     assert record.error_kind == "auth" and "Incorrect API key provided" in record.error
     assert record.fallback_from == "provider-model" and record.model == "provider-model"
     log.close()
-    written = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
-    assert KEY.encode() not in written and b"sk-canary" not in written
+    stored = written(log, tmp_path / "data")
+    assert b"provider-model" in stored  # the record is there, its key is not
+    assert KEY.encode() not in stored and b"sk-canary" not in stored
 
 
 def test_a_cited_sentence_off_the_question_is_recorded_with_why(
@@ -125,16 +146,20 @@ def test_records_filter_by_kb_time_user_and_words_newest_first(
 
 
 def test_records_older_than_the_retention_are_pruned_on_open(
-    sample: Library, tmp_path: Path
+    sample: Library, tmp_path: Path, url: str
 ) -> None:
     answer = Pipeline(sample.settings, sample).ask(QUESTION, OPTIONS)
     old = (datetime.now(UTC) - timedelta(days=100)).isoformat(timespec="milliseconds")
-    log = AuditLog.in_dir(tmp_path / "d", retention_days=0)
-    log.add(replace(record_of(answer, OPTIONS), time=old))
+    log = AuditLog.in_dir(tmp_path / "d", retention_days=0, database_url=url)
+    old_id = log.add(replace(record_of(answer, OPTIONS), time=old))
     log.add(record_of(answer, OPTIONS))
+    assert log.give_feedback(old_id, -1, "stale")
     log.close()
-    assert len(AuditLog.in_dir(tmp_path / "d", retention_days=0).records()) == 2  # 0 keeps all
-    assert len(AuditLog.in_dir(tmp_path / "d", retention_days=90).records()) == 1
+    kept = AuditLog.in_dir(tmp_path / "d", retention_days=0, database_url=url).records()
+    assert len(kept) == 2 and kept[1].feedback is not None  # 0 keeps all
+    assert len(AuditLog.in_dir(tmp_path / "d", retention_days=90, database_url=url).records()) == 1
+    # the pruned record's feedback went with it
+    assert AuditLog.in_dir(tmp_path / "d", 0, url).records(rated=0) == []
 
 
 def test_scrub_removes_anything_shaped_like_a_key() -> None:
@@ -148,10 +173,14 @@ def test_scrub_removes_anything_shaped_like_a_key() -> None:
 
 
 def test_the_cli_prints_the_log_as_a_table_and_as_json(
-    sample: Library, capsys: pytest.CaptureFixture[str]
+    sample: Library, capsys: pytest.CaptureFixture[str], url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data_dir = str(sample.settings.data_dir)
-    log = AuditLog.in_dir(sample.settings.data_dir)
+    if url:  # the CLI reads the shared database RAG_APP_DATABASE_URL names
+        monkeypatch.setenv("RAG_APP_DATABASE_URL", url)
+    else:
+        monkeypatch.delenv("RAG_APP_DATABASE_URL", raising=False)
+    log = AuditLog.in_dir(sample.settings.data_dir, database_url=url)
     answer = Pipeline(sample.settings, sample).ask(QUESTION, OPTIONS)
     log.add(record_of(answer, OPTIONS, client="cli"))
     log.add(replace(record_of(answer, OPTIONS), kb="other", question="another question"))
@@ -219,7 +248,7 @@ def test_a_record_written_before_answers_were_kept_still_loads(log: AuditLog) ->
         "retired_field": 1,
     }
     log._db.execute(
-        "INSERT INTO records (time, user, kb, client, payload) VALUES (?, ?, ?, ?, ?)",
+        'INSERT INTO records (time, "user", kb, client, payload) VALUES (?, ?, ?, ?, ?)',
         (old["time"], "local", "default", "app", json.dumps(old, ensure_ascii=False)),
     )
     (record,) = log.records()
@@ -237,8 +266,8 @@ def test_a_key_in_the_answer_is_not_kept(sample: Library, log: AuditLog, tmp_pat
     (record,) = log.records()
     assert "[redacted]" in record.answer and KEY not in json.dumps(record.to_json())
     log.close()
-    written = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
-    assert KEY.encode() not in written
+    stored = written(log, tmp_path / "data")
+    assert b"[redacted]" in stored and KEY.encode() not in stored
 
 
 def test_feedback_on_an_answer_is_kept_filtered_and_made_an_evaluation_row(
@@ -290,3 +319,20 @@ def test_a_joined_table_source_keeps_its_parts_ids(sample: Library, log: AuditLo
     for source in joined:
         assert kept[source.number] == tuple(p.chunk.chunk_id for p in source.parts)
     assert all(not s.part_ids for s in record.sources if s.number not in {j.number for j in joined})
+
+
+def test_a_second_process_lists_the_records_and_feedback_another_wrote(
+    sample: Library, tmp_path: Path, url: str
+) -> None:
+    """Two logs over one file, or one shared database: two processes behind a load balancer."""
+    one = AuditLog.in_dir(tmp_path / "data", database_url=url)
+    two = AuditLog.in_dir(tmp_path / "data", database_url=url)
+    answer = Pipeline(sample.settings, sample, audit=one, client="api").ask(QUESTION, OPTIONS)
+    (seen,) = two.records()
+    assert seen.id == answer.audit_id and seen.client == "api" and seen.feedback is None
+    assert two.give_feedback(seen.id, -1, "wrong year", user="analyst")
+    (rated,) = one.records(rated=-1)
+    assert rated.feedback is not None and rated.feedback.note == "wrong year"
+    assert one.give_feedback(seen.id, 1)  # the latest verdict counts, whichever wrote it
+    assert two.records(rated=-1) == [] and len(two.records(rated=1)) == 1
+    one.close(), two.close()

@@ -1,9 +1,9 @@
 """Saved conversations (rag_app/chat/conversations.py): the store, one user's view, a turn's stored
-form from a real pipeline answer, the Markdown export."""
+form from a real pipeline answer, the Markdown export. The store's tests run on a SQLite file and
+on the shared PostgreSQL database (tests/backends.py)."""
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from rag_app.chat.export import to_markdown
 from rag_app.index.library import Library
 from rag_app.models import AskOptions
 from rag_app.pipeline.ask import Pipeline
+from tests.backends import BACKENDS, backend_url
 from tests.conftest import SAMPLE_CONTENT_LIST, hash_library
 
 OPTIONS = AskOptions(kb="示例", mode="hybrid", doc_ids=("d1",), prompt_mode="precise", top_k=5)
@@ -40,9 +41,14 @@ def turn(question: str = QUESTION, answer: str = "106.2 [Source 1]") -> SavedTur
     )
 
 
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest) -> str:
+    return backend_url(request)
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> ConversationStore:
-    return ConversationStore.in_dir(tmp_path)
+def store(tmp_path: Path, url: str) -> ConversationStore:
+    return ConversationStore.in_dir(tmp_path, url)
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +83,8 @@ def test_rename_and_delete(store: ConversationStore) -> None:
     assert store.get("", info.id) is None and store.list("") == []
     assert not store.delete("", info.id)
     assert not store.append("", info.id, turn())  # a deleted conversation takes no turn
-    with sqlite3.connect(store.path) as db:  # its turns went with it
-        assert db.execute("SELECT COUNT(*) FROM turns").fetchone() == (0,)
+    # its turns went with it
+    assert store._db.execute("SELECT COUNT(*) FROM turns").fetchone() == (0,)
 
 
 def test_one_user_never_reaches_another_users_conversation(store: ConversationStore) -> None:
@@ -103,14 +109,14 @@ def test_one_user_never_reaches_another_users_conversation(store: ConversationSt
     assert store.list("alice@example.com") == [] and store.list("") != []
 
 
-def test_turns_and_preferences_survive_reopening_the_file(tmp_path: Path) -> None:
-    store = ConversationStore.in_dir(tmp_path)
+def test_turns_and_preferences_survive_reopening_the_file(tmp_path: Path, url: str) -> None:
+    store = ConversationStore.in_dir(tmp_path, url)
     info = store.create("", QUESTION, "示例")
     store.append("", info.id, turn())
     store.append("", info.id, turn("那2026年呢？", "23.5 [Source 1]"))
     store.save_preferences("", {"lang": "en", "mode": "hybrid", "doc_filter": {"示例": ["d1"]}})
     store.close()
-    again = ConversationStore(tmp_path / "conversations.sqlite")
+    again = ConversationStore(tmp_path / "conversations.sqlite", url)
     found = again.get("", info.id)
     assert found is not None
     assert [t.question for t in found.turns] == [QUESTION, "那2026年呢？"]
@@ -142,11 +148,60 @@ def test_two_threads_appending_lose_no_turn_and_keep_each_order(store: Conversat
         assert mine == [f"{name}-{i}" for i in range(40)]
 
 
-def test_a_second_process_connection_sees_committed_turns(tmp_path: Path) -> None:
-    one, two = ConversationStore.in_dir(tmp_path), ConversationStore.in_dir(tmp_path)
+def test_a_second_process_connection_sees_committed_turns(tmp_path: Path, url: str) -> None:
+    one, two = ConversationStore.in_dir(tmp_path, url), ConversationStore.in_dir(tmp_path, url)
     info = one.create("", "q", "示例")
     one.append("", info.id, turn())
     assert [t.question for t in two.get("", info.id).turns] == [QUESTION]  # type: ignore[union-attr]
+    # begun behind one process, the conversation goes on behind the other, and back
+    assert two.append("", info.id, turn("那2026年呢？"))
+    assert one.append("", info.id, turn("third"))
+    found = one.get("", info.id)
+    assert found is not None and found.info.n_turns == 3
+    assert [t.question for t in found.turns] == [QUESTION, "那2026年呢？", "third"]
+    later = two.create("", "later", "示例")
+    assert [c.id for c in one.list("")] == [later.id, info.id]
+    assert two.rename("", info.id, "renamed") and one.info("", info.id).title == "renamed"  # type: ignore[union-attr]
+    one.save_preferences("alice", {"lang": "en"})
+    assert two.preferences("alice") == {"lang": "en"}
+    assert two.delete("", later.id) and [c.id for c in one.list("")] == [info.id]
+    one.close(), two.close()
+
+
+def test_two_processes_appending_to_one_conversation_lose_no_turn(tmp_path: Path, url: str) -> None:
+    stores = [ConversationStore.in_dir(tmp_path, url) for _ in range(2)]
+    info = stores[0].create("", "q", "示例")
+    errors: list[BaseException] = []
+
+    def write(store: ConversationStore, name: str) -> None:
+        try:
+            for i in range(15):
+                assert store.append("", info.id, turn(f"{name}-{i}"))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(s, n)) for s, n in zip(stores, "ab")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    found = stores[1].get("", info.id)
+    assert found is not None and found.info.n_turns == 30 and len(found.turns) == 30
+    for name in "ab":
+        mine = [t.question for t in found.turns if t.question.startswith(name)]
+        assert mine == [f"{name}-{i}" for i in range(15)]
+
+
+def test_conversations_created_in_one_instant_list_newest_first(
+    store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equal times fall back to the order of creation (SQLite's rowid, PostgreSQL's seq)."""
+    import rag_app.chat.conversations as module
+
+    monkeypatch.setattr(module, "_now", lambda: "2026-01-01T00:00:00.000000+00:00")
+    ids = [store.create("", f"q{i}", "示例").id for i in range(3)]
+    assert [c.id for c in store.list("")] == ids[::-1]
 
 
 def test_a_real_answer_is_stored_with_its_sources_and_citation_check(sample: Library) -> None:

@@ -81,6 +81,7 @@ CONSTANTS: dict[str, str] = {
     "evals/store.py:HEARTBEAT_S": "how often a runner marks its runs alive",
     "evals/runner.py:WORKERS": "questions of a run answered at once: the machine's two cores",
     "evals/bench.py:TARGET_QPS": "issue 27's bar for an offline evaluation's speed",
+    "evaluation/bench_shared.py:TARGET_RATIO": "issue 28's bar: two processes' answers/s over one's",
     # the evaluation's own protocol
     "evaluation/bench_scale.py:QUESTIONS": "questions a benchmark times per mode and size",
     "evaluation/router_fit.py:EMBED_SCALE": "the router fit's feature scale, saved in router.json",

@@ -72,7 +72,7 @@ def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
         embedder = None
     startup.load_model(embedder)
     lib = Library(_settings, embedder=embedder)
-    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days)
+    log = open_audit_log(_settings.data_dir, _settings.audit_retention_days, _settings.database_url)
     return _Shared(lib, startup.start(lib, after_page=FIRST_PAGE_WAIT_S), log)
 
 
@@ -151,7 +151,7 @@ def seed_sample(lib: Library) -> tuple[IngestReport, ...]:
 @st.cache_resource(show_spinner=False)
 def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore | None:
     try:
-        return ConversationStore.in_dir(_settings.data_dir)
+        return ConversationStore.in_dir(_settings.data_dir, _settings.database_url)
     except Exception:  # noqa: BLE001 - a read-only data dir costs the saving, not the app
         return None
 
@@ -164,7 +164,7 @@ def conversation_store() -> ConversationStore | None:
 @st.cache_resource(show_spinner=False)
 def _shared_access(settings_key: str, _settings: Settings) -> AccessStore | None:
     try:
-        return AccessStore.in_dir(_settings.data_dir)
+        return AccessStore.in_dir(_settings.data_dir, _settings.database_url)
     except Exception:  # noqa: BLE001 - without sign-in nothing needs it; with it, access() says
         return None
 
@@ -186,7 +186,8 @@ def _shared_runner(settings_key: str, _settings: Settings) -> EvalRunner | None:
     from rag_app.evals.store import EvalStore
 
     try:
-        runner = EvalRunner(EvalStore.in_dir(_settings.data_dir), library())
+        store = EvalStore.in_dir(_settings.data_dir, _settings.database_url)
+        runner = EvalRunner(store, library())
     except Exception:  # noqa: BLE001 - a data dir that cannot hold it costs evaluation only
         return None
     runner.start_threads()  # the runs a restart interrupted are taken up again

@@ -71,10 +71,12 @@ class Access:
         enforced: bool = True,
         audit: AuditLog | None = None,
         client: str = "app",
+        database_url: str = "",
     ) -> Access:
-        """The checks over the data dir's ``access.sqlite``; not enforced (everyone the local
-        owner) when the store cannot be opened and nothing is enforced anyway."""
-        return cls(AccessStore.in_dir(data_dir), enforced, audit, client)
+        """The checks over the data dir's ``access.sqlite`` (the shared database's tables with
+        ``database_url``); not enforced (everyone the local owner) when the store cannot be
+        opened and nothing is enforced anyway."""
+        return cls(AccessStore.in_dir(data_dir, database_url), enforced, audit, client)
 
     def role(self, kb: str, who: Principal) -> Role | None:
         """``who``'s role on ``kb``; None: it may not even see it."""

@@ -1,5 +1,6 @@
 """The owners and members of the knowledge bases of a data dir (``access.sqlite``, opened as
-every store is: WAL, any thread, another process waited for)."""
+every store is: WAL, any thread, another process waited for), or of the shared PostgreSQL
+database every process uses (``RAG_APP_DATABASE_URL``: ``rag_app.database``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rag_app.access.roles import ROLES, Member
-from rag_app.database.sqlite import open_sqlite
+from rag_app.database import open_database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS owners (
@@ -35,14 +36,15 @@ class AccessStore:
     """Owners and members; thread-safe, one connection."""
 
     path: Path
+    database_url: str = field(default="", repr=False)  # set: the shared database, not ``path``
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._db = open_sqlite(self.path, (_SCHEMA,))
+        self._db = open_database(self.path, (_SCHEMA,), self.database_url)
 
     @classmethod
-    def in_dir(cls, data_dir: Path) -> AccessStore:
-        return cls(data_dir / "access.sqlite")
+    def in_dir(cls, data_dir: Path, database_url: str = "") -> AccessStore:
+        return cls(data_dir / "access.sqlite", database_url)
 
     def close(self) -> None:
         self._db.close()
@@ -61,7 +63,8 @@ class AccessStore:
     def set_owner(self, kb: str, owner: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO owners (kb, owner, created) VALUES (?, ?, ?)",
+                "INSERT INTO owners (kb, owner, created) VALUES (?, ?, ?) ON CONFLICT (kb)"
+                " DO UPDATE SET owner = excluded.owner, created = excluded.created",
                 (kb, owner, _now()),
             )
 
@@ -83,8 +86,9 @@ class AccessStore:
             raise ValueError(f"a member needs a name, a kind of {KINDS} and a role of {ROLES}")
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO members (kb, kind, name, role, granted_by, time)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO members (kb, kind, name, role, granted_by, time)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kb, kind, name) DO UPDATE SET"
+                " role = excluded.role, granted_by = excluded.granted_by, time = excluded.time",
                 (kb, kind, name.strip(), role, by, _now()),
             )
 
@@ -99,8 +103,12 @@ class AccessStore:
         """A deleted knowledge base's owner and members (a new one of its name starts anew)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM owners WHERE kb = ?", (kb,))
-            self._db.execute("DELETE FROM members WHERE kb = ?", (kb,))
+            try:
+                self._db.execute("DELETE FROM owners WHERE kb = ?", (kb,))
+                self._db.execute("DELETE FROM members WHERE kb = ?", (kb,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
 
 

@@ -5,6 +5,8 @@ One SQLite file beside the catalogue (``audit.sqlite``; its own file, so a long 
 waits on an ingestion's write lock). The pipeline writes one record per answer, from the app, the
 CLI or the API alike; a record never holds a key (error and answer texts are scrubbed of anything
 shaped like one). Records older than the retention setting are pruned when the log is opened.
+With ``RAG_APP_DATABASE_URL`` the records and their feedback are in the shared PostgreSQL
+database instead (``rag_app.database``): every process writes to, and lists, one log.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 
 from rag_app.chat.saved_details import from_plain
 from rag_app.chat.saved_turns import SavedCheck, SavedTurn, restored_answer
+from rag_app.database import open_database
 from rag_app.models import Answer, AskOptions, Understood
-from rag_app.database.sqlite import open_sqlite
 
 _log = logging.getLogger(__name__)
 
@@ -245,16 +247,17 @@ class AuditLog:
 
     path: Path
     retention_days: int = 90
+    database_url: str = field(default="", repr=False)  # set: the shared database, not ``path``
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._db = open_sqlite(self.path, (_SCHEMA, _FEEDBACK))
+        self._db = open_database(self.path, (_SCHEMA, _FEEDBACK), self.database_url)
         if self.retention_days > 0:
             self.prune(datetime.now(UTC) - timedelta(days=self.retention_days))
 
     @classmethod
-    def in_dir(cls, data_dir: Path, retention_days: int = 90) -> AuditLog:
-        return cls(data_dir / "audit.sqlite", retention_days)
+    def in_dir(cls, data_dir: Path, retention_days: int = 90, database_url: str = "") -> AuditLog:
+        return cls(data_dir / "audit.sqlite", retention_days, database_url)
 
     def add(self, record: AuditRecord) -> int:
         """Store ``record``; its id (what feedback on its answer names)."""
@@ -262,8 +265,9 @@ class AuditLog:
         payload.pop("id", None)
         payload.pop("feedback", None)
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO records (time, user, kb, client, payload) VALUES (?, ?, ?, ?, ?)",
+            row = self._db.execute(
+                'INSERT INTO records (time, "user", kb, client, payload) VALUES (?, ?, ?, ?, ?)'
+                " RETURNING id",
                 (
                     record.time,
                     record.user,
@@ -271,8 +275,8 @@ class AuditLog:
                     record.client,
                     json.dumps(payload, ensure_ascii=False),
                 ),
-            )
-        return int(cursor.lastrowid or 0)
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def give_feedback(self, record_id: int, rating: int, note: str = "", user: str = "") -> bool:
         """A reader's 👍 (1) or 👎 (-1) and note on the answer of record ``record_id``,
@@ -284,8 +288,10 @@ class AuditLog:
             if not self._db.execute("SELECT 1 FROM records WHERE id = ?", (record_id,)).fetchone():
                 return False
             self._db.execute(
-                "INSERT OR REPLACE INTO feedback (record_id, rating, note, user, time)"
-                " VALUES (?, ?, ?, ?, ?)",
+                'INSERT INTO feedback (record_id, rating, note, "user", time)'
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET"
+                ' rating = excluded.rating, note = excluded.note, "user" = excluded."user",'
+                " time = excluded.time",
                 (record_id, rating, scrub(note.strip()), user, now),
             )
         return True
@@ -304,7 +310,7 @@ class AuditLog:
         inclusive), user, a piece of the question and ``rated`` (1 👍, -1 👎, 0 any feedback);
         raises ValueError for a ``since`` that is not an ISO time."""
         query, args = (
-            "SELECT records.id, payload, f.rating, f.note, f.user, f.time FROM records"
+            'SELECT records.id, payload, f.rating, f.note, f."user", f.time FROM records'
             " LEFT JOIN feedback f ON f.record_id = records.id WHERE 1=1",
             list[object](),
         )
@@ -316,7 +322,7 @@ class AuditLog:
         if since:
             query, args = query + " AND records.time >= ?", [*args, _iso(since)]
         if user:
-            query, args = query + " AND records.user = ?", [*args, user]
+            query, args = query + ' AND records."user" = ?', [*args, user]
         query += " ORDER BY records.time DESC, records.id DESC"
         with self._lock:
             rows = self._db.execute(query, args).fetchall()
@@ -370,11 +376,14 @@ def _from_json(row_id: int, payload: str) -> AuditRecord:
     return record
 
 
-def open_audit_log(data_dir: Path, retention_days: int = 90) -> AuditLog | None:
-    """The data dir's audit log; None (logged) when it cannot be opened, so that answering never
-    fails for want of its log (a read-only data dir)."""
+def open_audit_log(
+    data_dir: Path, retention_days: int = 90, database_url: str = ""
+) -> AuditLog | None:
+    """The data dir's audit log (the shared database's with ``database_url``); None (logged)
+    when it cannot be opened, so that answering never fails for want of its log (a read-only
+    data dir, an unreachable database)."""
     try:
-        return AuditLog.in_dir(data_dir, retention_days)
+        return AuditLog.in_dir(data_dir, retention_days, database_url)
     except Exception as exc:  # noqa: BLE001 - reported; the answer goes on
         _log.warning("the audit log cannot be opened: %s", exc)
         return None

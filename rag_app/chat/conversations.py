@@ -8,6 +8,8 @@ answer showed, as JSON (``rag_app.chat.saved_turns.SavedTurn``: the question, it
 text, the understood question, the sources it cites with an excerpt, the citation check, the
 retrieval, the prompt, the timings), so it is drawn again without running retrieval again.
 Each write is one transaction: a crash loses at most the turn being written. ``rag_app.chat.export`` writes a conversation as Markdown.
+With ``RAG_APP_DATABASE_URL`` the same tables are in the shared PostgreSQL database instead
+(``rag_app.database``), so a conversation begun behind one process goes on behind another.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from rag_app.chat.saved_turns import (
     turn_from_json,
     turn_to_json,
 )
-from rag_app.database.sqlite import open_sqlite
+from rag_app.database import is_postgres, open_database
 
 __all__ = [
     "Conversation",
@@ -59,6 +61,8 @@ CREATE TABLE IF NOT EXISTS turns (
 CREATE TABLE IF NOT EXISTS preferences (
     user TEXT PRIMARY KEY, payload TEXT NOT NULL, updated_at TEXT NOT NULL);
 """
+# a ConversationInfo's columns, in order ("user" quoted: a reserved word in PostgreSQL)
+_COLUMNS = 'SELECT id, "user", title, kb, created_at, updated_at, n_turns FROM conversations'
 TITLE_CHARS = 120  # a title longer than this is cut (the sidebar shows fewer still)
 
 
@@ -81,17 +85,21 @@ class Conversation:
 
 # the store -----------------------------------------------------------------------------------
 class ConversationStore:
-    """Thread-safe access to the conversations file (one connection, serialised by a lock;
-    other processes on the same file wait on SQLite's busy timeout)."""
+    """Thread-safe access to the conversations file or the shared database (one connection,
+    serialised by a lock; other processes on the same file wait on SQLite's busy timeout, on
+    the same conversation for PostgreSQL's row lock)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, database_url: str = "") -> None:
         self.path = path
+        self.database_url = database_url  # set: the shared database, not ``path``
         self._lock = threading.RLock()
-        self._db = open_sqlite(path, (_SCHEMA,))
+        self._db = open_database(path, (_SCHEMA,), database_url)
+        # the order conversations were created in: SQLite's rowid, PostgreSQL's identity column
+        self._created_order = "seq" if is_postgres(self._db) else "rowid"
 
     @classmethod
-    def in_dir(cls, data_dir: Path) -> ConversationStore:
-        return cls(data_dir / "conversations.sqlite")
+    def in_dir(cls, data_dir: Path, database_url: str = "") -> ConversationStore:
+        return cls(data_dir / "conversations.sqlite", database_url)
 
     def close(self) -> None:
         with self._lock:
@@ -115,7 +123,8 @@ class ConversationStore:
         info = ConversationInfo(secrets.token_urlsafe(12), user, _title(title), kb, now, now, 0)
         with self._tx():
             self._db.execute(
-                "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, 0)",
+                'INSERT INTO conversations (id, "user", title, kb, created_at, updated_at, n_turns)'
+                " VALUES (?, ?, ?, ?, ?, ?, 0)",
                 (info.id, user, info.title, kb, now, now),
             )
         return info
@@ -123,8 +132,8 @@ class ConversationStore:
     def list(self, user: str, limit: int | None = None) -> list[ConversationInfo]:
         """``user``'s conversations, the most recently active first."""
         query = (
-            "SELECT id, user, title, kb, created_at, updated_at, n_turns FROM conversations "
-            "WHERE user = ? ORDER BY updated_at DESC, created_at DESC, rowid DESC"
+            f'{_COLUMNS} WHERE "user" = ?'
+            f" ORDER BY updated_at DESC, created_at DESC, {self._created_order} DESC"
         )
         args: list[Any] = [user]
         if limit is not None:
@@ -136,9 +145,7 @@ class ConversationStore:
     def info(self, user: str, conversation_id: str) -> ConversationInfo | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT id, user, title, kb, created_at, updated_at, n_turns FROM conversations "
-                "WHERE user = ? AND id = ?",
-                (user, conversation_id),
+                f'{_COLUMNS} WHERE "user" = ? AND id = ?', (user, conversation_id)
             ).fetchone()
         return ConversationInfo(*row) if row else None
 
@@ -159,8 +166,12 @@ class ConversationStore:
         """Add ``turn`` at the end of ``user``'s conversation, in one transaction; False when
         there is no such conversation (deleted meanwhile, or another user's)."""
         with self._tx():
+            # PostgreSQL: the row locked, so two processes appending number their turns in turn
+            # (SQLite's BEGIN IMMEDIATE already holds the whole file)
+            lock = " FOR UPDATE" if is_postgres(self._db) else ""
             row = self._db.execute(
-                "SELECT 1 FROM conversations WHERE user = ? AND id = ?", (user, conversation_id)
+                f'SELECT 1 FROM conversations WHERE "user" = ? AND id = ?{lock}',
+                (user, conversation_id),
             ).fetchone()
             if row is None:
                 return False
@@ -183,7 +194,7 @@ class ConversationStore:
             return False
         with self._tx():
             cur = self._db.execute(
-                "UPDATE conversations SET title = ? WHERE user = ? AND id = ?",
+                'UPDATE conversations SET title = ? WHERE "user" = ? AND id = ?',
                 (_title(title), user, conversation_id),
             )
         return cur.rowcount > 0
@@ -191,7 +202,7 @@ class ConversationStore:
     def delete(self, user: str, conversation_id: str) -> bool:
         with self._tx():
             cur = self._db.execute(
-                "DELETE FROM conversations WHERE user = ? AND id = ?", (user, conversation_id)
+                'DELETE FROM conversations WHERE "user" = ? AND id = ?', (user, conversation_id)
             )
             if cur.rowcount:
                 self._db.execute("DELETE FROM turns WHERE conversation_id = ?", (conversation_id,))
@@ -202,7 +213,7 @@ class ConversationStore:
         """What ``user`` last chose (``save_preferences``); {} before any choice."""
         with self._lock:
             row = self._db.execute(
-                "SELECT payload FROM preferences WHERE user = ?", (user,)
+                'SELECT payload FROM preferences WHERE "user" = ?', (user,)
             ).fetchone()
         try:
             value = json.loads(row[0]) if row else {}
@@ -215,8 +226,9 @@ class ConversationStore:
         payload = json.dumps(dict(values), ensure_ascii=False, sort_keys=True)
         with self._tx():
             self._db.execute(
-                "INSERT INTO preferences VALUES (?, ?, ?) ON CONFLICT (user) DO UPDATE "
-                "SET payload = excluded.payload, updated_at = excluded.updated_at",
+                'INSERT INTO preferences ("user", payload, updated_at) VALUES (?, ?, ?)'
+                ' ON CONFLICT ("user") DO UPDATE'
+                " SET payload = excluded.payload, updated_at = excluded.updated_at",
                 (user, payload, _now()),
             )
 
@@ -225,11 +237,11 @@ class ConversationStore:
         with self._tx():
             self._db.execute(
                 "DELETE FROM turns WHERE conversation_id IN "
-                "(SELECT id FROM conversations WHERE user = ?)",
+                '(SELECT id FROM conversations WHERE "user" = ?)',
                 (user,),
             )
-            self._db.execute("DELETE FROM conversations WHERE user = ?", (user,))
-            self._db.execute("DELETE FROM preferences WHERE user = ?", (user,))
+            self._db.execute('DELETE FROM conversations WHERE "user" = ?', (user,))
+            self._db.execute('DELETE FROM preferences WHERE "user" = ?', (user,))
 
 
 def _title(text: str) -> str:

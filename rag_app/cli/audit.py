@@ -12,7 +12,7 @@ from rag_app.config import Settings, load_settings
 
 def audit_log(settings: Settings) -> AuditLog | None:
     """The data dir's audit log, or None with a line on stderr."""
-    log = open_audit_log(settings.data_dir, settings.audit_retention_days)
+    log = open_audit_log(settings.data_dir, settings.audit_retention_days, settings.database_url)
     if log is None:
         print("the audit log cannot be opened (see the warning above)", file=sys.stderr)
     return log

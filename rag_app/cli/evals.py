@@ -242,13 +242,13 @@ def _run_product_eval(args: argparse.Namespace) -> int:
         scope="doc" if args.scope == "doc" else "kb",
         answerer=llm.name if llm is not None else "offline",
     )
-    store = EvalStore.in_dir(settings.data_dir)
+    store = EvalStore.in_dir(settings.data_dir, settings.database_url)
     try:
         set_id = store.add_set(path.name, questions, CLI_USER)
         run_id = store.add_run(set_id, run_settings, len(questions), CLI_USER)
         _err(
             f"run {run_id}: {len(questions)} questions on '{kb}', {run_settings.mode}, "
-            f"prompt {run_settings.prompt_mode}, {run_settings.answerer} (saved in {store.path})"
+            f"prompt {run_settings.prompt_mode}, {run_settings.answerer} (saved in {store.where})"
         )
         printer = _ProgressPrinter()
 

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         for q in questions:
             pipeline.retrieve(q.question, options)
         floor_s = time.perf_counter() - start
-        store = EvalStore.in_dir(data_dir)
+        store = EvalStore.in_dir(data_dir)  # the temporary folder's, never the shared database
         set_id = store.add_set("bench", questions)
         run_id = store.add_run(set_id, RunSettings(kb="bench", mode=args.mode), len(questions))
         start = time.perf_counter()

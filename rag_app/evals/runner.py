@@ -191,10 +191,12 @@ class EvalRunner:
     def __init__(self, store: EvalStore, library: Library) -> None:
         self.store = store
         self.library = library
-        self._queue: queue.Queue[tuple[int, LLM | None]] = queue.Queue()
+        # None: stop (``stop``)
+        self._queue: queue.Queue[tuple[int, LLM | None] | None] = queue.Queue()
         self._held: list[int] = []
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
+        self._stopped = threading.Event()
 
     def start(
         self,
@@ -237,7 +239,11 @@ class EvalRunner:
 
     def _work(self) -> None:
         while True:
-            run_id, llm = self._queue.get()
+            item = self._queue.get()
+            if item is None:
+                self._queue.task_done()
+                return
+            run_id, llm = item
             try:
                 run_now(self.store, self.library, run_id, llm)
             except Exception:  # noqa: BLE001 - the worker lives on for the next run
@@ -248,8 +254,7 @@ class EvalRunner:
                 self._queue.task_done()
 
     def _beat(self) -> None:
-        stop = threading.Event()
-        while not stop.wait(HEARTBEAT_S):
+        while not self._stopped.wait(HEARTBEAT_S):
             with self._lock:
                 held = list(self._held)
             try:
@@ -274,6 +279,16 @@ class EvalRunner:
         only watches runs adopts the ones a restart left behind."""
         with self._lock:
             self._spawn()
+
+    def stop(self) -> None:
+        """Stop the threads: the heartbeat at once, the worker once the runs queued before are
+        answered (a server shutting down; a test done with its store)."""
+        with self._lock:
+            if self._stopped.is_set():
+                return
+            self._stopped.set()
+            if self._threads:
+                self._queue.put(None)
 
     def wait(self) -> None:
         """Until every queued run is answered (tests, the CLI)."""

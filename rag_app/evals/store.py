@@ -1,5 +1,7 @@
 """The question sets and runs of a data dir (``evals.sqlite``), shared by the app, the API and the
-CLI (``open_sqlite``: WAL, any thread, another process waited for).
+CLI (``open_sqlite``: WAL, any thread, another process waited for); with
+``RAG_APP_DATABASE_URL``, of the shared PostgreSQL database every process uses instead
+(``rag_app.database``).
 
 A run's status is ``queued``, ``running``, ``done``, ``cancelled`` or ``failed`` as its runner
 wrote it. The runner beats a heartbeat while it holds the run; a queued or running run whose
@@ -18,9 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rag_app.chat.saved_details import from_plain
+from rag_app.database import open_database
 from rag_app.evals.question_sets import EvalQuestion, question_rows, questions_of
 from rag_app.evals.scoring import QuestionResult, RunMetrics
-from rag_app.database.sqlite import open_sqlite
 
 # A run whose runner has not beaten for this long has lost its process; the runner beats
 # every HEARTBEAT_S, so a busy machine is not taken for a dead one.
@@ -126,14 +128,20 @@ class EvalStore:
     """The sets and runs; thread-safe, one connection."""
 
     path: Path
+    database_url: str = field(default="", repr=False)  # set: the shared database, not ``path``
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._db = open_sqlite(self.path, (_SCHEMA,))
+        self._db = open_database(self.path, (_SCHEMA,), self.database_url)
 
     @classmethod
-    def in_dir(cls, data_dir: Path) -> EvalStore:
-        return cls(data_dir / "evals.sqlite")
+    def in_dir(cls, data_dir: Path, database_url: str = "") -> EvalStore:
+        return cls(data_dir / "evals.sqlite", database_url)
+
+    @property
+    def where(self) -> str:
+        """Where the runs are kept, for a message: the SQLite file, or the shared database."""
+        return "the shared database" if self.database_url else str(self.path)
 
     def close(self) -> None:
         self._db.close()
@@ -143,16 +151,17 @@ class EvalStore:
         """Keep a question set; its id."""
         payload = json.dumps(question_rows(questions), ensure_ascii=False)
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO sets (name, created, user, n, questions) VALUES (?, ?, ?, ?, ?)",
+            row = self._db.execute(
+                'INSERT INTO sets (name, created, "user", n, questions) VALUES (?, ?, ?, ?, ?)'
+                " RETURNING id",
                 (name, _now(), user, len(questions), payload),
-            )
-        return int(cursor.lastrowid or 0)
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def question_set(self, set_id: int) -> QuestionSet | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT id, name, created, questions, user FROM sets WHERE id = ?", (set_id,)
+                'SELECT id, name, created, questions, "user" FROM sets WHERE id = ?', (set_id,)
             ).fetchone()
         if row is None:
             return None
@@ -163,7 +172,7 @@ class EvalStore:
     def sets(self, user: str | None = None) -> list[tuple[int, str, int, str]]:
         """(id, name, number of questions, created) of every set, newest first; with ``user``,
         only theirs and those nobody owns (kept by the one local user or the CLI)."""
-        where, args = ("WHERE user IN (?, '')", (user,)) if user is not None else ("", ())
+        where, args = ("WHERE \"user\" IN (?, '')", (user,)) if user is not None else ("", ())
         with self._lock:
             rows = self._db.execute(
                 f"SELECT id, name, n, created FROM sets {where} ORDER BY id DESC", args
@@ -173,9 +182,9 @@ class EvalStore:
     # runs ---------------------------------------------------------------------------------------
     def add_run(self, set_id: int, settings: RunSettings, n_total: int, user: str = "") -> int:
         with self._lock:
-            cursor = self._db.execute(
+            row = self._db.execute(
                 "INSERT INTO runs (set_id, kb, settings, status, created, n_total, heartbeat,"
-                " user) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+                " \"user\") VALUES (?, ?, ?, 'queued', ?, ?, ?, ?) RETURNING id",
                 (
                     set_id,
                     settings.kb,
@@ -185,8 +194,8 @@ class EvalStore:
                     time.time(),
                     user,
                 ),
-            )
-        return int(cursor.lastrowid or 0)
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def run(self, run_id: int) -> EvalRun | None:
         runs = self._runs("WHERE r.id = ?", (run_id,))
@@ -202,7 +211,7 @@ class EvalStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT r.id, r.set_id, COALESCE(s.name, ''), r.settings, r.status, r.created,"
-                " r.n_total, r.n_done, r.finished, r.error, r.metrics, r.user, r.heartbeat"
+                ' r.n_total, r.n_done, r.finished, r.error, r.metrics, r."user", r.heartbeat'
                 f" FROM runs r LEFT JOIN sets s ON s.id = r.set_id {where}",
                 args,
             ).fetchall()
@@ -299,13 +308,17 @@ class EvalStore:
         """Forget a run that is not active, and its results."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            cursor = self._db.execute(
-                "DELETE FROM runs WHERE id = ? AND status NOT IN ('queued', 'running')"
-                " OR (id = ? AND heartbeat <= ?)",
-                (run_id, run_id, time.time() - STALE_S),
-            )
-            if cursor.rowcount:
-                self._db.execute("DELETE FROM results WHERE run_id = ?", (run_id,))
+            try:
+                cursor = self._db.execute(
+                    "DELETE FROM runs WHERE id = ? AND status NOT IN ('queued', 'running')"
+                    " OR (id = ? AND heartbeat <= ?)",
+                    (run_id, run_id, time.time() - STALE_S),
+                )
+                if cursor.rowcount:
+                    self._db.execute("DELETE FROM results WHERE run_id = ?", (run_id,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
         return cursor.rowcount == 1
 
@@ -317,8 +330,9 @@ class EvalStore:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO results (run_id, position, result, turn)"
-                    " VALUES (?, ?, ?, ?)",
+                    "INSERT INTO results (run_id, position, result, turn) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (run_id, position) DO UPDATE SET result = excluded.result,"
+                    " turn = excluded.turn",
                     (run_id, position, payload, turn),
                 )
                 self._db.execute(

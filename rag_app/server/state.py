@@ -67,11 +67,15 @@ class ServerState:
             llm = OpenAIChatLLM(provider) if provider else None
         # The server's own model (None: the offline answerer), which evaluation runs may use.
         self.llm: LLM | None = llm
-        self.audit = open_audit_log(settings.data_dir, settings.audit_retention_days)
+        self.audit = open_audit_log(
+            settings.data_dir, settings.audit_retention_days, settings.database_url
+        )
         self.pipeline = Pipeline(settings, self.library, llm, audit=self.audit, client="api")
         # The permissions (rag_app.access; server/permissions.py applies them): enforced for a
         # named token's caller, the local owner's for the unnamed token or none. One store.
-        self.access = Access.in_dir(settings.data_dir, True, self.audit, client="api")
+        self.access = Access.in_dir(
+            settings.data_dir, True, self.audit, client="api", database_url=settings.database_url
+        )
         self.open_access = Access(self.access.store, False, self.audit, client="api")
         self.metrics = ServerMetrics()
         limits = settings.server
@@ -83,7 +87,7 @@ class ServerState:
         )
         self.warm = threading.Event()
         self.warm_error = ""
-        self.evals = EvalStore.in_dir(settings.data_dir)
+        self.evals = EvalStore.in_dir(settings.data_dir, settings.database_url)
         self.eval_runner = EvalRunner(self.evals, self.library)
 
     # start and stop -----------------------------------------------------------------------------
@@ -112,6 +116,7 @@ class ServerState:
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.eval_runner.stop()
 
     # checks -------------------------------------------------------------------------------------
     def take_slot(self) -> None:

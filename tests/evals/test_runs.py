@@ -7,10 +7,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from rag_app.evals.question_sets import EvalQuestion, read_question_set
 from rag_app.evals.runner import EvalRunner, run_now, unknown_documents
 from rag_app.evals.store import STALE_S, EvalStore, RunSettings
 from rag_app.index.library import Library
+from tests.backends import BACKENDS, backend_url
 from tests.conftest import SAMPLE_CONTENT_LIST, SAMPLE_DIR, hash_library
 
 SET = SAMPLE_DIR / "eval_set.csv"
@@ -35,9 +37,44 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Library:
     return hash_library(folder, get_token_counter(), [SAMPLE_CONTENT_LIST])
 
 
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest) -> str:
+    return backend_url(request)
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> EvalStore:
-    return EvalStore.in_dir(tmp_path)
+def store(tmp_path: Path, url: str) -> EvalStore:
+    return EvalStore.in_dir(tmp_path, url)
+
+
+@pytest.fixture(autouse=True)
+def runners_stopped(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every runner a test makes is stopped after it: no heartbeat outlives its database."""
+    made: list[EvalRunner] = []
+    init = EvalRunner.__init__
+
+    def recorded(self: EvalRunner, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(EvalRunner, "__init__", recorded)
+    yield
+    for runner in made:
+        runner.stop()
+
+
+def stop_beating(store: EvalStore, run_id: int | None = None) -> None:
+    """What a runner that died leaves: its runs (one, or every one) running without a recent
+    heartbeat; written over a connection of its own, as another process would."""
+    from rag_app.database import open_database
+
+    db = open_database(store.path, (), store.database_url)
+    where, args = (" WHERE id = ?", (run_id,)) if run_id is not None else ("", ())
+    db.execute(
+        f"UPDATE runs SET status = 'running', heartbeat = ?{where}",
+        (time.time() - STALE_S - 1, *args),
+    )
+    db.close()
 
 
 def sample_set(store: EvalStore) -> tuple[int, list[EvalQuestion]]:
@@ -141,15 +178,11 @@ def test_a_background_run_is_cancelled_after_its_question_and_resumed_where_it_s
 
 
 def test_a_run_whose_process_died_reads_interrupted_and_resumes(
-    sample: Library, store: EvalStore, tmp_path: Path
+    sample: Library, store: EvalStore
 ) -> None:
     set_id, questions = sample_set(store)
     run_id = store.add_run(set_id, RunSettings(kb="default", mode="hybrid"), len(questions))
-    with sqlite3.connect(tmp_path / "evals.sqlite") as db:  # a runner that stopped beating
-        db.execute(
-            "UPDATE runs SET status = 'running', heartbeat = ? WHERE id = ?",
-            (time.time() - STALE_S - 1, run_id),
-        )
+    stop_beating(store, run_id)
     assert store.run(run_id).status == "interrupted"  # type: ignore[union-attr]
     runner = EvalRunner(store, sample)
     assert runner.resume(run_id)
@@ -196,15 +229,12 @@ def test_two_runs_compared_and_a_run_exported(sample: Library, store: EvalStore)
 
 
 def test_a_live_runner_adopts_the_offline_runs_a_restart_left_but_not_a_models(
-    sample: Library, store: EvalStore, tmp_path: Path
+    sample: Library, store: EvalStore
 ) -> None:
     set_id, questions = sample_set(store)
     offline = store.add_run(set_id, RunSettings(kb="default", mode="hybrid"), len(questions))
     model = store.add_run(set_id, RunSettings(kb="default", answerer="gpt-x"), len(questions))
-    with sqlite3.connect(tmp_path / "evals.sqlite") as db:
-        db.execute(
-            "UPDATE runs SET status = 'running', heartbeat = ?", (time.time() - STALE_S - 1,)
-        )
+    stop_beating(store)
     runner = EvalRunner(store, sample)
     assert runner.adopt() == [offline]
     runner.wait()
@@ -219,3 +249,26 @@ def test_a_users_sets_are_their_own_and_the_shared_ones(store: EvalStore) -> Non
     shared = store.add_set("shared", [EvalQuestion("1", "c?")])
     assert [s[0] for s in store.sets("a@example.com")] == [shared, mine]
     assert [s[0] for s in store.sets()] == [shared, theirs, mine]
+
+
+def test_a_run_started_behind_one_process_is_seen_and_cancelled_behind_another(
+    sample: Library, tmp_path: Path, url: str
+) -> None:
+    """Two stores over one file, or one shared database: the Evaluate page of one process
+    lists, cancels and reads the runs another's runner answers."""
+    one, two = EvalStore.in_dir(tmp_path, url), EvalStore.in_dir(tmp_path, url)
+    set_id, questions = sample_set(one)
+    assert [s[0] for s in two.sets()] == [set_id]
+    assert two.question_set(set_id).questions == tuple(questions)  # type: ignore[union-attr]
+    run_id = two.add_run(set_id, RunSettings(kb="default", mode="hybrid"), len(questions))
+    assert one.run(run_id).status == "queued" and one.runs("default")[0].id == run_id  # type: ignore[union-attr]
+    assert run_now(one, sample, run_id, ScriptedLLM(default="x")) == "done"
+    done = two.run(run_id)
+    assert done is not None and done.n_done == len(questions) and done.metrics is not None
+    assert [r.position for r in two.results(run_id)] == list(range(len(questions)))
+    assert two.turn(run_id, 1) == one.turn(run_id, 1) != ""
+    later = one.add_run(set_id, RunSettings(kb="default"), len(questions))
+    assert two.request_cancel(later) and one.cancel_requested(later)
+    assert not one.claim(later)  # the cancelled run is taken by no runner
+    assert two.delete_run(run_id) and one.run(run_id) is None and one.results(run_id) == []
+    one.close(), two.close()
