@@ -12,9 +12,9 @@ import pytest
 
 from rag_app.chat.audit import AuditLog, AuditRecord
 from rag_app.chat.conversations import ConversationStore, SavedTurn, turn_to_json
+from rag_app.database.sqlite import BUSY_TIMEOUT_MS, add_column, open_sqlite, schema_version
 from rag_app.index.catalogue import MIGRATIONS, Catalogue, chunk_to_json
 from rag_app.models import AskOptions, Chunk
-from rag_app.database.sqlite import BUSY_TIMEOUT_MS, add_column, open_sqlite, schema_version
 
 # The statements the three stores ran on every open before the opener (the catalogue's kbs
 # table as first written, before its tokenizer column and the documents' version column).

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rag_app.database.sqlite import add_column, open_sqlite
 from rag_app.index.catalogue_reads import (
     FEATURES_SCHEMA,
     PROFILES_SCHEMA,
@@ -26,7 +27,6 @@ from rag_app.index.catalogue_reads import (
     doc_version,
 )
 from rag_app.models import Chunk, DocumentInfo
-from rag_app.database.sqlite import add_column, open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kbs (
