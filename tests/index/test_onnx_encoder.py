@@ -24,6 +24,7 @@ from rag_app.encoder.onnx_build import (
 )
 from rag_app.encoder.onnx_encoder import OnnxEmbedder
 from rag_app.index.embedder import SentenceTransformerEmbedder, load_embedder
+from tests.conftest import REAL_CACHE_DIR
 from tests.index.test_contracts import EmbedderContract
 
 TEXTS = [
@@ -113,11 +114,15 @@ def test_a_failed_export_leaves_torch_and_says_so(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# The real export (slow: builds the model and its ONNX files into a temporary folder)
+# The real export: the model `rag-app setup` built (make test sets up first), else one built
+# here into a temporary folder (slow: about 45 s on 2 cores, and 0.5 GB to delete afterwards)
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = REAL_CACHE_DIR / "models" / DEFAULT_EMBEDDING_MODEL
+    if onnx_is_built(built):
+        return built
     folder = build_e5_small(tmp_path_factory.mktemp("cache") / "models" / DEFAULT_EMBEDDING_MODEL)
     lines: list[str] = []
     assert ensure_onnx_encoders(folder, progress=lines.append), lines
