@@ -104,3 +104,12 @@ def test_writes_to_one_knowledge_base_wait_for_each_other(database_url: str) -> 
     assert order == ["a+", "a-", "b+", "b-"]
     with lock.hold("other"), lock.hold("研报"):  # other knowledge bases do not wait
         pass
+
+
+def test_a_held_lock_is_not_waited_for_by_try_hold(database_url: str) -> None:
+    lock = KbLock(database_url)
+    with lock.hold("研报"):
+        with lock.try_hold("研报") as got, lock.try_hold("other") as free:
+            assert (got, free) == (False, True)
+    with lock.try_hold("研报") as got:
+        assert got

@@ -162,9 +162,22 @@ class KbLock:
 
     @contextmanager
     def hold(self, kb: str) -> Iterator[None]:
+        """The lock, waited for as long as another process holds it."""
+        with self._session(kb, "pg_advisory_lock"):
+            yield
+
+    @contextmanager
+    def try_hold(self, kb: str) -> Iterator[bool]:
+        """The lock if it is free (True), else at once False: nobody waits."""
+        with self._session(kb, "pg_try_advisory_lock") as got:
+            yield got
+
+    @contextmanager
+    def _session(self, kb: str, function: str) -> Iterator[bool]:
         conn = _connect(self.url)
         try:
-            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"kb:{kb}",))
-            yield
+            row = conn.execute(f"SELECT {function}(hashtextextended(%s, 0))", (f"kb:{kb}",))
+            found = row.fetchone()
+            yield bool(found[0]) if found and found[0] is not None else True
         finally:
             conn.close()  # ending the session releases the lock, also after an error

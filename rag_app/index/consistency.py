@@ -161,11 +161,11 @@ def _scan(library: Library, only: str | None) -> ConsistencyReport:
         r
         for r in catalogue.pending_writes()
         if r.id not in library.write_lock.active and only in (None, r.kb)
-    )
+    ) + tuple(library.replica.interrupted(only))  # PostgreSQL's journal (negative ids)
     orphan_collections = tuple(
         k
         for k in store.knowledge_bases()
-        if k not in listed and only in (None, k) and store.count(k) > 0
+        if k not in listed and only in (None, k) and store.count(k) > 0 and _unlisted(library, k)
     )
     orphan_dirs: list[str] = []
     if only is None:
@@ -183,7 +183,21 @@ def _scan(library: Library, only: str | None) -> ConsistencyReport:
     )
 
 
+def _unlisted(library: Library, kb: str) -> bool:
+    """Whether the catalogue does not list ``kb`` (PostgreSQL: as it is now, under its lock, so
+    a knowledge base another process has just made is not taken for an orphan)."""
+    with library.replica.settling(kb):
+        return kb not in library.catalogue.knowledge_bases()
+
+
 def _scan_kb(library: Library, kb: str) -> KbFindings:
+    # PostgreSQL: under the knowledge base's lock, its catalogue as it is now (no writer under
+    # way anywhere while the vectors are compared with it)
+    with library.replica.settling(kb):
+        return _scan_settled(library, kb)
+
+
+def _scan_settled(library: Library, kb: str) -> KbFindings:
     catalogue = library.catalogue
     vectors = set(library.store.all_ids(kb))  # first: a vector seen here is already journalled
     owners = catalogue.chunk_owners(kb)
@@ -223,40 +237,52 @@ def _repair(library: Library, report: ConsistencyReport) -> list[str]:
     catalogue, store = library.catalogue, library.store
     done = [f"settled the interrupted {change_text(r)}" for r in report.interrupted]
     for row in report.interrupted:
-        settle(library, row)
+        if row.id < 0:  # PostgreSQL's journal
+            library.replica.recover(row.kb)
+        else:
+            settle(library, row)
     if any("not listed" in p for p in report.catalogue_problems):
         done.append(
             f"deleted {catalogue.delete_unlisted_chunks()} chunk rows of unlisted documents"
         )
     for kb in report.orphan_collections:
-        store.drop(kb)
-        done.append(f"dropped the vectors of unlisted knowledge base {kb}")
+        if _unlisted(library, kb):
+            store.drop(kb)
+            done.append(f"dropped the vectors of unlisted knowledge base {kb}")
     for folder in report.orphan_dirs:
         shutil.rmtree(folder, ignore_errors=True)
         done.append(f"removed {folder}")
     for found in report.knowledge_bases:
-        kb = found.kb
-        if found.orphan_vectors:
-            # Only those still unowned: the journal settled above may have changed ownership.
-            owned = catalogue.owned_ids(kb, found.orphan_vectors)
-            store.delete_ids(kb, [i for i in found.orphan_vectors if i not in owned])
-            done.append(f"{kb}: deleted {len(found.orphan_vectors)} vectors no document owns")
-        short = dict(found.missing_vectors)
-        missing = [i for i, doc in catalogue.chunk_owners(kb).items() if doc in short]
-        have = set(store.all_ids(kb)) if missing else set()
-        chunks = catalogue.chunks_by_id(kb, [i for i in missing if i not in have])
-        group = library.settings.index.embed_group  # the library's ingestion group
-        for start in range(0, len(chunks), group):
-            part = chunks[start : start + group]
-            store.upsert(kb, part, library.embedder.embed_passages([c.search_text for c in part]))
-        if chunks:
-            done.append(f"{kb}: re-embedded {len(chunks)} missing vectors")
-        for folder in found.orphan_asset_dirs:
-            shutil.rmtree(folder, ignore_errors=True)
-            done.append(f"{kb}: removed {folder}")
-        if found.keyword_index != "ok":
-            shutil.rmtree(library.keyword_dir(kb), ignore_errors=True)
-            library.forget_snapshot(kb)
-            library.snapshot(kb)
-            done.append(f"{kb}: rebuilt the keyword index ({found.keyword_index} before)")
+        # PostgreSQL: under the knowledge base's lock, against its catalogue as it is now
+        with library.replica.settling(found.kb):
+            done += _repair_kb(library, found)
+    return done
+
+
+def _repair_kb(library: Library, found: KbFindings) -> list[str]:
+    catalogue, store, kb = library.catalogue, library.store, found.kb
+    done: list[str] = []
+    if found.orphan_vectors:
+        # Only those still unowned: the journal settled above may have changed ownership.
+        owned = catalogue.owned_ids(kb, found.orphan_vectors)
+        store.delete_ids(kb, [i for i in found.orphan_vectors if i not in owned])
+        done.append(f"{kb}: deleted {len(found.orphan_vectors)} vectors no document owns")
+    short = dict(found.missing_vectors)
+    missing = [i for i, doc in catalogue.chunk_owners(kb).items() if doc in short]
+    have = set(store.all_ids(kb)) if missing else set()
+    chunks = catalogue.chunks_by_id(kb, [i for i in missing if i not in have])
+    group = library.settings.index.embed_group  # the library's ingestion group
+    for start in range(0, len(chunks), group):
+        part = chunks[start : start + group]
+        store.upsert(kb, part, library.embedder.embed_passages([c.search_text for c in part]))
+    if chunks:
+        done.append(f"{kb}: re-embedded {len(chunks)} missing vectors")
+    for folder in found.orphan_asset_dirs:
+        shutil.rmtree(folder, ignore_errors=True)
+        done.append(f"{kb}: removed {folder}")
+    if found.keyword_index != "ok":
+        shutil.rmtree(library.keyword_dir(kb), ignore_errors=True)
+        library.forget_snapshot(kb)
+        library.snapshot(kb)
+        done.append(f"{kb}: rebuilt the keyword index ({found.keyword_index} before)")
     return done

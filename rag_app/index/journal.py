@@ -52,21 +52,25 @@ def journalled(
     settling any interrupted one; the caller holds the write lock. On success or an
     ``Exception`` the change is settled at once; on anything else (the process going down) its
     row stays for the next recovery."""
-    lock = library.write_lock
-    recover_interrupted(library)
+    lock, shared = library.write_lock, library.replica
+    recover_interrupted(library, kb=kb)
     current = library.catalogue.document(kb, doc_id) if doc_id else None
     folder = Path(current.assets_dir).name if current and current.assets_dir else ""
     row = library.catalogue.begin_write(kb, op, doc_id, new_ids, old_ids, folder)
     lock.active.add(row)
+    remote = 0  # with PostgreSQL, the change's row there too (rag_app.index.pg_replica)
     try:
+        remote = shared.begin(kb, op, doc_id, new_ids, old_ids)
         yield
     except Exception:
         lock.active.discard(row)
         settle(library, _pending(library, row))
+        shared.end(remote)
         raise
     finally:
         lock.active.discard(row)  # the process lives on: its next writer may settle the row
     settle(library, _pending(library, row))
+    shared.end(remote)
 
 
 def _pending(library: LibraryParts, row: int) -> PendingWrite:
@@ -76,6 +80,11 @@ def _pending(library: LibraryParts, row: int) -> PendingWrite:
 def settle(library: LibraryParts, row: PendingWrite) -> None:
     """Bring Chroma and the asset folders in line with what the catalogue holds for a journalled
     change, finished or not, then drop its row. Idempotent: a crash here is settled again."""
+    with library.replica.settling(row.kb):  # PostgreSQL: its catalogue now, under its lock
+        _settle(library, row)
+
+
+def _settle(library: LibraryParts, row: PendingWrite) -> None:
     catalogue, store, kb = library.catalogue, library.store, row.kb
     root = library.assets_root(kb)
     if row.op == "drop_kb":
@@ -115,19 +124,25 @@ def settle(library: LibraryParts, row: PendingWrite) -> None:
     catalogue.end_write(row.id)
 
 
-def recover_interrupted(library: LibraryParts, wait: bool = True) -> list[PendingWrite]:
+def recover_interrupted(
+    library: LibraryParts, wait: bool = True, kb: str | None = None
+) -> list[PendingWrite]:
     """Settle the journal rows of changes that were interrupted (their writer is gone: the
     write lock could be taken). Without ``wait``, returns at once when another writer holds
     the lock (its rows are then live, and it or the next writer settles them). Cheap: one
-    query when the journal is empty."""
-    lock = library.write_lock
+    query when the journal is empty. With PostgreSQL, also its journal's rows of writers that
+    are gone; a writer of ``kb`` (holding its lock) settles only that knowledge base's rows,
+    never waiting for another knowledge base's lock while it holds one."""
+    lock, shared = library.write_lock, library.replica
     if not lock.acquire(blocking=wait):
         return []
     try:
         rows = [r for r in library.catalogue.pending_writes() if r.id not in lock.active]
+        if kb is not None and shared.locks:
+            rows = [r for r in rows if r.kb == kb]
         for row in rows:
             settle(library, row)
-        return rows
+        return rows + shared.recover(kb, wait)
     finally:
         lock.release()
 

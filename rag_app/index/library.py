@@ -26,11 +26,12 @@ from rag_app.index.catalogue import Catalogue
 from rag_app.index.chunk_map import ChunkMap
 from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.exact import ExactVectors
-from rag_app.index.journal import journalled, recover_on_open, staged_assets
+from rag_app.index.journal import journalled, staged_assets
 from rag_app.index.kb_state import Snapshots
 from rag_app.index.library_profiles import LibraryProfiles  # profiles: index/profile.py
+from rag_app.index.pg_replica import open_library_replica  # docs/SHARED_STORE.md
 from rag_app.index.profile import profile_of, profile_to_json
-from rag_app.index.replica import open_replica  # shared Chroma server: docs/SHARED_STORE.md
+from rag_app.index.replica import LocalOnly
 from rag_app.index.store import collection_name, open_store
 from rag_app.index.write_lock import WriteLock
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
@@ -95,12 +96,12 @@ class Library(LibraryProfiles):
         self._resource_lock = threading.Lock()
         # Small knowledge bases are searched exactly, not through the HNSW graph (exact.py).
         self._exact = ExactVectors.for_settings(settings, self.keyword_dir)
-        # Changes a killed process left half-done (cheap: one query; skipped while another
+        # With a shared Chroma server (and PostgreSQL), the catalogue is a replica kept in step
+        # (synced now and before reads); embedded, a no-op (replica.py, pg_replica.py). Changes
+        # a killed process left half-done are settled (cheap: one query; skipped while another
         # process is writing, whose journal it or the next writer settles).
-        self.recovered_at_open = recover_on_open(self)
-        # With a shared Chroma server, the catalogue is a replica kept in step with it (synced
-        # now and before reads); embedded, a no-op (rag_app/index/replica.py).
-        self.replica = open_replica(self, settings.chroma)
+        self.replica: LocalOnly = LocalOnly()  # the journal's hooks while opening
+        self.replica, self.recovered_at_open = open_library_replica(self, settings)
 
     # resources ----------------------------------------------------------------------------------
     @property
@@ -136,7 +137,7 @@ class Library(LibraryProfiles):
 
     def delete_kb(self, kb: str) -> None:
         # The catalogue first: then the vectors, images and keywords (the journal's settling).
-        with self.write_lock, journalled(self, kb, "drop_kb"):
+        with self.write_lock, self.replica.hold(kb), journalled(self, kb, "drop_kb"):
             self.replica.drop_kb(kb)  # shared server: unlisted there first
             self.catalogue.drop_kb(kb)
 
@@ -151,7 +152,7 @@ class Library(LibraryProfiles):
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
         """Remove a document from the catalogue, the vectors, the keywords and its images."""
-        with self.write_lock:
+        with self.write_lock, self.replica.hold(kb):  # PostgreSQL: one writer of kb at once
             self.replica.sync(kb, force=True)  # shared server: delete what it holds now
             ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc_id)]
             # The catalogue first: then the vectors and images (the journal's settling).
@@ -285,7 +286,7 @@ class Library(LibraryProfiles):
         doc = entry.document
         counts = Counter(c.type for c in chunks)
         pages = {p for item in doc.items if item.page is not None for p in (item.page,)}
-        with self.write_lock:
+        with self.write_lock, self.replica.hold(kb):  # PostgreSQL: one writer of kb at once
             self.replica.sync(kb, force=True)  # shared server: replace what it holds now
             old_ids = [c.chunk_id for c in self.catalogue.chunks(kb, doc.doc_id)]
             new_ids = [c.chunk_id for c in chunks]
@@ -308,8 +309,9 @@ class Library(LibraryProfiles):
                         assets_dir=staged_assets(self, kb, doc.doc_id, entry.assets),
                     )
                     self.store.upsert(kb, chunks, vectors)
-                    self.replica.publish(kb, info, entry.assets)  # shared server: row, version
                     tokens = [index_tokens(c.search_text) for c in chunks]
+                    # shared server: row, version (PostgreSQL: and chunks, tokens; its commit)
+                    self.replica.publish(kb, info, entry.assets, chunks, tokens)
                     features = describe(chunks)  # once, here: not again per upload
                     profile = profile_to_json(profile_of(chunks))  # with its rows, atomically
                     generation, version = self.catalogue.add_document(

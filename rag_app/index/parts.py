@@ -4,12 +4,38 @@ journal nor the replica imports it, so the library can import them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from rag_app.index.catalogue import Catalogue
+from rag_app.index.catalogue import Catalogue, PendingWrite
 from rag_app.index.write_lock import WriteLock
 from rag_app.protocols import VectorStore
+
+
+class SharedHooks(Protocol):
+    """What the journal asks of a library's replica (``rag_app.index.replica.LocalOnly``: no-ops
+    embedded and on a Chroma server alone; ``rag_app.index.pg_replica``: PostgreSQL's locks and
+    journal)."""
+
+    locks: bool  # whether writes to one knowledge base are serialised across processes
+
+    def settling(self, kb: str) -> AbstractContextManager[None]:
+        """The knowledge base's lock and its catalogue as the shared store has it now."""
+        ...
+
+    def begin(
+        self, kb: str, op: str, doc_id: str, new_ids: Sequence[str], old_ids: Sequence[str]
+    ) -> int:
+        """The change's row in the shared journal (0 when there is none)."""
+        ...
+
+    def end(self, row: int) -> None: ...
+
+    def recover(self, kb: str | None = None, wait: bool = True) -> list[PendingWrite]:
+        """Settle the shared journal's rows of writers that are gone."""
+        ...
 
 
 class LibraryParts(Protocol):
@@ -28,6 +54,9 @@ class LibraryParts(Protocol):
 
     @property
     def write_lock(self) -> WriteLock: ...
+
+    @property
+    def replica(self) -> SharedHooks: ...
 
     def assets_root(self, kb: str) -> Path:
         """The folder of ``kb``'s documents' images (one folder per document inside)."""

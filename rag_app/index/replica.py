@@ -26,19 +26,21 @@ import logging
 import shutil
 import threading
 import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag_app.config import ChromaSettings
 from rag_app.index.assets import write_assets
-from rag_app.index.catalogue import chunk_from_json
+from rag_app.index.catalogue import PendingWrite, chunk_from_json
 from rag_app.index.doc_features import describe, features_to_json
 from rag_app.index.parts import LibraryParts
 from rag_app.index.profile import profile_of, profile_to_json
 from rag_app.index.remote import Registry, stamp
 from rag_app.index.store import ChromaStore
-from rag_app.models import DocumentInfo
+from rag_app.models import Chunk, DocumentInfo
 from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
@@ -46,7 +48,32 @@ _ALL = "\0all"  # the rate-limit key of the knowledge-base list
 
 
 class LocalOnly:
-    """The embedded library's replica: there is nothing to keep in step with."""
+    """The embedded library's replica: there is nothing to keep in step with. The journal's
+    hooks (``hold``, ``settling``, ``begin``, ``end``, ``recover``, ``interrupted``) do nothing
+    here and on a Chroma server alone; with PostgreSQL they lock and journal across processes
+    (``rag_app.index.pg_replica``)."""
+
+    locks = False  # whether writes to a knowledge base are serialised across processes
+
+    def hold(self, kb: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def settling(self, kb: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def begin(
+        self, kb: str, op: str, doc_id: str, new_ids: Sequence[str], old_ids: Sequence[str]
+    ) -> int:
+        return 0
+
+    def end(self, row: int) -> None:
+        pass
+
+    def recover(self, kb: str | None = None, wait: bool = True) -> list[PendingWrite]:
+        return []
+
+    def interrupted(self, kb: str | None = None) -> list[PendingWrite]:
+        return []
 
     def sync(self, kb: str, force: bool = False) -> None:
         pass
@@ -57,7 +84,14 @@ class LocalOnly:
     def ensure_kb(self, kb: str) -> None:
         pass
 
-    def publish(self, kb: str, info: DocumentInfo, assets: dict[str, bytes]) -> None:
+    def publish(
+        self,
+        kb: str,
+        info: DocumentInfo,
+        assets: dict[str, bytes],
+        chunks: Sequence[Chunk] = (),
+        tokens: Sequence[list[str]] = (),
+    ) -> None:
         pass
 
     def unpublish(self, kb: str, doc_id: str) -> None:
@@ -71,9 +105,15 @@ class Replica(LocalOnly):
     """Keeps ``library``'s catalogue in step with the shared server its store is on, as
     ``chroma`` says (how often to look, how large an image set the server keeps)."""
 
-    def __init__(self, library: LibraryParts, store: ChromaStore, chroma: ChromaSettings) -> None:
+    def __init__(
+        self,
+        library: LibraryParts,
+        store: ChromaStore,
+        chroma: ChromaSettings,
+        registry: Any = None,
+    ) -> None:
         self.library = library
-        self.registry = Registry(store.client)
+        self.registry = registry if registry is not None else Registry(store.client)
         self.store = store
         self._interval = max(0, chroma.sync_ms) / 1000.0
         self._asset_limit = chroma.asset_max_bytes
@@ -131,7 +171,14 @@ class Replica(LocalOnly):
     def ensure_kb(self, kb: str) -> None:
         self.registry.ensure_kb(kb)
 
-    def publish(self, kb: str, info: DocumentInfo, assets: dict[str, bytes]) -> None:
+    def publish(
+        self,
+        kb: str,
+        info: DocumentInfo,
+        assets: dict[str, bytes],
+        chunks: Sequence[Chunk] = (),
+        tokens: Sequence[list[str]] = (),
+    ) -> None:
         """After the vectors and payloads, before the catalogue: the document row (and images)
         on the server, and a new version of the knowledge base."""
         self.registry.put_document(kb, info, assets, self._asset_limit)
@@ -178,12 +225,18 @@ class Replica(LocalOnly):
                 self._drop_assets(kb, local[doc_id])
             changed = [d for d, s in remote.items() if d not in local or stamp(local[d]) != s]
             for start in range(0, len(changed), self._pull_batch):
-                rows = self.registry.documents(kb, changed[start : start + self._pull_batch])
-                records = self.store.chunk_records(kb, list(rows))
+                rows, records = self._fetch(kb, changed[start : start + self._pull_batch])
                 for doc_id, info in rows.items():
                     self._pull(kb, info, records[doc_id])
         with self._state_lock:
             self._seen[kb] = version
+
+    def _fetch(
+        self, kb: str, doc_ids: list[str]
+    ) -> tuple[dict[str, DocumentInfo], dict[str, list[tuple[str, str, dict[str, Any]]]]]:
+        """Those documents' rows and chunk records (their vector records on the server)."""
+        rows = self.registry.documents(kb, doc_ids)
+        return rows, self.store.chunk_records(kb, list(rows))
 
     def _pull(
         self, kb: str, info: DocumentInfo, records: list[tuple[str, str, dict[str, Any]]]

@@ -92,8 +92,10 @@ def http_client(chroma: ChromaSettings):  # type: ignore[no-untyped-def]
 def open_store(settings: Settings) -> ChromaStore:
     """The library's vector store: on the shared server when ``settings.chroma.url`` is set
     (chunk payloads kept beside the vectors), else embedded under the data dir."""
-    if settings.chroma.url:
-        return ChromaStore(settings.data_dir / "chroma", client=http_client(settings.chroma))
+    if settings.chroma.url:  # with PostgreSQL, the payloads are its (pg_registry.py)
+        client = http_client(settings.chroma)
+        payloads = not settings.database_url
+        return ChromaStore(settings.data_dir / "chroma", client=client, payloads=payloads)
     return ChromaStore(settings.data_dir / "chroma")
 
 
@@ -116,10 +118,12 @@ def where_clause(search_filter: SearchFilter) -> dict[str, Any] | None:
 class ChromaStore:
     """The VectorStore implementation over Chroma."""
 
-    def __init__(self, path: Path, client: Any = None) -> None:
+    def __init__(self, path: Path, client: Any = None, payloads: bool = True) -> None:
         self.path = path
-        # A server's client (shared mode): records then carry the chunk payloads too.
+        # A server's client (shared mode): records then carry the chunk payloads too (unless
+        # PostgreSQL keeps them).
         self.shared = client is not None
+        self._payloads = self.shared and payloads
         self._opened = client
 
     @property
@@ -146,7 +150,7 @@ class ChromaStore:
                 {"doc_id": c.doc_id, "type": c.type, "page": c.page if c.page is not None else -1}
                 for c in part
             ]
-            if not self.shared:
+            if not self._payloads:
                 collection.upsert(
                     ids=[c.chunk_id for c in part],
                     embeddings=vectors[start : start + len(part)],
