@@ -16,7 +16,7 @@ run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 test: setup browser-deps pg-deps
-	$(BIN)/python -m pytest -q -m "not long"
+	$(BIN)/python -m pytest -q -m "not long" --durations=25
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow and not browser and not long"

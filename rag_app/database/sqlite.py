@@ -19,6 +19,7 @@ a new file at once apply them once.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,13 +37,28 @@ def open_sqlite(path: Path, migrations: Sequence[Migration]) -> sqlite3.Connecti
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     try:
-        db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        _wal(db)
         migrate(db, migrations)
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    """WAL mode. Several connections opening a new file at once: switching its journal takes a
+    lock SQLite does not wait for with the busy handler (it could deadlock), so the switch is
+    tried again until the busy timeout has passed."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def schema_version(db: sqlite3.Connection) -> int:
