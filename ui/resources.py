@@ -8,6 +8,7 @@ immutable snapshots); nothing here mutates them per user. Per-user state is ``ui
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,13 +77,20 @@ def _shared_library(settings_key: str, _settings: Settings) -> _Shared:
     return _Shared(lib, startup.start(lib, after_page=FIRST_PAGE_WAIT_S), log)
 
 
+def _key(settings_: Settings) -> str:
+    """What the shared resources are cached by: the settings' repr, which leaves out the
+    database URL (it may hold a password), with a digest of the URL in its place."""
+    digest = hashlib.sha256(settings_.database_url.encode()).hexdigest()[:16]
+    return f"{settings_!r} database={digest}"
+
+
 def audit_log() -> AuditLog | None:
     return _shared().audit
 
 
 def _shared() -> _Shared:
     current = settings()
-    return _shared_library(repr(current), current)
+    return _shared_library(_key(current), current)
 
 
 def library() -> Library:
@@ -158,7 +166,7 @@ def _shared_store(settings_key: str, _settings: Settings) -> ConversationStore |
 
 def conversation_store() -> ConversationStore | None:
     current = settings()
-    return _shared_store(repr(current), current)
+    return _shared_store(_key(current), current)
 
 
 @st.cache_resource(show_spinner=False)
@@ -175,7 +183,7 @@ def access(enforced: bool = True) -> Access:
     local owner of everything. Raises RuntimeError when they are to be enforced and the store
     cannot be opened: nobody then sees what they may not."""
     current = settings()
-    store = _shared_access(repr(current), current)
+    store = _shared_access(_key(current), current)
     if enforced and store is None:
         raise RuntimeError(f"the permissions in {current.data_dir} cannot be opened")
     return Access(store, enforced, audit_log(), client="app")
@@ -198,4 +206,4 @@ def eval_runner() -> EvalRunner | None:
     """The process's evaluation runs (one worker thread, the data dir's evals.sqlite); None when
     the store cannot be opened."""
     current = settings()
-    return _shared_runner(repr(current), current)
+    return _shared_runner(_key(current), current)
