@@ -173,7 +173,9 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # 2: a legal name's part before its form is a short name (嵘城银行 of 嵘城银行股份有限公司).
 # 3: a column of tickers makes its rows companies, not metrics (可比公司估值); 本报告期 | 上年同期
 # headers are periods, their rows metrics.
-PROFILE_VERSION = 3
+# 4: a Latin legal name in capitals or with "of" ("BANK OF RONGCHENG CO., LTD.") is read, and its
+# part before the form is a name ("Bank of Rongcheng").
+PROFILE_VERSION = 4
 
 
 def profile_to_json(profile: DocumentProfile) -> str:

@@ -30,9 +30,12 @@ _SECTION_NUMBER = re.compile(r"第[一二三四五六七八九十百零〇两\d]
 # A listing's ticker: 688981.SH, 1347.HK, ORVL.US, "NYSE: ORVL".
 TICKER = r"\d{4,6}\.[A-Z]{1,2}|[A-Z]{1,5}\.[A-Z]{2}|[A-Z]{2,8}\s*[:：]\s*[A-Z][A-Z0-9.]{0,7}"
 _LATIN_NAME = r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,4}"
-_LEGAL_FORM = re.compile(
-    r"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)$"
-)
+# A Latin company's legal form, as filings write it in any case ("Co., Ltd.", "CO., LTD.").
+_LATIN_FORM = r"(?i:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|Limited)|GmbH|AG|PLC"
+_LEGAL_FORM = re.compile(rf"(?:股份有限公司|有限责任公司|有限公司)$|[,.]?\s*(?:{_LATIN_FORM})$")
+# A Latin name's words: capitalised, joined by the lower-case words names carry ("Bank of
+# Rongcheng", "Procter & Gamble").
+_LATIN_WORDS = r"[A-Z][A-Za-z&\-]*(?:\s+(?:(?:of|and|the|de|&)\s+)?[A-Z][A-Za-z&\-]*){0,5}"
 # A name followed by its ticker in brackets (the ticker may follow other names: "奥维拉机器人，NYSE: ORVL").
 # A mainland code written bare, six digits alone in the brackets: "沐溪食品（605376）",
 # "（018642/018643）" of a fund's two share classes.
@@ -43,7 +46,7 @@ _WITH_TICKER = re.compile(
 # The legal form of a company's name: the shape of the name, not a list of companies.
 _LEGAL_NAME = re.compile(
     rf"[{CJK_UNIFIED}（）()]{{4,30}}?(?:股份有限公司|有限责任公司|有限公司)"
-    r"|[A-Z][A-Za-z&\-]*(?:\s+[A-Z][A-Za-z&\-]*){0,5},?\s+(?:Co\.,?\s*Ltd\.?|Inc\.|Corp\.|Corporation|Ltd\.|GmbH|AG|PLC)"
+    rf"|{_LATIN_WORDS},?\s+(?:{_LATIN_FORM})"
 )
 # A bracket's names, split: "奥维拉机器人，NYSE: ORVL" -> 奥维拉机器人, NYSE: ORVL
 _BRACKET_SPLIT = re.compile(r"\s*[，,、;；/]\s*")
@@ -147,10 +150,22 @@ def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
         for match in _LEGAL_NAME.finditer(whole):
             if match.group(0).isascii():
                 names[match.group(0)] = None
+                names[latin_core(match.group(0))] = None  # "Bank of Rongcheng", as text writes it
         short = _short_name(main, "\n".join(c.text for c in chunks))
         if short:
             names[short] = None
     return tuple(n for n in names if n)
+
+
+def latin_core(name: str) -> str:
+    """A Latin legal name before its form, in the case names are written ("BANK OF RONGCHENG
+    CO., LTD." -> "Bank of Rongcheng"; "Lanbo Pharmaceutical Co., Ltd." -> "Lanbo
+    Pharmaceutical")."""
+    core = _LEGAL_FORM.sub("", name).strip(" ,.")
+    if core.isupper():
+        small = {"of", "and", "the", "de"}
+        core = " ".join(w.lower() if w.lower() in small else w.capitalize() for w in core.split())
+    return core
 
 
 def _short_name(name: str, text: str) -> str:

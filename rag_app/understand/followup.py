@@ -30,20 +30,23 @@ from dataclasses import dataclass, replace
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.names import is_place
 from rag_app.text.periods import find_years
+from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import is_listed
+from rag_app.understand.english import english_metric, filled
 from rag_app.understand.known import Known
 from rag_app.understand.referents import (
+    CLOSING,
     asked_span,
     asks_of_earlier_fact,
+    edited,
     pointed,
+    points_at_fact,
     shifted,
     written,
 )
-from rag_app.understand.slots import Piece, Reading, read
+from rag_app.understand.slots import RELATIVE, Piece, Reading, read
 
 _NO_LIBRARY = Known()
-# A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
-_CLOSING = " ？?。.!！呢"
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,11 @@ def resolve(
         said = read(answer, known)
         subject = said.first("name") or said.subject or subject
     # English words are about four characters: a short question has as many as six of them
-    short = len(question.split() if now.english else question.strip()) <= (
-        max_ellipsis_chars // 4 if now.english else max_ellipsis_chars
+    # besides the slots it names ("What about net profit attributable to shareholders?")
+    short = (
+        len(_unnamed(question, now).split()) <= max_ellipsis_chars // 4
+        if now.english
+        else len(question.strip()) <= max_ellipsis_chars
     )
     slots = [
         p
@@ -110,9 +116,14 @@ def resolve(
     ]
     if now.asks_name and now.first("pointer") is None:
         return _same_period(now, before)  # 哪家公司的毛利率最高？ asks across the library
-    if now.elliptic and slots and short and _leans(now):
-        return _merged(now, before, subject, known if latest_period else _no_latest(known))
     pointer = now.first("pointer")
+    why = now.asks_cause and asks_of_earlier_fact(now, pointer)  # Why did it narrow?
+    # How many branches does it have?: its own words, the pointer given the earlier subject
+    why = why or (
+        now.english and pointer is not None and not (now.of("metric") or now.of("period"))
+    )
+    if now.elliptic and slots and short and _leans(now) and not why:
+        return _merged(now, before, subject, known if latest_period else _no_latest(known))
     if _names_own_subject(now, known) or subject is None:
         return _same_period(now, before)
     if pointer is not None or (
@@ -121,6 +132,12 @@ def resolve(
         latest = _latest(subject, known) if latest_period else ""
         return _carried(now, before, subject, latest, known)  # names no one: the earlier subject
     return _same_period(now, before)
+
+
+def _unnamed(question: str, now: Reading) -> str:
+    """A question's words outside the names, periods and metrics it gives."""
+    slots = [p for p in now.pieces if p.kind in ("name", "period", "metric")]
+    return edited(question, [(p.start, p.end, " ") for p in slots])
 
 
 def _leans(now: Reading) -> bool:
@@ -157,12 +174,12 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
     beside = _name_like(named, before, subject, known) if not now.compares else None
     if beside is not None:  # Kestrel Robotics Inc.呢 after 拓衡传感…对Norden Automation GmbH的…
         carried.append(f"name {beside.text} -> {written(named[0])}")
-        text = _edited(before.text, [(beside.start, beside.end, written(named[0]))])
+        text = edited(before.text, [(beside.start, beside.end, written(named[0]))])
         return Resolution(text, tuple(carried))
     compared = _place_beside(named, before, subject) if now.compares else None
     if compared is not None:  # 和境内比呢 after …境外收入…: both places asked
         carried.append(f"place {compared.text} + {named[0].text}")
-        text = _edited(before.text, [(compared.end, compared.end, "和" + named[0].text)])
+        text = edited(before.text, [(compared.end, compared.end, "和" + named[0].text)])
         return Resolution(text, tuple(carried))
     if names and now.compares and subject is not None and len(names) == 1:
         subjects = [written(subject), written(named[0])]
@@ -188,10 +205,10 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
         if period:
             carried.append(f"period {period} (latest reported)")
     if before.english:  # its own words, the subject as it wrote it unless replaced
-        metric = _metric(now, before, carried)
+        metric = english_metric(now, before, carried)
         subjects = subjects if names else []
         period = period.removesuffix("年") if period[:4].isdigit() else period  # 2026年: 2026
-        return Resolution(_filled(before, subjects, period, metric), tuple(carried))
+        return Resolution(filled(before, subjects, period, metric), tuple(carried))
     rest = _rest(now, before, carried, known)
     if len(subjects) > 1 and "是" in rest:
         cut = rest.rindex("是")
@@ -250,18 +267,24 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
         old = before.text[olds[0].start : olds[-1].end]
         if _qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比
             text = old + new.text
+        elif not strip_modifiers(new.text):  # 单季呢 after 营业收入: 单季营业收入
+            text = new.text + strip_modifiers(old)
         edits.append((olds[0].start, olds[-1].end, text))
         carried.append(f"metric {old} -> {text}")
     elif olds:
         carried.append(f"kept {before.text[olds[0].start : olds[-1].end]}")
-    rest = _edited(before.text, edits)[start:].strip()
-    return rest if rest.rstrip(_CLOSING) else "的情况如何？"
+    rest = edited(before.text, edits)[start:].strip()
+    return rest if rest.rstrip(CLOSING) else "的情况如何？"
 
 
 def _qualifies(new: str, old: str, known: Known) -> bool:
     """Whether the library's tables head ``new`` under ``old`` ("营业收入 同比": a growth rate
     of revenue), so that asking for ``new`` after ``old`` asks for old's ``new``."""
-    return new.lower() != old.lower() and f"{old} {new}".lower() in known.qualified
+    if new.lower() == old.lower():
+        return False
+    if new.lower() in RELATIVE:  # a growth rate or a share is of something: 增速呢, 占比呢
+        return True
+    return f"{old} {new}".lower() in known.qualified
 
 
 def _latest(subject: Piece, known: Known) -> str:
@@ -323,62 +346,21 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
     return ""
 
 
-def _metric(now: Reading, before: Reading, carried: list[str]) -> str:
-    """The follow-up's metric (with the earlier one's modifiers when it names it bare:
-    预测归母净利润 -> 预测每股收益), else the earlier question's metric words."""
-    olds = before.of("metric")
-    old = before.text[olds[0].start : olds[-1].end] if olds else ""
-    new = now.first("metric")
-    if new is None:
-        if old:
-            carried.append(f"kept {old}")
-        return old
-    text = new.text if new.lead or not olds else olds[0].lead + new.text
-    carried.append(f"metric {old} -> {text}" if old else f"metric {text}")
-    return text
-
-
-def _filled(before: Reading, subjects: list[str], period: str, metric: str) -> str:
-    """An English question: the earlier one with its subject, period and metric replaced."""
-    edits: list[tuple[int, int, str]] = []
-    subject = before.subject
-    if subject is not None and subjects:
-        edits.append((subject.start, subject.end, " and ".join(subjects)))
-    old_period = before.first("period")
-    if old_period is not None:
-        edits.append((old_period.start, old_period.end, period))
-    elif period:
-        end = len(before.text.rstrip(_CLOSING))
-        edits.append((end, end, f" in {period}"))
-    olds = before.of("metric") or _asked_words(before)
-    if olds and metric:
-        start = olds[0].start
-        if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
-            start += 2
-        edits.append((start, olds[-1].end, metric))
-    return _edited(before.text, edits)
-
-
-def _asked_words(before: Reading) -> list[Piece]:
-    """An English question's own words that say what it asks when it names no metric the
-    library knows ("cost-to-income ratio" of "What was X's cost-to-income ratio in 2024?"): its
-    last run of words after its subject."""
-    start = before.subject.end if before.subject is not None else 0
-    words = [p for p in before.of("words") if p.start >= start]
-    return words[-1:]
-
-
 # follow-ups with words of their own: the earlier subject (and period) carried in ----------------
 def _carried(
     now: Reading, before: Reading, subject: Piece, latest: str, known: Known
 ) -> Resolution:
     pointer = now.first("pointer")
     owner = subject.text if now.english else pointed(pointer, before, subject)
+    carried = [f"subject {subject.value}"]
+    if points_at_fact(pointer, now, before, known.names):  # 这个指标的监管标准: of 不良贷款率
+        span = asked_span(before, subject)
+        owner += span if now.text[pointer.end : pointer.end + 1] == "的" else span + "的"
+        carried.append(f"asked {span}")
     if now.english and pointer is not None and pointer.text.lower() in ("its", "their"):
         owner += "'s"
     elif now.english and pointer is not None and pointer.text.lower().endswith("'s"):
         owner += "'s"
-    carried = [f"subject {subject.value}"]
     period = ""
     old_period = before.first("period")
     if (
@@ -399,12 +381,18 @@ def _carried(
         period = latest
         carried.append(f"period {period} (latest reported)")
     if asks_of_earlier_fact(now, pointer):
-        # 原因是什么？ 为什么提升了？ 增长了多少？: of what the earlier question asked, then
+        # 原因是什么？ 为什么提升了？ 增长了多少？ Why did it narrow?: of what the earlier question
+        # asked, then
         span = asked_span(before, subject)
         if span:
-            owner += span
+            owner = (subject.text if now.english else owner) + span
             carried.append(f"asked {span}")
+            if now.english and old_period is not None:
+                carried.append(f"period {old_period.text}")
     where = pointer if pointer is not None else _first_slot(now)
+    if pointer is None and carried[-1].startswith("asked") and not now.english:
+        # the earlier fact, then what is asked of it (第一条是什么, 比上年末下降了多少)
+        where = replace(where, start=0) if where.start == 0 else Piece("words", 0, 0, "")
     end = where.end if pointer is not None else where.start
     if carried[-1].startswith("asked") and pointer is None and where.nominal:
         owner += "的"  # 毛利率的原因是什么
@@ -412,7 +400,10 @@ def _carried(
         period += "的"  # 资本开支是多少 -> 中芯国际2024年的资本开支是多少
     edits = [(where.start, end, owner + period)]
     edits += _period_pointers(now, before, carried)
-    return Resolution(_edited(now.text, edits), tuple(carried))
+    if carried[-1].startswith("period") and now.english and old_period is not None:
+        close = len(now.text.rstrip(CLOSING))
+        edits.append((close, close, f" in {old_period.text}"))
+    return Resolution(edited(now.text, edits), tuple(carried))
 
 
 def _first_slot(now: Reading) -> Piece:
@@ -423,7 +414,7 @@ def _first_slot(now: Reading) -> Piece:
 def _same_period(now: Reading, before: Reading) -> Resolution:
     carried: list[str] = []
     edits = _period_pointers(now, before, carried)
-    return Resolution(_edited(now.text, edits), tuple(carried)) if edits else Resolution(now.text)
+    return Resolution(edited(now.text, edits), tuple(carried)) if edits else Resolution(now.text)
 
 
 def _period_pointers(
@@ -437,9 +428,3 @@ def _period_pointers(
     for _, _, text in edits:
         carried.append(f"period {text}")
     return edits
-
-
-def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.spans import METRICS
+from rag_app.text.subjects import covers
+from rag_app.text.synonyms import BRIDGES
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,17 @@ class Known:
         word = metric.lower()
         return any(word in q or q in word for q in self.quantities)
 
+    def latin_name(self, words: str) -> Named | None:
+        """The name a Latin run of capitalised words gives by its leading words ("Calder Peak"
+        of "Calder Peak Fund Management Co., Ltd."; two words at least when it has two), a
+        report's subject first; None when it gives none."""
+        found = [
+            entry
+            for spelling, entry in self.names.items()
+            if spelling.isascii() and covers([spelling], words)
+        ]
+        return max(found, key=lambda e: e.subject) if found else None
+
     def closest(self, run: str) -> tuple[str, str, float]:
         """The entry sharing most of ``run``'s bigrams: (kind, entry, share); report subjects
         first, then the shortest, among equal shares."""
@@ -93,7 +106,7 @@ def known_of(
     # a report's subject is a name even where a table lists it as a row (its peers' valuation)
     own = {s.lower() for s in subjects}
     metric_words = {m.strip() for m in metrics if len(m.strip()) >= 2 and m.lower() not in own}
-    not_names = {m.lower() for m in metric_words} | set(METRICS)
+    not_names = {m.lower() for m in metric_words} | set(METRICS) | _STATEMENT_TERMS
     names: dict[str, Named] = {}
     for subject in subjects:
         names[subject.lower()] = Named(subject, subject, True)
@@ -109,6 +122,11 @@ def known_of(
     units = frozenset(q.strip().lower() for q in quantities if len(q.strip()) >= 2)
     pairs = frozenset(" ".join(q.lower().split()) for q in qualified)
     return Known(names, frozenset(metric_words), latest, units, min_share, pairs)
+
+
+# The statement and regulatory terms the glossary bridges (销售费用, 净息差): metrics, never names,
+# whatever a table's layout makes of them.
+_STATEMENT_TERMS = frozenset(group[0].lower() for group in BRIDGES)
 
 
 def _last_year(periods: Iterable[str]) -> str:

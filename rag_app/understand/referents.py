@@ -4,10 +4,21 @@ question's fact a why-question asks of, and a name as the question wrote it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rag_app.text.analyzer import tagged
 from rag_app.text.periods import shift_year
 from rag_app.text.subjects import is_listed
-from rag_app.understand.slots import NEXT_PERIOD_EN, PREVIOUS_PERIOD_EN, Piece, Reading
+from rag_app.understand.slots import (
+    NEXT_PERIOD_EN,
+    PREVIOUS_PERIOD_EN,
+    QUANTITY_NOUNS,
+    Piece,
+    Reading,
+)
+
+# A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
+CLOSING = " ？?。.!！呢"
 
 
 def written(piece: Piece) -> str:
@@ -48,21 +59,63 @@ def pointed(pointer: Piece | None, before: Reading, subject: Piece) -> str:
     return company
 
 
-def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
-    """A Chinese follow-up naming no one, no period and no metric, asking why (原因是什么？) or
-    with no noun of its own (为什么提升了？ 增长了多少？): it asks of the earlier question's fact."""
-    if now.english or pointer_noun(pointer) or now.asks_which or now.asks_name:
-        return False  # 它有哪些产线？ asks for things of its own
-    if any(now.first(kind) is not None for kind in ("name", "period", "same_period", "metric")):
+def points_at_fact(
+    pointer: Piece | None, now: Reading, before: Reading, names: Iterable[str]
+) -> bool:
+    """Whether a pointer's noun is what the earlier question asked, not who (这个指标的监管标准
+    after a ratio): a noun of quantities (指标, 数据, 比例), no name the library holds written
+    with it, the follow-up asking no metric of its own and the earlier question one."""
+    noun = pointer_noun(pointer)
+    if not noun or before.english or before.first("metric") is None or now.first("metric"):
         return False
-    return now.asks_cause or not any(p.nominal for p in now.of("words"))
+    if noun not in QUANTITY_NOUNS or any(noun in name for name in names):
+        return False  # 这份报告, 该公司: a thing, not a quantity
+    return not any(noun in p.text for p in before.pieces if p.kind in ("name", "words"))
+
+
+def compared_period(now: Reading) -> bool:
+    """Whether the follow-up sets the earlier fact beside another period (比上年末下降了多少？,
+    较去年同期): a preposition right before its relative period."""
+    relative = now.of("same_period")
+    if not relative or now.english:
+        return False
+    offset, before_tag = 0, ""
+    for word, tag in tagged(now.text):
+        if offset == relative[0].start:
+            return before_tag == "p"
+        offset += len(word)
+        before_tag = tag
+    return False
+
+
+def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
+    """A follow-up naming no one, no period and no metric, asking why (原因是什么？ Why did it
+    narrow?) or, in Chinese, with no noun of its own (为什么提升了？ 增长了多少？ 主要来自哪里？):
+    it asks of the earlier question's fact."""
+    nouns = any(p.nominal for p in now.of("words"))
+    which = now.asks_which or now.asks_name
+    if (not now.english and pointer_noun(pointer)) or (which and (nouns or pointer is not None)):
+        return False  # 它有哪些产线？ asks for things of its own; 主要来自哪里？ does not
+    kinds = ("name", "period", "metric") + (() if compared_period(now) else ("same_period",))
+    if any(now.first(kind) is not None for kind in kinds):
+        return False
+    if now.english:  # English words carry no part of speech here: only a why-question
+        return now.asks_cause
+    return now.asks_cause or not nouns
 
 
 def asked_span(before: Reading, subject: Piece) -> str:
-    """The earlier question's words from its subject to its last period or metric
-    ("的主营业务毛利率", "二季度毛利率", "市场规模2021年")."""
-    ends = [p.end for p in before.pieces if p.kind in ("metric", "period", "period_part")]
-    ends = [e for e in ends if e > subject.end]
+    """The earlier question's words from its subject to its last period, metric or noun
+    ("的主营业务毛利率", "二季度毛利率", "市场规模2021年", "的风险提示"); in English to its metric ("'s net
+    interest margin": its period is said after the follow-up's own words)."""
+    kinds = ("metric",) if before.english else ("metric", "period", "period_part")
+    ends = [
+        p.end
+        for p in before.pieces
+        if p.end > subject.end and (p.kind in kinds or (p.kind == "words" and p.nominal))
+    ]  # its nouns too: 的风险提示, 普惠型小微企业贷款余额
+    if not ends and before.english:
+        ends = [p.end for p in before.pieces if p.kind == "words" and p.end > subject.end][:1]
     return before.text[subject.end : max(ends)] if ends else ""
 
 
@@ -79,3 +132,9 @@ def shifted(period: str, pointer: str) -> str:
     else:
         return period
     return shift_year(period, step)
+
+
+def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text

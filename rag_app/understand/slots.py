@@ -26,6 +26,7 @@ from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
 from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN
 from rag_app.text.spans import spans
+from rag_app.text.synonyms import BRIDGES
 from rag_app.understand.known import Known
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
@@ -39,6 +40,8 @@ _SAME_PERIOD_EN = tuple(
 )
 PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
 NEXT_PERIOD_EN = _WORDS["next_period_en"]
+QUANTITY_NOUNS = frozenset(_WORDS["quantity_noun"])  # what 这个指标 points at: a quantity
+RELATIVE = frozenset(_WORDS["relative"])  # a metric of another: 增速呢 asks the earlier's
 _COMPARE_EN = tuple(sorted(_WORDS["compare_en"], key=len, reverse=True))
 _QUESTION_WORDS = _WORDS["interrogative"]
 _ASKS_NAME = tuple(w for w in _WORDS["interrogative"] if w in ("哪", "谁", "which", "who"))
@@ -52,7 +55,11 @@ _NAME_TAGS = frozenset("n nr nrt nrfg ns nt nz eng j l ng an vn".split())
 _PROPER_TAGS = frozenset("nr nrt nrfg ns nt nz".split())
 _CJK = re.compile(f"[{CJK_UNIFIED}]")
 _CAPITAL = re.compile(r"[A-Z]")
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z&.\-/]*")
+# a word, not the "s" of a possessive ("Rongcheng's")
+_LATIN_WORD = re.compile(r"(?<!['’])[A-Za-z][A-Za-z&.\-/]*")
+# The English names of the Chinese terms the glossary bridges: metrics in an English question
+# over Chinese reports ("net interest margin" of 净息差), whose tables name them in Chinese.
+_GLOSSARY_EN = frozenset(name for group in BRIDGES for name in group[1:] if name.isascii())
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*")
 
 
@@ -132,7 +139,10 @@ def _read(text: str, known: Known) -> Reading:
         ):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
     _add_exact(text, known.metrics, "metric", found)
-    words = _english_words(text, found) if english else _chinese_words(text, found, known)
+    if english:
+        _add_exact(text, _GLOSSARY_EN, "metric", found)
+        found = _year_parts(text, found)
+    words = _english_words(text, found, known) if english else _chinese_words(text, found, known)
     pieces = sorted(found + words, key=lambda p: p.start)
     lowered = text.lower()
     compares = any(_has(lowered, w) for w in _COMPARE_EN) if english else _compares(text, pieces)
@@ -198,7 +208,11 @@ def _add_exact(text: str, words: Iterable[str], kind: str, found: list[Piece]) -
         start = lowered.find(word.lower())
         while start >= 0:
             end = start + len(word)
-            if _free(found, start, end) and (not word.isascii() or _whole_word(text, start, end)):
+            inside = [p for p in found if p.kind == kind and start <= p.start and p.end <= end]
+            if _free([p for p in found if p not in inside], start, end) and (
+                not word.isascii() or _whole_word(text, start, end)
+            ):  # the library's 利息净收入 over the finance term 净收入 within it
+                found[:] = [p for p in found if p not in inside]
                 found.append(Piece(kind, start, end, text[start:end], text[start:end]))
             start = lowered.find(word.lower(), end)
 
@@ -314,7 +328,25 @@ def _noun(text: str, run: list[tuple[int, int, str]]) -> Piece:
     )
 
 
-def _english_words(text: str, found: list[Piece]) -> list[Piece]:
+def _year_parts(text: str, found: list[Piece]) -> list[Piece]:
+    """An English part of a year and its year as one period ("the first three quarters of
+    2025", "Q3 2025"): a follow-up's part ("the third quarter") takes the whole one's place."""
+    out: list[Piece] = []
+    for piece in sorted(found, key=lambda p: p.start):
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and (last.kind, piece.kind) == ("period_part", "period")
+            and (text[last.end : piece.start].strip().lower() in ("", "of"))
+        ):
+            whole = text[last.start : piece.end]
+            out[-1] = Piece("period", last.start, piece.end, whole, whole)
+        else:
+            out.append(piece)
+    return out
+
+
+def _english_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     """The pieces of an English question besides its exact slots: pointers (its, the company),
     time pointers (that year), capitalised names, and its own words (not question stopwords)."""
     out: list[Piece] = []
@@ -334,7 +366,9 @@ def _english_words(text: str, found: list[Piece]) -> list[Piece]:
         name = " ".join(w for w in match.group().split() if w.lower() not in QUESTION_STOPWORDS_EN)
         if name and match.start() > 0 and _free(found + out, match.start(), match.end()):
             start = text.index(name, match.start())
-            out.append(Piece("name", start, start + len(name), name, name))
+            entry = known.latin_name(name)  # "Calder Peak" of "Calder Peak Fund Management"
+            value = entry.name if entry is not None else name
+            out.append(Piece("name", start, start + len(name), name, value))
     for match in _LATIN_WORD.finditer(text):
         word = match.group().lower().removesuffix("'s")
         if word not in QUESTION_STOPWORDS_EN and _free(found + out, match.start(), match.end()):
@@ -343,7 +377,7 @@ def _english_words(text: str, found: list[Piece]) -> list[Piece]:
                 out[-1] = replace(last, end=match.end(), text=text[last.start : match.end()])
             else:
                 out.append(Piece("words", match.start(), match.end(), match.group()))
-    return [replace(p, value=p.text) for p in out]
+    return [replace(p, value=p.value if p.kind == "name" else p.text) for p in out]
 
 
 def _compares(text: str, pieces: list[Piece]) -> bool:

@@ -87,6 +87,10 @@ def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
         *[_chunk(i, f"嵘城银行第{i}项业务稳步增长。", "年度报告", page=1) for i in range(1, 4)],
     ]  # fmt: skip
     assert subject_names(bank)[:2] == ("嵘城银行股份有限公司", "嵘城银行")
+    # its English name as a filing writes it, in capitals with "of": the name before the form
+    bank[0] = _chunk(0, "法定英文名称 BANK OF RONGCHENG CO., LTD. 嵘城银行股份有限公司", bank[0].text)
+    assert {"BANK OF RONGCHENG CO., LTD.", "Bank of Rongcheng"} <= set(subject_names(bank))
+    assert covers(subject_names(bank), "Bank of Rongcheng")
     # a story naming a company once is not about it
     story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
     assert subject_names(story) == () or not is_listed(subject_names(story)[0])

@@ -211,9 +211,9 @@ def test_a_report_named_by_its_short_name_is_written_again_by_it() -> None:
     assert chair.text == "澄远智能董事长是谁？"
     # why, or a verb with no noun of its own: asked of the earlier question's fact
     why = resolve("为什么提升了？", "澄远智能二季度毛利率多少？", alias_only)
-    assert why.text == "为什么澄远智能二季度毛利率提升了？" and "asked 二季度毛利率" in why.carried
+    assert why.text == "澄远智能二季度毛利率为什么提升了？" and "asked 二季度毛利率" in why.carried
     assert resolve("为什么增长这么快？", "澄远智能2024年营业收入增长了多少？", alias_only).text == (
-        "为什么澄远智能2024年营业收入增长这么快？"
+        "澄远智能2024年营业收入为什么增长这么快？"
     )  # 这么 says how fast, it points at nothing
     # a company in legal form takes the place of the earlier one of that form, not the subject's
     tuoheng = "杭州拓衡传感科技股份有限公司"
@@ -286,3 +286,60 @@ def test_a_reports_subject_is_a_name_though_a_table_lists_it_as_a_row() -> None:
     reading = read("沐溪食品的毛利率是多少？", PEERS)
     assert reading.subject is not None and reading.subject.text == "沐溪食品"
     assert "沐溪食品" not in PEERS.metrics and "鼎味股份" in PEERS.metrics
+
+
+# A bank's annual report and a consumer note as their profiles read them (a fake): the English
+# name a filing gives in capitals, the library's row labels, a growth column under revenue.
+BANK = known_of(
+    ["嵘城银行", "沐溪食品"],
+    [("嵘城银行", "嵘城银行", ("Bank of Rongcheng", "BANK OF RONGCHENG CO., LTD.")),
+     ("Calder Peak Fund Management Co., Ltd.", "嘉峰基金", ())],
+    ["营业收入", "利息净收入", "不良贷款率", "拨备覆盖率", "净息差", "毛利率", "同比"],
+    qualified=["营业收入 同比"],
+)  # fmt: skip
+NIM = "What was Bank of Rongcheng's net interest margin in 2024?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # English: a name with "of", a metric the glossary names, a part of a year and its year
+        (NIM, "Why did it narrow?", "Why did Bank of Rongcheng's net interest margin narrow in 2024?"),
+        (NIM, "And its non-performing loan ratio?", "What was Bank of Rongcheng's non-performing loan ratio in 2024?"),
+        (
+            "What was Bank of Rongcheng's operating income in 2024?",
+            "What about net profit attributable to shareholders?",
+            "What was Bank of Rongcheng's net profit attributable to shareholders in 2024?",
+        ),
+        (
+            "What was Muxi Foods' revenue in the first three quarters of 2025?",
+            "How about the third quarter alone?",
+            "What was Muxi Foods' revenue in the third quarter of 2025?",
+        ),
+        (
+            "What is Muxi Foods' forecast EPS for 2026?",
+            "How does that compare with Chuanhe Foods?",
+            "What is Muxi Foods and Chuanhe Foods' forecast EPS for 2026?",
+        ),
+        # Chinese: a modifier alone, a growth word, a quantity pointed at, a period compared
+        ("沐溪食品2025年前三季度营业收入是多少？", "第三季度单季呢？", "沐溪食品2025年第三季度单季营业收入是多少？"),
+        ("嵘城银行2024年营业收入是多少？", "增速呢？", "嵘城银行2024年营业收入增速是多少？"),
+        ("嵘城银行2024年末不良贷款率是多少？", "这个指标的监管标准是多少？", "嵘城银行2024年末不良贷款率的监管标准是多少？"),
+        ("嵘城银行2024年末不良贷款率是多少？", "比上年末下降了多少？", "嵘城银行2024年末不良贷款率比2023年下降了多少？"),
+        # the library's row label over the finance term inside it (利息净收入, not 净收入)
+        ("嵘城银行2024年营业收入是多少？", "其中利息净收入占多少？", "嵘城银行2024年的利息净收入占多少？"),
+        # a statement term the glossary knows is a metric, never a name (销售费用率呢)
+        ("沐溪食品第三季度毛利率是多少？", "销售费用率呢？", "沐溪食品第三季度销售费用率是多少？"),
+    ],
+)  # fmt: skip
+def test_english_names_and_metrics_and_what_a_follow_up_points_at(
+    previous: str, question: str, expected: str
+) -> None:
+    assert resolve(question, previous, BANK).text == expected
+
+
+def test_a_latin_name_is_known_by_its_leading_words() -> None:
+    reading = read("What was Calder Peak's fund share NAV?", BANK)
+    names = [p for p in reading.pieces if p.kind == "name"]
+    assert [p.value for p in names] == ["Calder Peak Fund Management Co., Ltd."]
+    assert BANK.latin_name("Calder") is not None and BANK.latin_name("Muxi Foods") is None

@@ -1,0 +1,53 @@
+"""An English follow-up written as a question: the earlier question in its own words, its
+subject, period and metric replaced (English is not rewritten from slots as Chinese is: its
+word order depends on the verb the earlier question chose)."""
+
+from __future__ import annotations
+
+from rag_app.understand.referents import CLOSING, edited
+from rag_app.understand.slots import Piece, Reading
+
+
+def english_metric(now: Reading, before: Reading, carried: list[str]) -> str:
+    """The follow-up's metric (with the earlier one's modifiers when it names it bare:
+    预测归母净利润 -> 预测每股收益), else the earlier question's metric words."""
+    olds = before.of("metric")
+    old = before.text[olds[0].start : olds[-1].end] if olds else ""
+    new = now.first("metric")
+    if new is None:
+        if old:
+            carried.append(f"kept {old}")
+        return old
+    text = new.text if new.lead or not olds else olds[0].lead + new.text
+    carried.append(f"metric {old} -> {text}" if old else f"metric {text}")
+    return text
+
+
+def filled(before: Reading, subjects: list[str], period: str, metric: str) -> str:
+    """An English question: the earlier one with its subject, period and metric replaced."""
+    edits: list[tuple[int, int, str]] = []
+    subject = before.subject
+    if subject is not None and subjects:
+        edits.append((subject.start, subject.end, " and ".join(subjects)))
+    old_period = before.first("period")
+    if old_period is not None:
+        edits.append((old_period.start, old_period.end, period))
+    elif period:
+        end = len(before.text.rstrip(CLOSING))
+        edits.append((end, end, f" in {period}"))
+    olds = before.of("metric") or asked_words(before)
+    if olds and metric:
+        start = olds[0].start
+        if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
+            start += 2
+        edits.append((start, olds[-1].end, metric))
+    return edited(before.text, edits)
+
+
+def asked_words(before: Reading) -> list[Piece]:
+    """An English question's own words that say what it asks when it names no metric the
+    library knows ("cost-to-income ratio" of "What was X's cost-to-income ratio in 2024?"): its
+    last run of words after its subject."""
+    start = before.subject.end if before.subject is not None else 0
+    words = [p for p in before.of("words") if p.start >= start]
+    return words[-1:]
