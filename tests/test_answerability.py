@@ -117,3 +117,19 @@ def test_a_table_asked_for_by_its_number_is_shown_whatever_it_is_called(sample: 
         assert not assess(analyse_query(question), sample, "default").declines, question
     # the noun check itself stays: without a number, an absent metric is declined
     assert assess(analyse_query("中芯国际2024年的扣非净利润是多少？"), sample, "default").declines
+
+
+def test_an_english_statement_term_the_reports_do_not_give_is_declined(sample: Library) -> None:
+    # the glossary's English names read as the Chinese terms they bridge: the sample (a
+    # Chinese broker note on 中芯国际) gives 资产负债率 and 每股净资产, not 流动性覆盖率 or 存货
+    for absent in (
+        "What is SMIC's liquidity coverage ratio in 2024?",
+        "How much inventory did SMIC hold at the end of 2024?",
+    ):
+        finding = assess(analyse_query(absent), sample, "default")
+        assert finding.declines and finding.gaps[0].kind == "metric", absent
+    for held in (
+        "What is SMIC's debt-to-asset ratio in 2024?",
+        "What is SMIC's net assets per share?",
+    ):
+        assert not assess(analyse_query(held), sample, "default").declines, held

@@ -54,7 +54,7 @@ from rag_app.text.subjects import (
     covers,
     name_prefixes,
 )
-from rag_app.text.synonyms import SYNONYM_GROUPS, contains_term
+from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
 from rag_app.text.tables import parse_table
 from rag_app.trust.document_reading import Document, read_document
 from rag_app.trust.mentions import gives, mention_context
@@ -168,6 +168,8 @@ def assess(
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     gaps += _lexicon_metrics(spans, scope, profile, snap)
+    if question.language != "zh" and all(profile[d].strict() for d in scope):
+        gaps += _bridged_metrics(question.text, spans, scope, profile, snap)
     declines = bool(gaps) and (
         any(g.kind == "metric" for g in gaps)
         or (bool(missing) and len(missing) == len(asked_years))
@@ -275,6 +277,30 @@ def _lexicon_metrics(
             for t in group
         ):
             gaps.append(Gap("metric", span.text, _row_labels(snap, scope)[:8]))
+    return gaps
+
+
+def _bridged_metrics(
+    text: str,
+    spans: tuple[Span, ...],
+    scope: list[str],
+    profile: dict[str, Document],
+    snap: Snapshot,
+) -> list[Gap]:
+    """The statement terms an English question names by the glossary's English names ("cash
+    paid for dividends" of 分配股利、利润或偿付利息支付的现金) that no Chinese report of
+    ``scope`` gives a value for, in the glossary's Chinese term or its synonyms: what the
+    finance lexicon alone does not know in English."""
+    lowered = text.lower()
+    named = [s.text.lower() for s in spans if s.kind == "metric"]
+    gaps = []
+    for chinese, *english in BRIDGES:
+        said = [n for n in english if contains_term(lowered, n.lower())]
+        if not said or any(n.lower() in m or m in n.lower() for n in said for m in named):
+            continue  # not named, or named as the lexicon's metric (checked there)
+        group = next((g for g in SYNONYM_GROUPS if chinese in g), (chinese,))
+        if not any(profile[d].gives_value(t.lower()) for d in scope for t in group):
+            gaps.append(Gap("metric", max(said, key=len), _row_labels(snap, scope)[:8]))
     return gaps
 
 
