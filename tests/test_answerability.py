@@ -14,7 +14,7 @@ from rag_app.pipeline.ask import Pipeline
 from rag_app.text.names import leading_name
 from rag_app.trust.answerability import assess
 from rag_app.understand.analysis import analyse_query
-from tests.conftest import SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
+from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, TEST_DATA, hash_library
 
 OPTIONS = AskOptions(kb="default", mode="hybrid")
 
@@ -133,3 +133,16 @@ def test_an_english_statement_term_the_reports_do_not_give_is_declined(sample: L
         "What is SMIC's net assets per share?",
     ):
         assert not assess(analyse_query(held), sample, "default").declines, held
+
+
+def test_a_shares_whole_named_in_general_words_is_no_missing_metric(
+    tmp_path_factory: pytest.TempPathFactory,
+    counter,  # type: ignore[no-untyped-def]
+) -> None:
+    note = REPO_ROOT / "assets" / "third_eval" / "docs" / "muxi_foods_2025q3_note_content_list.json"
+    library = hash_library(tmp_path_factory.mktemp("share"), counter, [note])
+    # the note's table writes 合计, not 总收入: the operation read says a share is asked
+    share = "沐溪食品前三季度复合调味料收入占总收入的比例是多少？"
+    assert not assess(analyse_query(share), library, "default").declines
+    # a statement term the note never writes is still declined, in Chinese as in English
+    assert assess(analyse_query("沐溪食品2025年前三季度存货是多少？"), library, "default").declines

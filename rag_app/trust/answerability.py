@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.index.library import Library, Snapshot
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.language import CJK_CLASS, cjk_share
 from rag_app.text.names import (
     content_words,
@@ -49,15 +50,14 @@ from rag_app.text.names import (
     source_clause,
 )
 from rag_app.text.periods import find_years
-from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.subjects import (
     covers,
     name_prefixes,
 )
-from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
 from rag_app.text.tables import parse_table
 from rag_app.trust.document_reading import Document, read_document
 from rag_app.trust.mentions import gives, mention_context
+from rag_app.trust.metric_gaps import unheld_lexicon_metrics, unheld_statement_terms
 from rag_app.understand.analysis import QueryAnalysis
 
 # A Latin name the question gives again in Chinese, in brackets right after it.
@@ -114,7 +114,15 @@ def assess(
     else:
         reports = [d for d in about if profile[d].strict()]
         scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
-    if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
+    # a share's whole may be named in general words (占总收入的比例): its noun is no metric
+    share = question.operation.name == "share"
+    share = share and question.operation.confidence >= OfflineSettings.operation_confidence
+    if (
+        gap is None
+        and question.language == "zh"
+        and not share
+        and all(profile[d].strict() for d in scope)
+    ):
         head = head_noun(text, asked)
         shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
         if head and not shown and not any(profile[d].writes(head) for d in scope):
@@ -167,9 +175,10 @@ def assess(
         # the closest held: the years its tables cover (else any year its text names)
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
-    gaps += _lexicon_metrics(spans, scope, profile, snap)
-    if question.language != "zh" and all(profile[d].strict() for d in scope):
-        gaps += _bridged_metrics(question.text, spans, scope, profile, snap)
+    unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
+    if all(profile[d].strict() for d in scope):  # a Chinese report's terms, named either way
+        unheld += unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
+    gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
     declines = bool(gaps) and (
         any(g.kind == "metric" for g in gaps)
         or (bool(missing) and len(missing) == len(asked_years))
@@ -251,57 +260,6 @@ def _unheld_name(
         if not any(m.labels or any(w in m.text.lower() for w in words) for m in mentions):
             return Gap("name", name, tuple(e for d in about for e in profile[d].entities))
     return None
-
-
-def _lexicon_metrics(
-    spans: tuple[Span, ...],
-    scope: list[str],
-    profile: dict[str, Document],
-    snap: Snapshot,
-) -> list[Gap]:
-    """The finance metrics a question names (``text.spans``, by the finance lexicon) for which
-    no report of ``scope`` gives a value in any of their synonyms (``Document.gives_value``):
-    the lexicon bridges an English question and a Chinese report (研发费用 for "R&D expense")
-    and tells 扣非净利润 from 净利润, which the words alone do not."""
-    gaps = []
-    for span in spans:
-        if span.kind != "metric":
-            continue
-        term = strip_modifiers(span.text.lower()) or span.text.lower()
-        group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
-        if not any(
-            profile[d].gives_value(t.lower())
-            if profile[d].strict()
-            else contains_term(profile[d].text, t.lower())
-            for d in scope
-            for t in group
-        ):
-            gaps.append(Gap("metric", span.text, _row_labels(snap, scope)[:8]))
-    return gaps
-
-
-def _bridged_metrics(
-    text: str,
-    spans: tuple[Span, ...],
-    scope: list[str],
-    profile: dict[str, Document],
-    snap: Snapshot,
-) -> list[Gap]:
-    """The statement terms an English question names by the glossary's English names ("cash
-    paid for dividends" of 分配股利、利润或偿付利息支付的现金) that no Chinese report of
-    ``scope`` gives a value for, in the glossary's Chinese term or its synonyms: what the
-    finance lexicon alone does not know in English."""
-    lowered = text.lower()
-    named = [s.text.lower() for s in spans if s.kind == "metric"]
-    gaps = []
-    for chinese, *english in BRIDGES:
-        said = [n for n in english if contains_term(lowered, n.lower())]
-        if not said or any(n.lower() in m or m in n.lower() for n in said for m in named):
-            continue  # not named, or named as the lexicon's metric (checked there)
-        group = next((g for g in SYNONYM_GROUPS if chinese in g), (chinese,))
-        if not any(profile[d].gives_value(t.lower()) for d in scope for t in group):
-            gaps.append(Gap("metric", max(said, key=len), _row_labels(snap, scope)[:8]))
-    return gaps
 
 
 def _years_elsewhere(

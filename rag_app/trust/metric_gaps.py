@@ -1,0 +1,56 @@
+"""The metrics a question names that the reports in scope do not give: by the finance lexicon
+(its synonyms bridge an English question and a Chinese report) and by the glossary's statement
+terms, in Chinese or English (``rag_app.trust.answerability`` turns them into gaps)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_app.text.spans import Span, strip_modifiers
+from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
+from rag_app.trust.document_reading import Document
+
+
+def unheld_lexicon_metrics(spans: tuple[Span, ...], documents: Sequence[Document]) -> list[str]:
+    """The finance metrics a question names (``text.spans``, by the finance lexicon) for which
+    no report of ``documents`` gives a value in any of their synonyms (``Document.gives_value``):
+    the lexicon bridges an English question and a Chinese report (研发费用 for "R&D expense")
+    and tells 扣非净利润 from 净利润, which the words alone do not."""
+    gaps = []
+    for span in spans:
+        if span.kind != "metric":
+            continue
+        term = strip_modifiers(span.text.lower()) or span.text.lower()
+        group = next((g for g in SYNONYM_GROUPS if term in (t.lower() for t in g)), (term,))
+        if not any(
+            document.gives_value(t.lower())
+            if document.strict()
+            else contains_term(document.text, t.lower())
+            for document in documents
+            for t in group
+        ):
+            gaps.append(span.text)
+    return gaps
+
+
+def unheld_statement_terms(
+    text: str, spans: tuple[Span, ...], documents: Sequence[Document]
+) -> list[str]:
+    """The statement terms a question names, in the glossary's Chinese term or an English
+    name of it (存货, "inventory"), that no Chinese report of ``documents`` writes, in the Chinese
+    term or its synonyms: what the finance lexicon alone does not know in English, and the
+    head noun of a Chinese question may miss (存货是多少 after a period)."""
+    lowered = text.lower()
+    for span in spans:
+        if span.kind == "period" and span.text:  # 年末 of 2022年末: part of a period
+            lowered = lowered.replace(span.text.lower(), " ")
+    named = [s.text.lower() for s in spans if s.kind == "metric"]
+    gaps = []
+    for chinese, *english in BRIDGES:
+        said = [n for n in (chinese, *english) if contains_term(lowered, n.lower())]
+        if not said or any(n.lower() in m or m in n.lower() for n in said for m in named):
+            continue  # not named, or named as the lexicon's metric (checked there)
+        group = next((g for g in SYNONYM_GROUPS if chinese in g), (chinese,))
+        if not any(document.writes(t.lower()) for document in documents for t in group):
+            gaps.append(max(said, key=len))
+    return gaps
