@@ -337,6 +337,9 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
         new = replace(part, text=year + part.text)
     elif new is None and relative is not None and old is not None and kind == "period":
         new = replace(relative, text=shifted(old.text, relative.text))  # 去年呢, the year before
+    several = now.of(kind)
+    if new is not None and len(several) > 1:  # 2026年和2027年呢, What about 2026 and 2027?
+        new = replace(new, text=(" and " if now.english else "和").join(p.text for p in several))
     if new is not None:
         carried.append(f"{kind} {old.text} -> {new.text}" if old else f"{kind} {new.text}")
         return new.text

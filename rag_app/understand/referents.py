@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rag_app.text.analyzer import tagged
-from rag_app.text.periods import shift_year
+from rag_app.text.periods import shift_year, years_away
 from rag_app.text.subjects import is_listed
 from rag_app.understand.slots import (
     NEXT_PERIOD_EN,
@@ -125,6 +125,9 @@ def shifted(period: str, pointer: str) -> str:
     (2024年 -> 2023年; 2024Q2 -> 2023Q2). Chinese pointers by their first character (上 去 前
     point back, 下 明 次 forward), English ones by the followup words' lists."""
     lowered = pointer.lower().strip()
+    away = years_away(pointer)  # 两年前, 前年, two years earlier
+    if away is not None:
+        return shift_year(period, away)
     if lowered in PREVIOUS_PERIOD_EN or pointer[:1] in "上去前":
         step = -1
     elif lowered in NEXT_PERIOD_EN or pointer[:1] in "下明次":

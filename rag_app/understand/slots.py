@@ -24,22 +24,18 @@ from rag_app.text import lexicon
 from rag_app.text.analyzer import QUESTION_STOPWORDS_EN, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
-from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN
+from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN, YEARS_AWAY
 from rag_app.text.spans import spans
 from rag_app.text.synonyms import BRIDGES
 from rag_app.understand.known import Known
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
-_POINTERS_EN = tuple(sorted(_WORDS["pronoun_en"], key=len, reverse=True))
-_SAME_PERIOD_EN = tuple(
-    sorted(
-        _WORDS["same_period_en"] + _WORDS["previous_period_en"] + _WORDS["next_period_en"],
-        key=len,
-        reverse=True,
-    )
-)
 PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
 NEXT_PERIOD_EN = _WORDS["next_period_en"]
+_POINTERS_EN = tuple(sorted(_WORDS["pronoun_en"], key=len, reverse=True))
+_SAME_PERIOD_EN = tuple(
+    sorted(_WORDS["same_period_en"] + PREVIOUS_PERIOD_EN + NEXT_PERIOD_EN, key=len)
+)[::-1]
 QUANTITY_NOUNS = frozenset(_WORDS["quantity_noun"])  # what 这个指标 points at: a quantity
 RELATIVE = frozenset(_WORDS["relative"])  # a metric of another: 增速呢 asks the earlier's
 _COMPARE_EN = tuple(sorted(_WORDS["compare_en"], key=len, reverse=True))
@@ -138,6 +134,9 @@ def _read(text: str, known: Known) -> Reading:
             found, match.start(), match.end()
         ):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
+    for match in YEARS_AWAY.finditer(text):  # 两年前, two years earlier: before 前/年 alone
+        if _free(found, match.start(), match.end()):
+            found.append(Piece("same_period", match.start(), match.end(), match.group()))
     _add_exact(text, known.metrics, "metric", found)
     if english:
         _add_exact(text, _GLOSSARY_EN, "metric", found)
@@ -174,12 +173,16 @@ def _asks_name(text: str, english: bool) -> bool:
 
 
 def _elliptic(text: str, pieces: list[Piece], english: bool) -> bool:
-    """Nothing but slots, pointers and function words; or, before a closing 呢, one run of words
+    """Nothing but slots, pointers and function words (a period's copula too); or, before a
+    closing 呢, one run of words
     the library holds nothing like (研发投入呢, 乌兹别克斯坦工厂呢), or slots with at most one
     such noun and a verb of two characters (换成2022年呢, 和X相比呢)."""
     words = [p for p in pieces if p.kind == "words"]
     if english:  # nothing else, or one run of words: "What about free cash flow?"
         return len(words) <= 1
+    kinds = {p.kind for p in pieces}
+    if kinds & {"period", "same_period"} and not kinds & {"name", "metric"}:
+        words = [p for p in words if p.nominal or len(p.text) > 1]  # 上年末是多少: 是 asks
     if not words:
         return True
     if not text.rstrip(" ？?。.!！").endswith("呢"):
@@ -255,8 +258,8 @@ def _chinese_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
 def _part_of_year(word: str, tag: str) -> bool:
     """一季度, 上半年, Q3: a period once a year is put before it (``text.periods``' pattern);
     全年: a quantity word (jieba's "m") of years, quarters or months."""
-    if any(PERIOD_SPAN.fullmatch(year + word) for year in ("2000年", "2000")):
-        return True
+    if len(word) > 1 and any(PERIOD_SPAN.fullmatch(year + word) for year in ("2000年", "2000")):
+        return True  # not a letter alone: the A of A类 is a share class, not 2024A
     return tag == "m" and any(unit in word for unit in "年季月") and not word[:1].isdigit()
 
 

@@ -326,6 +326,16 @@ NIM = "What was Bank of Rongcheng's net interest margin in 2024?"
         ("嵘城银行2024年营业收入是多少？", "增速呢？", "嵘城银行2024年营业收入增速是多少？"),
         ("嵘城银行2024年末不良贷款率是多少？", "这个指标的监管标准是多少？", "嵘城银行2024年末不良贷款率的监管标准是多少？"),
         ("嵘城银行2024年末不良贷款率是多少？", "比上年末下降了多少？", "嵘城银行2024年末不良贷款率比2023年下降了多少？"),
+        # periods: years away, several years, a period and its copula alone
+        ("嵘城银行2024年的营业收入是多少？", "前年呢？", "嵘城银行2022年的营业收入是多少？"),
+        ("嵘城银行2024年末不良贷款率是多少？", "两年前呢？", "嵘城银行2022年末不良贷款率是多少？"),
+        ("嵘城银行2024年末不良贷款率是多少？", "上年末是多少？", "嵘城银行2023年末不良贷款率是多少？"),
+        ("沐溪食品2025年预计归母净利润是多少？", "2026年和2027年呢？", "沐溪食品2026年和2027年预计归母净利润是多少？"),
+        (
+            "What was Bank of Rongcheng's operating income in 2024?",
+            "What about two years earlier?",
+            "What was Bank of Rongcheng's operating income in 2022?",
+        ),
         # the library's row label over the finance term inside it (利息净收入, not 净收入)
         ("嵘城银行2024年营业收入是多少？", "其中利息净收入占多少？", "嵘城银行2024年的利息净收入占多少？"),
         # a statement term the glossary knows is a metric, never a name (销售费用率呢)
