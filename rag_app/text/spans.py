@@ -22,8 +22,7 @@ METRICS = sorted(
         | {t.lower() for t in _WORDS["metric_extra"]}
     )
     - {t.lower() for t in _WORDS["not_metric"]},
-    key=len,
-    reverse=True,
+    key=lambda t: (-len(t), t),  # longest first; ties by the word, whatever the hash seed
 )
 _MODIFIERS = sorted(_WORDS["metric_modifier"], key=len, reverse=True)
 
@@ -47,7 +46,7 @@ def spans(text: str, subjects: Collection[str] = ()) -> list[Span]:
 
     for match in PERIOD_SPAN.finditer(text):
         found.append(Span("period", match.start(), match.end(), match.group().strip()))
-    for name in sorted(subjects, key=len, reverse=True):
+    for name in sorted(subjects, key=lambda w: (-len(w), w)):
         for match in re.finditer(re.escape(name.lower()), lowered):
             if free(match.start(), match.end()):
                 found.append(

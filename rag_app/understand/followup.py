@@ -356,8 +356,8 @@ def _carried(
     pointer = now.first("pointer")
     owner = subject.text if now.english else pointed(pointer, before, subject)
     carried = [f"subject {subject.value}"]
-    if points_at_fact(pointer, now, before, known.names):  # 这个指标的监管标准: of 不良贷款率
-        span = asked_span(before, subject)
+    if pointer is not None and points_at_fact(pointer, now, before, known.names):
+        span = asked_span(before, subject)  # 这个指标的监管标准: of 不良贷款率
         owner += span if now.text[pointer.end : pointer.end + 1] == "的" else span + "的"
         carried.append(f"asked {span}")
     if now.english and pointer is not None and pointer.text.lower() in ("its", "their"):

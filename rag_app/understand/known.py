@@ -82,6 +82,7 @@ class Known:
                 counts[e],
                 e[0] == "name" and self.names[e[1]].subject,
                 -len(e[1]),
+                e,  # the same reading whatever order the sets iterate in
             ),
         )
         return kind, word, counts[(kind, word)] / len(pairs)

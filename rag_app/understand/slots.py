@@ -207,7 +207,7 @@ def _named(piece: Piece, known: Known) -> Piece:
 
 def _add_exact(text: str, words: Iterable[str], kind: str, found: list[Piece]) -> None:
     lowered = text.lower()
-    for word in sorted(words, key=len, reverse=True):
+    for word in sorted(words, key=lambda w: (-len(w), w)):
         start = lowered.find(word.lower())
         while start >= 0:
             end = start + len(word)
