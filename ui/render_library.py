@@ -1,6 +1,7 @@
 """The Library page's knowledge bases and documents: choosing, creating and deleting a
 knowledge base, the document table, a document's chunks previewed page by page, and the box
-that confirms a deletion (the actions: ui/library_actions.py; uploads: ui/render_upload.py)."""
+that confirms a deletion (the actions: ui/library_actions.py; uploads: ui/render_upload.py;
+the facts its tables hold: ui/render_facts.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ui.i18n import t, type_label
 from ui.library_actions import ask_confirm, cancel_confirm, create_kb, delete_doc, delete_kb
 from ui.library_text import date_text, format_label, size_text
 from ui.permissions import would_deny
+from ui.render_facts import render_facts
 from ui.render_hits import TYPE_ICONS, fitted_columns
 from ui.render_series import render_series
 from ui.render_sources import page_label, render_chunk
@@ -96,6 +98,7 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
     if not docs:
         st.caption(t("no_docs"))
         return
+    facts = lib.fact_counts(kb)  # the cells its tables hold (rag_app/facts/stored.py)
     rows = []
     for doc in docs:
         counts = dict(doc.type_counts)
@@ -107,6 +110,7 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
                 f"{TYPE_ICONS['table']} {type_label('table')}": counts.get("table", 0),
                 f"{TYPE_ICONS['image']} {type_label('image')}": counts.get("image", 0),
                 t("col_chunks"): doc.n_chunks,
+                t("col_facts"): facts.get(doc.doc_id, 0),
                 t("col_pages"): doc.pages,
                 t("col_size"): size_text(doc.size_bytes),
                 t("col_date"): date_text(doc.ingested_at),
@@ -124,6 +128,7 @@ def documents_section(lib: Library, kb: str, confirm: Confirm) -> None:
     # button while a user (or a browser test) reaches for them.
     _profiles(lib.profiles(kb), {doc.doc_id: doc.name for doc in docs})
     _series(lib, kb, {doc.doc_id: doc.name for doc in docs})
+    render_facts(lib, kb, {doc.doc_id: doc.name for doc in docs}, facts)  # the cells themselves
 
 
 def _series(lib: Library, kb: str, names: dict[str, str]) -> None:

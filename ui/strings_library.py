@@ -85,6 +85,7 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
     "format_sheet": ("问答表", "Q&A sheet"),
     "col_chunks": ("片段", "Chunks"),
     "col_pages": ("页数", "Pages"),
+    "col_facts": ("表格事实", "Table facts"),
     "col_size": ("大小", "Size"),
     "col_date": ("导入时间", "Imported"),
     "preview_section": ("预览与删除", "Preview and delete"),
@@ -128,6 +129,30 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
         "表格中这个指标的数值不足 3 个",
         "The tables give fewer than 3 values of this metric",
     ),
+    # the facts stored of each document's tables (rag_app/facts/stored.py)
+    "facts_section": ("表格事实（{n} 条）", "Facts from the tables ({n})"),
+    "facts_caption": (
+        "导入时从每张表读出的单元格：主体、指标（行标签）、期间、数值、单位与量级、所在表格。",
+        "Every table cell read at import: subject, metric (the row label), period, value, "
+        "unit and scale, and its table.",
+    ),
+    "facts_doc": ("选择文档", "Document"),
+    "facts_subject": ("主体", "Subject"),
+    "facts_metric": ("指标", "Metric"),
+    "facts_period": ("期间", "Period"),
+    "facts_column": ("列", "Column"),
+    "facts_value": ("数值", "Value"),
+    "facts_unit": ("单位", "Unit"),
+    "facts_scale": ("量级", "Scale"),
+    "facts_table": ("表格", "Table"),
+    "facts_csv": ("下载 CSV", "Download CSV"),
+    "scale_percent": ("%", "%"),
+    "scale_3": ("千", "thousand"),
+    "scale_4": ("万", "ten thousand"),
+    "scale_6": ("百万", "million"),
+    "scale_8": ("亿", "hundred million"),
+    "scale_9": ("十亿", "billion"),
+    "scale_12": ("万亿", "trillion"),
 }
 
 

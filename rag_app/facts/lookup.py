@@ -9,7 +9,7 @@ columns from their place against the report's period (``relative_pair``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rag_app.facts.cells import Fact, table_facts
@@ -98,16 +98,24 @@ def _part_asked(query: QueryAnalysis) -> bool:
     return bool(query.periods) or PART_OF_YEAR.search(query.text) is not None
 
 
-def _of_period(chunk: Chunk, part: bool) -> tuple[Fact, ...]:
+def period_words(chunk: Chunk) -> str:
+    """The words a table states its period in besides its columns: its caption, the paragraph
+    introducing it, the headings above it."""
+    return " ".join([chunk.caption, chunk.context, *chunk.heading_path])
+
+
+def _of_period(chunk: Chunk, part: bool) -> Sequence[Fact]:
+    return _in_period(table_facts(chunk), period_words(chunk), part)
+
+
+def _in_period(facts: Sequence[Fact], stated: str, part: bool) -> Sequence[Fact]:
     """A table's facts, for a question asking a part of a year only those in a column naming a
-    part of a year ("2025年1-6月"), or all of a table whose columns name no year when its
-    caption or heading names a part ("2025年前三季度分产品收入"): a whole year's column does not
-    answer a quarter."""
-    facts = table_facts(chunk)
+    part of a year ("2025年1-6月"), or all of a table whose columns name no year when the words
+    it ``stated`` its period in name a part ("2025年前三季度分产品收入"): a whole year's column
+    does not answer a quarter."""
     if not part or not facts:
         return facts
     if not any(find_years(f.column) for f in facts):
-        stated = " ".join([chunk.caption, chunk.context, *chunk.heading_path])
         return facts if names_part_of_year(stated) else ()
     return tuple(f for f in facts if names_part_of_year(f.column))
 
@@ -178,13 +186,24 @@ def asked_facts(
     about, in the columns it asks about (those of ``years`` when given, ``[EVERY_YEAR]`` for
     every one-year column, else of the years it names); [] when no table does, or a table names
     several rows equally well with different values. A question asking a part of a year reads
-    only the columns of one (``_of_period``)."""
+    only the columns of one (``_in_period``)."""
+    tables = ((n, table_facts(chunk), period_words(chunk)) for n, chunk in sources)
+    return asked_cells(query, tables, years)
+
+
+def asked_cells(
+    query: QueryAnalysis,
+    tables: Iterable[tuple[int, Sequence[Fact], str]],
+    years: Sequence[str] | None = None,
+) -> list[AskedFact]:
+    """``asked_facts`` over tables already read into facts (stored at ingest): each its source
+    number, its facts in cell order and the words it states its period in (``period_words``)."""
     part = _part_asked(query)
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = list(years) if years is not None else find_years(query.text)
-    for number, chunk in sources:
-        facts = _of_period(chunk, part)
+    for number, table, stated in tables:
+        facts = _in_period(table, stated, part)
         rows = _named_rows(facts, question, words)
         if not rows:
             continue

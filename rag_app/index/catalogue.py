@@ -20,12 +20,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rag_app.database.sqlite import add_column, open_sqlite
+from rag_app.facts.stored import StoredFact
 from rag_app.index.catalogue_reads import (
     FEATURES_SCHEMA,
     PROFILES_SCHEMA,
     IncrementalReads,
     doc_version,
 )
+from rag_app.index.facts_store import FACTS_SCHEMA, FactReads, insert_facts
 from rag_app.models import Chunk, DocumentInfo
 
 _SCHEMA = """
@@ -56,6 +58,7 @@ MIGRATIONS = (
     add_column("kbs", "tokenizer", "TEXT NOT NULL DEFAULT ''"),  # keyword-token versioning
     add_column("documents", "version", "INTEGER NOT NULL DEFAULT 0"),  # per-document versions
     PROFILES_SCHEMA,  # per-document profiles (rag_app.index.profile)
+    FACTS_SCHEMA,  # each document's tables' cells as facts (rag_app.index.facts_store)
 )
 # Documents kept beside one of the same file name ("report (2)" beside "report") were listed
 # under that file name too until admission named them by their id: named so when found.
@@ -64,6 +67,8 @@ _KEPT_BESIDE = """doc_id LIKE '% (%)' AND EXISTS (
     AND substr(documents.doc_id, 1, length(o.doc_id) + 2) = o.doc_id || ' (')"""
 # SQLite's default limit on bound variables is 999 in older builds: id lists go in parts.
 _IN_BATCH = 500
+# The tables of a document's rows besides its own (chunks first), deleted with it.
+_PER_DOCUMENT = ("chunks", "features", "profiles", "facts", "fact_sets")
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def chunk_from_json(payload: str) -> Chunk:
     return Chunk(**data)
 
 
-class Catalogue(IncrementalReads):
+class Catalogue(IncrementalReads, FactReads):
     """Thread-safe access to the catalogue file (one connection, serialised by a lock)."""
 
     def __init__(self, path: Path) -> None:
@@ -128,7 +133,7 @@ class Catalogue(IncrementalReads):
 
     def drop_kb(self, kb: str) -> None:
         with self._lock, self._tx():
-            for table in ("chunks", "features", "profiles", "documents", "kbs"):
+            for table in (*_PER_DOCUMENT, "documents", "kbs"):
                 self._db.execute(f"DELETE FROM {table} WHERE kb = ?", (kb,))
 
     # documents ----------------------------------------------------------------------------------
@@ -171,10 +176,12 @@ class Catalogue(IncrementalReads):
         tokens: Sequence[list[str]],
         features: str = "",
         profile: str = "",
+        facts: Sequence[StoredFact] | None = None,
     ) -> tuple[int, str]:
         """Replace any document of the same id with this one, its chunks, its features
-        (``rag_app.index.doc_features``) and its profile (``rag_app.index.profile``), atomically; returns the knowledge base's new
-        generation and the document's version."""
+        (``rag_app.index.doc_features``), its profile (``rag_app.index.profile``) and its tables'
+        facts (``rag_app.facts.stored``; None: read on first use), atomically; returns the
+        knowledge base's new generation and the document's version."""
         with self._lock, self._tx():
             self._delete_doc(kb, info.doc_id)
             generation = self._bump(kb)
@@ -220,6 +227,7 @@ class Catalogue(IncrementalReads):
                 self._db.execute(
                     "INSERT INTO profiles VALUES (?, ?, ?)", (kb, info.doc_id, profile)
                 )
+            insert_facts(self._db, kb, info.doc_id, facts)
         return generation, doc_version(generation, info.content_hash, info.n_chunks)
 
     def delete_document(self, kb: str, doc_id: str) -> bool:
@@ -231,9 +239,8 @@ class Catalogue(IncrementalReads):
 
     def _delete_doc(self, kb: str, doc_id: str) -> bool:
         cur = self._db.execute("DELETE FROM documents WHERE kb = ? AND doc_id = ?", (kb, doc_id))
-        self._db.execute("DELETE FROM chunks WHERE kb = ? AND doc_id = ?", (kb, doc_id))
-        self._db.execute("DELETE FROM features WHERE kb = ? AND doc_id = ?", (kb, doc_id))
-        self._db.execute("DELETE FROM profiles WHERE kb = ? AND doc_id = ?", (kb, doc_id))
+        for table in _PER_DOCUMENT:
+            self._db.execute(f"DELETE FROM {table} WHERE kb = ? AND doc_id = ?", (kb, doc_id))
         return cur.rowcount > 0
 
     def _bump(self, kb: str) -> int:
@@ -385,6 +392,7 @@ class Catalogue(IncrementalReads):
                 "FROM documents d WHERE d.n_chunks != n"
             ).fetchall():
                 problems.append(f"{kb}: {doc_id} lists {want} chunks and has {have}")
+            problems += self.fact_problems()
         return problems
 
     def delete_unlisted_chunks(self) -> int:
@@ -395,10 +403,11 @@ class Catalogue(IncrementalReads):
                 r[0] for r in self._db.execute(f"SELECT DISTINCT kb FROM chunks WHERE {unlisted}")
             ]
             cur = self._db.execute(f"DELETE FROM chunks WHERE {unlisted}")
-            for table in ("features", "profiles"):
+            for table in _PER_DOCUMENT[1:]:
                 self._db.execute(
                     f"DELETE FROM {table} WHERE {unlisted.replace('chunks.', table + '.')}"
                 )
+            self.delete_orphan_facts()
             for kb in kbs:
                 self._bump(kb)
             return int(cur.rowcount)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_app.config import Settings
+from rag_app.facts.stored import stored_facts
 from rag_app.index.admission import Admitted, OnConflict, admit
 from rag_app.index.assets import stored_asset, with_disk_assets
 from rag_app.index.catalogue import Catalogue
@@ -28,7 +29,7 @@ from rag_app.index.doc_features import DocFeatures, describe, features_to_json
 from rag_app.index.exact import ExactVectors
 from rag_app.index.journal import journalled, staged_assets
 from rag_app.index.kb_state import Snapshots
-from rag_app.index.library_profiles import LibraryProfiles  # profiles: index/profile.py
+from rag_app.index.library_facts import LibraryFacts  # profiles and their tables' facts
 from rag_app.index.pg_replica import open_library_replica  # docs/SHARED_STORE.md
 from rag_app.index.profile import profile_of, profile_to_json
 from rag_app.index.replica import LocalOnly
@@ -36,14 +37,7 @@ from rag_app.index.store import collection_name, open_store
 from rag_app.index.write_lock import WriteLock
 from rag_app.ingest import ChunkingOptions, IngestError, LoadedDocument, chunk_document
 from rag_app.ingest.loader import load_bytes, load_path
-from rag_app.models import (
-    NO_FILTER,
-    Chunk,
-    DocumentInfo,
-    IngestReport,
-    Progress,
-    SearchFilter,
-)
+from rag_app.models import NO_FILTER, Chunk, DocumentInfo, IngestReport, Progress, SearchFilter
 from rag_app.protocols import Embedder, KeywordIndex, TokenCounter, VectorStore
 from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
@@ -69,7 +63,7 @@ class Snapshot:
     versions: dict[str, str] = field(default_factory=dict)
 
 
-class Library(LibraryProfiles):
+class Library(LibraryFacts):
     """Knowledge bases on disk under ``settings.data_dir``.
 
     ``embedder`` and ``counter`` may be given (tests); otherwise they are made from settings on
@@ -310,13 +304,15 @@ class Library(LibraryProfiles):
                     )
                     self.store.upsert(kb, chunks, vectors)
                     tokens = [index_tokens(c.search_text) for c in chunks]
-                    # shared server: row, version (PostgreSQL: and chunks, tokens; its commit)
-                    self.replica.publish(kb, info, entry.assets, chunks, tokens)
                     features = describe(chunks)  # once, here: not again per upload
-                    profile = profile_to_json(profile_of(chunks))  # with its rows, atomically
+                    profile = profile_of(chunks)  # with its rows, atomically; and its facts:
+                    facts = stored_facts(chunks, profile.subject)  # its tables' cells
+                    # shared server: row, version (PostgreSQL: and chunks, tokens, facts; its commit)
+                    self.replica.publish(kb, info, entry.assets, chunks, tokens, facts)
                     generation, version = self.catalogue.add_document(
-                        kb, info, chunks, tokens, features_to_json(features), profile
-                    )
+                        kb, info, chunks, tokens, features_to_json(features),
+                        profile_to_json(profile), facts,
+                    )  # fmt: skip
             except Exception as exc:
                 _log.exception("writing %s failed", doc.name)
                 return IngestReport(

@@ -2,13 +2,14 @@
 ``RAG_APP_CHROMA_URL``; docs/SHARED_STORE.md): what ``remote.Registry`` keeps in a Chroma
 collection (knowledge bases with a version, document rows with a stamp, images), plus every
 chunk's payload and keyword tokens and the write journal of changes under way, in the tables of
-migration 0002. The vectors stay on the Chroma server.
+migration 0002, and its tables' facts (``rag_app.facts.stored``), in those of 0003. The vectors
+stay on the Chroma server.
 
-A document's row, its chunks, its images and the knowledge base's new version are written in
-one transaction (``put_document``), so a reader sees a document whole or not at all, and a
-replica pulls rows and chunks from one snapshot (``pull``). Writers hold the knowledge base's
-advisory lock (``rag_app.database.postgres.KbLock``) around all of this; the registry itself
-takes none.
+A document's row, its chunks, its facts, its images and the knowledge base's new version are
+written in one transaction (``put_document``), so a reader sees a document whole or not at all,
+and a replica pulls rows, chunks and facts from one snapshot (``pull``). Writers hold the
+knowledge base's advisory lock (``rag_app.database.postgres.KbLock``) around all of this; the
+registry itself takes none.
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rag_app.database.postgres import open_postgres
+from rag_app.facts.stored import FACTS_VERSION, StoredFact
 from rag_app.index.catalogue import PendingWrite, chunk_to_json
+from rag_app.index.facts_store import FACT_COLUMNS, fact_from_row, insert_facts
 from rag_app.index.remote import info_from_json, info_to_json, stamp
+from rag_app.index.replica import Fetched
 from rag_app.models import Chunk, DocumentInfo
 from rag_app.text.analyzer import TOKENIZER_VERSION
 
 Record = tuple[str, str, dict[str, Any]]  # (chunk id, chunk JSON, {"seq", "tokens", "tokenizer"})
+# The tables of a document's rows besides its own, deleted with it.
+_PER_DOCUMENT = ("library_chunks", "library_assets", "library_facts", "library_fact_sets")
 
 
 class PgRegistry:
@@ -84,7 +90,7 @@ class PgRegistry:
         """Forget the knowledge base, its rows, chunks and images (its vectors are the
         journal's to drop)."""
         with self._tx() as db:
-            for table in ("library_chunks", "library_assets", "library_documents", "library_kbs"):
+            for table in (*_PER_DOCUMENT, "library_documents", "library_kbs"):
                 db.execute(f"DELETE FROM {table} WHERE kb = ?", (kb,))
 
     # documents ----------------------------------------------------------------------------------
@@ -101,10 +107,9 @@ class PgRegistry:
         infos = [info_from_json(r[0]) for r in rows]
         return {i.doc_id: i for i in infos}
 
-    def pull(
-        self, kb: str, doc_ids: list[str]
-    ) -> tuple[dict[str, DocumentInfo], dict[str, list[Record]]]:
-        """Those documents' rows and their chunks (in document order), read in one snapshot."""
+    def pull(self, kb: str, doc_ids: list[str]) -> Fetched:
+        """Those documents' rows, their chunks (in document order) and the facts stored of
+        them (of those whose facts this version of the reader stored), read in one snapshot."""
         with self._tx("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") as db:
             infos = [
                 info_from_json(r[0])
@@ -118,12 +123,29 @@ class PgRegistry:
                 "WHERE kb = ? AND doc_id = ANY(?) ORDER BY doc_id, seq",
                 (kb, doc_ids),
             ).fetchall()
+            read = db.execute(
+                "SELECT doc_id FROM library_fact_sets WHERE kb = ? AND doc_id = ANY(?) "
+                "AND version = ?",
+                (kb, doc_ids, FACTS_VERSION),
+            ).fetchall()
+            rows = (
+                db.execute(
+                    f"SELECT {FACT_COLUMNS} FROM library_facts WHERE kb = ? AND doc_id = ANY(?) "
+                    "ORDER BY doc_id, seq",
+                    (kb, [r[0] for r in read]),
+                ).fetchall()
+                if read
+                else []
+            )
         records: dict[str, list[Record]] = {i.doc_id: [] for i in infos}
         for doc_id, chunk_id, seq, payload, tokens, tokenizer in chunks:
             if doc_id in records:
                 meta = {"seq": seq, "tokens": tokens, "tokenizer": tokenizer}
                 records[doc_id].append((chunk_id, payload, meta))
-        return {i.doc_id: i for i in infos}, records
+        facts: dict[str, list[StoredFact]] = {r[0]: [] for r in read}
+        for row in rows:
+            facts[row[0]].append(fact_from_row(row))
+        return {i.doc_id: i for i in infos}, records, facts
 
     def put_document(
         self,
@@ -133,10 +155,11 @@ class PgRegistry:
         limit: int,
         chunks: Sequence[Chunk] = (),
         tokens: Sequence[list[str]] = (),
+        facts: Sequence[StoredFact] | None = None,
     ) -> bool:
-        """The document's row, its chunks and tokens, its images (when they fit ``limit``
-        bytes) and a new version of the knowledge base, in one transaction; returns whether
-        the images went too."""
+        """The document's row, its chunks and tokens, its tables' facts (None: not read), its
+        images (when they fit ``limit`` bytes) and a new version of the knowledge base, in one
+        transaction; returns whether the images went too."""
         shared = bool(assets) and sum(len(b) for b in assets.values()) <= limit
         with self._tx() as db:
             _delete_doc(db, kb, info.doc_id)
@@ -154,6 +177,7 @@ class PgRegistry:
                         for n, (c, t) in enumerate(zip(chunks, tokens))
                     ],
                 )
+            insert_facts(db, kb, info.doc_id, facts, prefix="library_")
             if shared:
                 db.executemany(
                     "INSERT INTO library_assets (kb, doc_id, path, data) VALUES (?, ?, ?, ?)",
@@ -241,7 +265,7 @@ def _bump(db: Any, kb: str) -> str:
 
 
 def _delete_doc(db: Any, kb: str, doc_id: str) -> None:
-    for table in ("library_chunks", "library_assets", "library_documents"):
+    for table in (*_PER_DOCUMENT, "library_documents"):
         db.execute(f"DELETE FROM {table} WHERE kb = ? AND doc_id = ?", (kb, doc_id))
 
 

@@ -31,11 +31,12 @@ from typing import Any
 
 from rag_app.config import Settings
 from rag_app.database.postgres import KbLock
+from rag_app.facts.stored import StoredFact
 from rag_app.index.catalogue import PendingWrite
 from rag_app.index.journal import recover_on_open
 from rag_app.index.parts import LibraryParts
-from rag_app.index.pg_registry import PgRegistry, Record
-from rag_app.index.replica import LocalOnly, Replica, open_replica
+from rag_app.index.pg_registry import PgRegistry
+from rag_app.index.replica import Fetched, LocalOnly, Replica, open_replica
 from rag_app.index.store import ChromaStore
 from rag_app.models import Chunk, DocumentInfo
 
@@ -99,9 +100,7 @@ class PgReplica(Replica):
                 held[kb] = 0  # closing the session releases the lock
 
     # reads and writes ---------------------------------------------------------------------------
-    def _fetch(
-        self, kb: str, doc_ids: list[str]
-    ) -> tuple[dict[str, DocumentInfo], dict[str, list[Record]]]:
+    def _fetch(self, kb: str, doc_ids: list[str]) -> Fetched:
         return self.registry.pull(kb, doc_ids)
 
     def publish(
@@ -111,9 +110,11 @@ class PgReplica(Replica):
         assets: dict[str, bytes],
         chunks: Sequence[Chunk] = (),
         tokens: Sequence[list[str]] = (),
+        facts: Sequence[StoredFact] | None = None,
     ) -> None:
-        """The commit of a write: row, chunks, tokens, images and a new version, at once."""
-        self.registry.put_document(kb, info, assets, self._asset_limit, chunks, tokens)
+        """The commit of a write: row, chunks, tokens, facts, images and a new version, at
+        once."""
+        self.registry.put_document(kb, info, assets, self._asset_limit, chunks, tokens, facts)
         self._forget(kb)
 
     # the shared journal -------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_app.config import ChromaSettings
+from rag_app.facts.stored import StoredFact, stored_facts
 from rag_app.index.assets import write_assets
 from rag_app.index.catalogue import PendingWrite, chunk_from_json
 from rag_app.index.doc_features import describe, features_to_json
@@ -45,6 +46,9 @@ from rag_app.text.analyzer import TOKENIZER_VERSION, index_tokens
 
 _log = logging.getLogger(__name__)
 _ALL = "\0all"  # the rate-limit key of the knowledge-base list
+Records = list[tuple[str, str, dict[str, Any]]]  # a document's chunks: (id, JSON, metadata)
+# Documents' rows, their chunk records, and the facts the server stored of them (by document)
+Fetched = tuple[dict[str, DocumentInfo], dict[str, Records], dict[str, list[StoredFact]]]
 
 
 class LocalOnly:
@@ -91,6 +95,7 @@ class LocalOnly:
         assets: dict[str, bytes],
         chunks: Sequence[Chunk] = (),
         tokens: Sequence[list[str]] = (),
+        facts: Sequence[StoredFact] | None = None,
     ) -> None:
         pass
 
@@ -178,9 +183,11 @@ class Replica(LocalOnly):
         assets: dict[str, bytes],
         chunks: Sequence[Chunk] = (),
         tokens: Sequence[list[str]] = (),
+        facts: Sequence[StoredFact] | None = None,
     ) -> None:
         """After the vectors and payloads, before the catalogue: the document row (and images)
-        on the server, and a new version of the knowledge base."""
+        on the server, and a new version of the knowledge base (each replica reads the facts
+        from the chunks it pulls)."""
         self.registry.put_document(kb, info, assets, self._asset_limit)
         self._forget(kb)
 
@@ -225,22 +232,27 @@ class Replica(LocalOnly):
                 self._drop_assets(kb, local[doc_id])
             changed = [d for d, s in remote.items() if d not in local or stamp(local[d]) != s]
             for start in range(0, len(changed), self._pull_batch):
-                rows, records = self._fetch(kb, changed[start : start + self._pull_batch])
+                rows, records, facts = self._fetch(kb, changed[start : start + self._pull_batch])
                 for doc_id, info in rows.items():
-                    self._pull(kb, info, records[doc_id])
+                    self._pull(kb, info, records[doc_id], facts.get(doc_id))
         with self._state_lock:
             self._seen[kb] = version
 
-    def _fetch(
-        self, kb: str, doc_ids: list[str]
-    ) -> tuple[dict[str, DocumentInfo], dict[str, list[tuple[str, str, dict[str, Any]]]]]:
-        """Those documents' rows and chunk records (their vector records on the server)."""
+    def _fetch(self, kb: str, doc_ids: list[str]) -> Fetched:
+        """Those documents' rows and chunk records (their vector records on the server), and
+        no facts (each replica reads them from the chunks)."""
         rows = self.registry.documents(kb, doc_ids)
-        return rows, self.store.chunk_records(kb, list(rows))
+        return rows, self.store.chunk_records(kb, list(rows)), {}
 
     def _pull(
-        self, kb: str, info: DocumentInfo, records: list[tuple[str, str, dict[str, Any]]]
+        self,
+        kb: str,
+        info: DocumentInfo,
+        records: Records,
+        facts: Sequence[StoredFact] | None = None,
     ) -> None:
+        """Write a document as the server has it into the catalogue; its ``facts`` as the
+        server stored them, when it did (PostgreSQL), else read from its chunks here."""
         # Chunk ids carry the file's content hash (rag_app/ingest/chunking.py): when two
         # processes wrote versions of one document at once, the row's version keeps its own.
         own = f"{info.doc_id}:{info.content_hash[:8]}:"
@@ -262,10 +274,16 @@ class Replica(LocalOnly):
             if images:
                 folder = str(write_assets(self.library.assets_root(kb), info.doc_id, images))
         local = replace(info, n_chunks=len(chunks), assets_dir=folder)
-        # the document's features and profile, as a local write stores them
+        # the document's features, profile and facts, as a local write stores them
         features = features_to_json(describe(chunks))
-        profile = profile_to_json(profile_of(chunks))
-        self.library.catalogue.add_document(kb, local, chunks, tokens, features, profile)
+        profile = profile_of(chunks)
+        if facts is None:
+            facts = stored_facts(chunks, profile.subject)
+        else:  # those of the chunks kept (the row's version's)
+            ids = {c.chunk_id for c in chunks}
+            facts = [f for f in facts if f.chunk_id in ids]
+        catalogue = self.library.catalogue
+        catalogue.add_document(kb, local, chunks, tokens, features, profile_to_json(profile), facts)
         self.pulled += 1
 
     def _drop_assets(self, kb: str, info: DocumentInfo) -> None:

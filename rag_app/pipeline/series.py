@@ -1,13 +1,14 @@
-"""The series a question asks for, read from the library's tables (``rag_app.facts.series``):
-the documents it names by their subjects (``DocumentProfile.subject_names``), else those in
-its scope, each with its table chunks and its subject; and the metrics the Library page offers
-as series."""
+"""The series a question asks for, read from the facts the library stores of its tables
+(``Library.facts``; ``rag_app.facts.series``): the documents it names by their subjects
+(``DocumentProfile.subject_names``), else those in its scope, each with its facts and its
+subject; and the metrics the Library page offers as series."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_app.facts.series import Series, asks_for_series, metric_series
+from rag_app.facts.series import Series, asks_for_series, facts_series
+from rag_app.facts.stored import StoredFact
 from rag_app.index.library import Library
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -29,9 +30,11 @@ def library_series(
     if not asked and not asks_for_series(query, len(named)):
         return None
     docs = named or scope
-    tables = {d: [c for c in library.chunks(kb, d) if c.type == "table"] for d in docs}
+    facts: dict[str, list[StoredFact]] = {d: [] for d in docs}
+    for fact in library.facts(kb, docs):
+        facts[fact.doc_id].append(fact)
     subjects = {d: profiles[d].subject for d in docs if profiles[d].subject}
-    return metric_series(query, {d: t for d, t in tables.items() if t}, subjects)
+    return facts_series(query, {d: f for d, f in facts.items() if f}, subjects)
 
 
 def library_metrics(library: Library, kb: str) -> list[str]:

@@ -111,7 +111,10 @@ _EXPONENT_WORDS = (
 _AFTER_AMOUNT = re.compile(
     r"\s?(?:(万亿|千亿|百亿|十亿|千万|百万|亿|万)|(billions?|bn|millions?|mn|thousands?)\b)", re.I
 )
-_STATED_CJK = re.compile(r"(?:单位\s*[:：]\s*|[（(]\s*)(万亿|千亿|百亿|十亿|千万|百万|亿|万)")
+# "单位：万元", "（百万元）", "单位：人民币亿元" (the currency may come before the scale)
+_STATED_CJK = re.compile(
+    r"(?:单位\s*[:：]\s*|[（(]\s*)(?:人民币|美元|港元|港币|欧元)?\s*(万亿|千亿|百亿|十亿|千万|百万|亿|万)"
+)
 _EXPONENT_OF = {"thousand": 3, "million": 6, "billion": 9}
 
 

@@ -321,3 +321,58 @@ def test_check_reports_and_repairs_a_dead_writers_postgres_row(
     assert found.knowledge_bases[0].orphan_vectors == ("ghost:0:0000",)
     assert check_library(b, repair=True).consistent
     assert _pending(database_url) == 0 and b.store.count(KB) == len(b.chunks(KB))
+
+
+def _facts_in(url: str, table: str) -> list[tuple]:  # type: ignore[type-arg]
+    db = PgConnection(url)
+    try:
+        return db.execute(f"SELECT doc_id, count(*) FROM {table} GROUP BY doc_id").fetchall()
+    finally:
+        db.close()
+
+
+def test_facts_are_stored_in_postgres_with_their_document_and_pulled(
+    tmp_path,
+    chroma_url,  # noqa: F811
+    database_url,
+    counter,
+    monkeypatch,
+):
+    """A document's tables' facts go to PostgreSQL in its transaction (migration 0003); a
+    library opened afterwards takes them from there, not from reading the tables again; they
+    go with the document and the knowledge base. A document PostgreSQL holds without them (its
+    writer older than facts) has them read from its chunks by whichever replica pulls it."""
+    import rag_app.index.replica as replica_module
+
+    a = _library(tmp_path / "a", chroma_url, database_url, counter)
+    (report,) = a.ingest_paths([SAMPLE_CONTENT_LIST], KB)
+    written = a.facts(KB)
+    assert written and _facts_in(database_url, "library_facts") == [(report.doc_id, len(written))]
+
+    def read_tables(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the replica read the tables")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(replica_module, "stored_facts", read_tables)
+        late = _library(tmp_path / "late", chroma_url, database_url, counter)
+        assert late.replica.pulled == 1 and late.facts(KB) == written  # type: ignore[attr-defined]
+
+    db = PgConnection(database_url)  # as a writer older than facts left it
+    try:
+        for table in ("library_facts", "library_fact_sets"):
+            db.execute(f"DELETE FROM {table} WHERE kb = ?", (KB,))
+    finally:
+        db.close()
+    older = _library(tmp_path / "older", chroma_url, database_url, counter)
+    assert older.facts(KB) == written and older.fact_counts(KB) == {report.doc_id: len(written)}
+    _whole(older)
+
+    again = a.ingest_paths([TATQA], KB)[0]
+    assert {d for d, _ in _facts_in(database_url, "library_fact_sets")} == {again.doc_id}
+    assert late.delete_document(KB, again.doc_id)
+    assert _facts_in(database_url, "library_facts") == []
+    assert {f.doc_id for f in a.facts(KB)} == {report.doc_id}
+    a.ingest_paths([TATQA], KB)
+    a.delete_kb(KB)
+    assert _facts_in(database_url, "library_facts") == []
+    assert _facts_in(database_url, "library_fact_sets") == []

@@ -12,6 +12,7 @@ import pytest
 
 from rag_app.config import Settings
 from rag_app.index.catalogue import MIGRATIONS
+from rag_app.index.catalogue_reads import PROFILES_SCHEMA
 from rag_app.index.embedder import HashEmbedder
 from rag_app.index.library import Library
 from rag_app.index.profile import (
@@ -166,7 +167,7 @@ def test_a_library_older_than_profiles_gets_them_on_first_read(settings: Setting
     library.catalogue.close()
     with sqlite3.connect(settings.data_dir / "catalogue.sqlite") as db:  # as written before
         db.execute("DROP TABLE profiles")
-        db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
+        db.execute(f"PRAGMA user_version={MIGRATIONS.index(PROFILES_SCHEMA)}")
     reopened = Library(settings, embedder=HashEmbedder(), counter=counter)
     assert _rows(reopened) == []  # opening computes nothing
     profile = reopened.profile("kb", report.doc_id)

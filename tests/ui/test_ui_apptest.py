@@ -921,3 +921,24 @@ def test_a_metric_over_the_years_from_the_library_page(env: Path) -> None:
     assert list(table["数值"]) == ["38.3", "19.3", "18.6", "21.8", "23.5"]
     assert all("第" in where and "页" in where for where in table["出处"])
     assert any("下载 CSV" in str(b.proto) for b in at.get("download_button"))
+
+
+@slow
+def test_the_facts_each_documents_tables_hold_on_the_library_page(env: Path) -> None:
+    """The document table says how many facts each document's tables hold; the expander shows
+    one document's facts (subject, metric, period, value, unit, scale, table) and a CSV."""
+    at = start("views/library.py")
+    library = Library(Settings(data_dir=env, cache_dir=REAL_CACHE_DIR))
+    counts = library.fact_counts(resources.SAMPLE_KB)
+    docs = at.dataframe[0].value
+    assert list(docs["表格事实"]) == [
+        counts[d.doc_id] for d in library.documents(resources.SAMPLE_KB)
+    ]
+    [facts] = [e for e in at.expander if e.label.startswith("🔢 表格事实")]
+    assert f"（{sum(counts.values())} 条）" in facts.label
+    frames = [f.value for f in at.dataframe if "量级" in f.value.columns]
+    assert frames and len(frames[0]) == sum(counts.values())  # the sample: one document
+    margin = frames[0][frames[0]["指标"] == "毛利率（%）"]
+    assert list(margin["数值"])[:5] == ["38.3", "19.3", "18.6", "21.8", "23.5"]
+    assert set(margin["单位"]) == {"%"} and set(margin["主体"]) == {"中芯国际"}
+    assert any("facts_csv_" in str(b.proto) for b in at.get("download_button"))
