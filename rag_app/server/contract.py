@@ -90,6 +90,31 @@ class DocumentList(BaseModel):
     data: list[DocumentRow]
 
 
+class FactRow(BaseModel):
+    model_config = _OPEN
+    chunk_id: str
+    row: int
+    col: int
+    subject: str
+    metric: str
+    column: str
+    period: str
+    value: str
+    number: float | None
+    unit: str
+    scale: str
+    exponent: int
+    caption: str
+    pages: list[int]
+
+
+class FactList(BaseModel):
+    model_config = _OPEN
+    kb: str
+    doc_id: str
+    data: list[FactRow]
+
+
 class FileReport(BaseModel):
     model_config = _OPEN
     name: str

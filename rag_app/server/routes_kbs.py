@@ -19,6 +19,8 @@ from rag_app.server.contract import (
     UPLOAD_RESPONSES,
     Deleted,
     DocumentList,
+    FactList,
+    FactRow,
     KbList,
     errors,
     ok,
@@ -55,6 +57,29 @@ def kb_router(state: ServerState, auth: Any) -> APIRouter:
         return {
             "kb": kb,
             "data": [{**_plain(d), "type_counts": dict(d.type_counts)} for d in docs],
+        }
+
+    @router.get(
+        "/{kb}/documents/{doc_id}/facts",
+        responses={**ok(FactList, "the document's table cells as facts"), **errors(401, 404)},
+    )
+    def list_facts(kb: str, doc_id: str, caller: CallerOf) -> dict[str, Any]:
+        """Every cell of the document's tables as the library stored it at ingest: whose, which
+        row (metric) and column, the period the column names, the value as written and read, its
+        unit, scale and power of ten, the table's caption and pages (the Library page's facts)."""
+        require_kb(state, caller, kb, "reader", "list facts")
+        if doc_id not in {d.doc_id for d in state.library.documents(kb)}:
+            raise ApiError(
+                404, f"no document '{doc_id}' in knowledge base '{kb}'", "not_found_error", "doc_id"
+            )
+        facts = state.library.facts(kb, [doc_id])
+        keys = FactRow.model_fields
+        return {
+            "kb": kb,
+            "doc_id": doc_id,
+            "data": [
+                {k: list(f.pages) if k == "pages" else getattr(f, k) for k in keys} for f in facts
+            ],
         }
 
     @router.post("/{kb}/documents", openapi_extra=UPLOAD_BODY, responses=UPLOAD_RESPONSES)

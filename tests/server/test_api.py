@@ -44,6 +44,19 @@ def test_kbs_and_documents_are_listed(client) -> None:
     assert r.status_code == 404 and "nope" in r.json()["error"]["message"]
 
 
+def test_a_documents_table_cells_are_listed_as_facts(client) -> None:
+    doc_id = client.get("/v1/kbs/api/documents").json()["data"][0]["doc_id"]
+    r = client.get(f"/v1/kbs/api/documents/{doc_id}/facts")
+    assert r.status_code == 200, r.text
+    facts = r.json()["data"]
+    assert facts and all(f["chunk_id"].startswith(doc_id) for f in facts)
+    margins = [f for f in facts if "毛利率" in f["metric"] and f["period"].startswith("2026")]
+    assert margins and margins[0]["unit"] == "%" and margins[0]["number"] is not None
+    missing = client.get("/v1/kbs/api/documents/nope/facts")
+    assert missing.status_code == 404 and missing.json()["error"]["param"] == "doc_id"
+    assert client.get(f"/v1/kbs/nope/documents/{doc_id}/facts").status_code == 404
+
+
 def test_several_files_uploaded_at_once_get_a_report_each(client) -> None:
     files = [
         ("files", ("qa_examples.csv", (TEST_DATA / "qa_examples.csv").read_bytes())),

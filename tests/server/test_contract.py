@@ -45,7 +45,7 @@ def test_every_operation_keeps_its_documented_contract(contract_app, mode) -> No
 
     generation = GenerationMode.POSITIVE if mode == "positive" else GenerationMode.NEGATIVE
     operations = [result.ok() for result in contract_app.get_all_operations()]
-    assert len(operations) == 26
+    assert len(operations) == 27
     tested = 0
     for operation in operations:
 
