@@ -144,5 +144,11 @@ def test_a_shares_whole_named_in_general_words_is_no_missing_metric(
     # the note's table writes 合计, not 总收入: the operation read says a share is asked
     share = "沐溪食品前三季度复合调味料收入占总收入的比例是多少？"
     assert not assess(analyse_query(share), library, "default").declines
+    # a peer the valuation table lists: its forecast EPS is held (预测 says the column, 2025E),
+    # its revenue is not (only mentioned)
+    peer = assess(analyse_query("鼎味股份2025年预测EPS是多少？"), library, "default")
+    assert not peer.declines
+    only_mentioned = assess(analyse_query("鼎味股份2024年营业收入是多少？"), library, "default")
+    assert only_mentioned.declines and only_mentioned.gaps[0].kind == "mentioned"
     # a statement term the note never writes is still declined, in Chinese as in English
     assert assess(analyse_query("沐溪食品2025年前三季度存货是多少？"), library, "default").declines

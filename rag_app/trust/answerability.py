@@ -50,6 +50,7 @@ from rag_app.text.names import (
     source_clause,
 )
 from rag_app.text.periods import find_years
+from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
     covers,
     name_prefixes,
@@ -211,7 +212,9 @@ def _mentioned_scope(
     mentions = mention_context(snap, written, name)
     # a Chinese question's words; an English one's finance terms in their Chinese synonyms
     if (cjk_share(question) or 0) >= 0.5:
-        giving = [m for m in mentions if gives(m, content_words(question, asked))]
+        # a modifier alone (预测, 预计) says which column (2025E), not which row
+        words = [w for w in content_words(question, asked) if strip_modifiers(w)]
+        giving = [m for m in mentions if gives(m, words)]
     else:
         # read against a Chinese report by its finance terms' Chinese synonyms; an English
         # report's rows (a segment, a region) are not held against an English question's words
