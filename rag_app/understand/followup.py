@@ -252,9 +252,11 @@ def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) ->
 def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> str:
     """What the earlier question asks of its subject and period, in its words after them
     ("的毛利率预测是多少？", "采用什么工艺节点？"), the follow-up's metric in place of its own;
-    "的<metric>是多少？" when it named no metric the follow-up's could replace."""
+    "的<metric>是多少？" when it named no metric (or noun) the follow-up's could replace."""
     start = before.subject.end if before.subject is not None else 0
     olds = [p for p in before.of("metric") if p.start >= start]
+    if not olds:  # 行长呢 after 嵘城银行的董事长是谁？: its noun is what is asked
+        olds = [p for p in before.of("words") if p.start >= start and p.nominal][-1:]
     new = now.first("metric")
     edits = [(p.start, p.end, "") for p in before.of("period") if p.start >= start]
     if now.first("period_part") is not None:  # 一季度呢 after 二季度...: the part replaced
