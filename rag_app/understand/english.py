@@ -51,3 +51,23 @@ def asked_words(before: Reading) -> list[Piece]:
     start = before.subject.end if before.subject is not None else 0
     words = [p for p in before.of("words") if p.start >= start]
     return words[-1:]
+
+
+def it_is_the_fact(now: Reading, before: Reading, pointer: Piece | None) -> bool:
+    """An English "it" (not "its") after a question for a metric, asking none of its own: the
+    earlier fact ("How did it change from the previous year?")."""
+    if not now.english or pointer is None or pointer.text.lower() not in ("it", "this", "that"):
+        return False
+    asked = before.of("metric") or before.of("words")
+    return bool(asked) and now.first("metric") is None
+
+
+def of_subject(now: Reading, before: Reading, subject: Piece) -> tuple[str, tuple[str, ...]]:
+    """An English follow-up naming no one, its subject (and period) said after it: "Who is the
+    analyst? (Muxi Foods)"; English word order is the question's own."""
+    period = before.first("period")
+    said = subject.text + (f", {period.text}" if period and not now.of("period") else "")
+    close = len(now.text.rstrip(CLOSING))
+    ending = now.text[close:].strip() or "?"
+    carried = (f"subject {subject.value}",) + ((f"period {period.text}",) if period else ())
+    return f"{now.text[:close]} ({said}){ending}", carried

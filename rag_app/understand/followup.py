@@ -32,7 +32,7 @@ from rag_app.text.names import is_place
 from rag_app.text.periods import find_years
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import is_listed
-from rag_app.understand.english import english_metric, filled
+from rag_app.understand.english import english_metric, filled, it_is_the_fact, of_subject
 from rag_app.understand.known import Known
 from rag_app.understand.referents import (
     CLOSING,
@@ -120,7 +120,9 @@ def resolve(
     why = now.asks_cause and asks_of_earlier_fact(now, pointer)  # Why did it narrow?
     # How many branches does it have?: its own words, the pointer given the earlier subject
     why = why or (
-        now.english and pointer is not None and not (now.of("metric") or now.of("period"))
+        now.english
+        and pointer is not None
+        and not (now.of("metric") or now.of("period") or now.compares)
     )
     if now.elliptic and slots and short and _leans(now) and not why:
         return _merged(now, before, subject, known if latest_period else _no_latest(known))
@@ -131,6 +133,8 @@ def resolve(
     ):
         latest = _latest(subject, known) if latest_period else ""
         return _carried(now, before, subject, latest, known)  # names no one: the earlier subject
+    if now.english and now.asks and short:  # Who is the analyst?: of the earlier subject
+        return Resolution(*of_subject(now, before, subject))
     return _same_period(now, before)
 
 
@@ -358,7 +362,10 @@ def _carried(
     pointer = now.first("pointer")
     owner = subject.text if now.english else pointed(pointer, before, subject)
     carried = [f"subject {subject.value}"]
-    if pointer is not None and points_at_fact(pointer, now, before, known.names):
+    if it_is_the_fact(now, before, pointer):  # How did it change? of the earlier ratio
+        span = asked_span(before, subject)
+        owner, carried = subject.text + span, [*carried, f"asked {span}"]
+    elif pointer is not None and points_at_fact(pointer, now, before, known.names):
         span = asked_span(before, subject)  # 这个指标的监管标准: of 不良贷款率
         owner += span if now.text[pointer.end : pointer.end + 1] == "的" else span + "的"
         carried.append(f"asked {span}")

@@ -162,8 +162,8 @@ def _read(text: str, known: Known) -> Reading:
 def _asks_name(text: str, english: bool) -> bool:
     """Whether the question asks for a name (哪家公司的毛利率最高？, Which company...?): its
     question word comes before its first verb, where a subject stands."""
-    if english:
-        return any(_has(text.lower(), w) for w in _ASKS_NAME if w.isascii())
+    if english:  # "Which company…?"; "Who is the analyst?" asks of the subject
+        return _has(text.lower(), "which")
     for word, tag in _tags(text):
         if any(w in word for w in _ASKS_NAME if not w.isascii()):
             return True
@@ -418,6 +418,7 @@ def _subject(text: str, pieces: list[Piece], english: bool) -> Piece | None:
 
 def _leading(text: str, pieces: list[Piece], english: bool) -> Piece | None:
     lead = leading_name(text)
+    lead = "" if lead.lower() in QUESTION_STOPWORDS_EN else lead  # "Who is the analyst?"
     latin = _CAPITALISED.match(text.strip())
     if not lead and latin is not None and not english:
         lead = latin.group()  # "Orvella Robotics 2025年第二季度的营业收入"

@@ -321,6 +321,13 @@ NIM = "What was Bank of Rongcheng's net interest margin in 2024?"
             "How does that compare with Chuanhe Foods?",
             "What is Muxi Foods and Chuanhe Foods' forecast EPS for 2026?",
         ),
+        # English "it" after a metric is the earlier fact; a follow-up naming no one, its subject
+        (
+            "What was Bank of Rongcheng's capital adequacy ratio at the end of 2024?",
+            "How did it change from the previous year?",
+            "How did Bank of Rongcheng's capital adequacy ratio change from 2023 in 2024?",
+        ),
+        ("What is Muxi Foods' target price?", "Who wrote the note?", "Who wrote the note (Muxi Foods)?"),
         # Chinese: a modifier alone, a growth word, a quantity pointed at, a period compared
         ("沐溪食品2025年前三季度营业收入是多少？", "第三季度单季呢？", "沐溪食品2025年第三季度单季营业收入是多少？"),
         ("嵘城银行2024年营业收入是多少？", "增速呢？", "嵘城银行2024年营业收入增速是多少？"),
