@@ -136,7 +136,7 @@ LIBRARY_TEXTS: dict[str, tuple[str, str]] = {
         "Every table cell read at import: subject, metric (the row label), period, value, "
         "unit and scale, and its table.",
     ),
-    "facts_doc": ("选择文档", "Document"),
+    "facts_doc": ("查看哪份文档的事实", "Facts of the document"),
     "facts_subject": ("主体", "Subject"),
     "facts_metric": ("指标", "Metric"),
     "facts_period": ("期间", "Period"),
