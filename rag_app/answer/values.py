@@ -101,6 +101,8 @@ def value_lines(
             # "蓝鲸存储科技2024年净利润" is not answered by 中芯国际's 归母净利润 row's value
             continue
         amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()
+        if lang == "en" and not metric.isascii():  # an English question over a Chinese table
+            subject, metric = _in_english(query, subject, metric)
         head = " ".join(p for p in (subject, period, metric) if p)
         colon = ": " if lang == "en" else "："  # the answer's language, not the row's
         found_lines.append(
@@ -134,6 +136,14 @@ def value_lines(
         or (i in answered and sum(bool(_DIGIT.search(v)) for _, v in item.candidate.cells[1:]) > 1)
     ]
     return lines, kept
+
+
+def _in_english(query: QueryAnalysis, subject: str, metric: str) -> tuple[str, str]:
+    """A Chinese row's subject and metric as an English question names them, the table's label
+    kept beside it: ("SMIC", "gross margin (毛利率)") for "What is SMIC's gross margin…?"."""
+    named = [s.text for s in query.spans() if s.kind == "metric" and s.text.isascii()]
+    name = query.name if query.name.isascii() else ""
+    return (name or subject) if subject else "", f"{named[0]} ({metric})" if named else metric
 
 
 def _more_specific(metric: str, than: str, question_lower: str) -> bool:

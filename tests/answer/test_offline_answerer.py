@@ -395,7 +395,8 @@ def test_finance_synonyms_meet_across_languages():
     english = ExtractiveAnswerer().answer_text(
         analyse_query("What is the forecast P/E for 2025?"), [(1, smic)], lang="en"
     )
-    assert value_lines(english) == ["中芯国际 2025E 市盈率: 106.2 倍 [Source 1]"]  # no "："
+    # in the question's words, the table's label beside them, no "："
+    assert value_lines(english) == ["中芯国际 2025E P/E (市盈率): 106.2 倍 [Source 1]"]
 
 
 def test_a_question_naming_two_reports_quotes_each_of_them():
