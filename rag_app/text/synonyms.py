@@ -19,6 +19,10 @@ from rag_app.text.language import latin_term_pattern
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = lexicon.groups("synonyms.txt")
 # (Chinese term, its English names...) per line
 BRIDGES: tuple[tuple[str, ...], ...] = lexicon.groups("glossary_en_zh.txt")
+# The glossary's Chinese statement terms (lower-cased) and their English names: metrics, never
+# names, in a question of either language (``understand.known``, ``understand.slots``).
+STATEMENT_TERMS = frozenset(group[0].lower() for group in BRIDGES)
+STATEMENT_NAMES_EN = frozenset(name for group in BRIDGES for name in group[1:] if name.isascii())
 
 
 class SynonymDictionary:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.spans import METRICS
 from rag_app.text.subjects import covers
-from rag_app.text.synonyms import BRIDGES
+from rag_app.text.synonyms import STATEMENT_TERMS
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def known_of(
     # a report's subject is a name even where a table lists it as a row (its peers' valuation)
     own = {s.lower() for s in subjects}
     metric_words = {m.strip() for m in metrics if len(m.strip()) >= 2 and m.lower() not in own}
-    not_names = {m.lower() for m in metric_words} | set(METRICS) | _STATEMENT_TERMS
+    not_names = {m.lower() for m in metric_words} | set(METRICS) | STATEMENT_TERMS
     names: dict[str, Named] = {}
     for subject in subjects:
         names[subject.lower()] = Named(subject, subject, True)
@@ -123,11 +123,6 @@ def known_of(
     units = frozenset(q.strip().lower() for q in quantities if len(q.strip()) >= 2)
     pairs = frozenset(" ".join(q.lower().split()) for q in qualified)
     return Known(names, frozenset(metric_words), latest, units, min_share, pairs)
-
-
-# The statement and regulatory terms the glossary bridges (销售费用, 净息差): metrics, never names,
-# whatever a table's layout makes of them.
-_STATEMENT_TERMS = frozenset(group[0].lower() for group in BRIDGES)
 
 
 def _last_year(periods: Iterable[str]) -> str:

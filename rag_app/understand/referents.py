@@ -15,6 +15,7 @@ from rag_app.understand.slots import (
     QUANTITY_NOUNS,
     Piece,
     Reading,
+    tags,
 )
 
 # A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
@@ -80,7 +81,7 @@ def compared_period(now: Reading) -> bool:
     if not relative or now.english:
         return False
     offset, before_tag = 0, ""
-    for word, tag in tagged(now.text):
+    for word, tag in tags(now.text):  # the reading's, read once per question
         if offset == relative[0].start:
             return before_tag == "p"
         offset += len(word)

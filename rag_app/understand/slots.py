@@ -26,7 +26,7 @@ from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
 from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN, YEARS_AWAY
 from rag_app.text.spans import spans
-from rag_app.text.synonyms import BRIDGES
+from rag_app.text.synonyms import STATEMENT_NAMES_EN
 from rag_app.understand.known import Known
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
@@ -53,9 +53,6 @@ _CJK = re.compile(f"[{CJK_UNIFIED}]")
 _CAPITAL = re.compile(r"[A-Z]")
 # a word, not the "s" of a possessive ("Rongcheng's")
 _LATIN_WORD = re.compile(r"(?<!['’])[A-Za-z][A-Za-z&.\-/]*")
-# The English names of the Chinese terms the glossary bridges: metrics in an English question
-# over Chinese reports ("net interest margin" of 净息差), whose tables name them in Chinese.
-_GLOSSARY_EN = frozenset(name for group in BRIDGES for name in group[1:] if name.isascii())
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*")
 
 
@@ -139,7 +136,7 @@ def _read(text: str, known: Known) -> Reading:
             found.append(Piece("same_period", match.start(), match.end(), match.group()))
     _add_exact(text, known.metrics, "metric", found)
     if english:
-        _add_exact(text, _GLOSSARY_EN, "metric", found)
+        _add_exact(text, STATEMENT_NAMES_EN, "metric", found)  # "net interest margin": 净息差
         found = _year_parts(text, found)
     words = _english_words(text, found, known) if english else _chinese_words(text, found, known)
     pieces = sorted(found + words, key=lambda p: p.start)
@@ -164,7 +161,7 @@ def _asks_name(text: str, english: bool) -> bool:
     question word comes before its first verb, where a subject stands."""
     if english:  # "Which company…?"; "Who is the analyst?" asks of the subject
         return _has(text.lower(), "which")
-    for word, tag in _tags(text):
+    for word, tag in tags(text):
         if any(w in word for w in _ASKS_NAME if not w.isascii()):
             return True
         if tag.startswith("v"):
@@ -194,7 +191,7 @@ def _elliptic(text: str, pieces: list[Piece], english: bool) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _tags(text: str) -> list[tuple[str, str]]:
+def tags(text: str) -> list[tuple[str, str]]:
     return tagged(text)  # read once per question: the reading asks for them three times
 
 
@@ -227,7 +224,7 @@ def _chinese_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     out: list[Piece] = []
     run: list[tuple[int, int, str]] = []
     offset = 0
-    tokens = _tags(text)
+    tokens = tags(text)
     for i, (word, tag) in enumerate(tokens):
         start, end = offset, offset + len(word)
         offset = end
@@ -266,7 +263,7 @@ def _part_of_year(word: str, tag: str) -> bool:
 def _demonstrative(word: str, tag: str) -> bool:
     """A pronoun that points (它, 其, 该, 这个, 这份), not one that asks (哪, 什么, 谁)."""
     if tag == "mq":  # 这份: a demonstrative fused with its measure word
-        tag = _tags(word[:1])[0][1]
+        tag = tags(word[:1])[0][1]
     return tag == "r" and not any(w in word for w in _ASKS_NAME) and "什么" not in word
 
 
@@ -390,7 +387,7 @@ def _compares(text: str, pieces: list[Piece]) -> bool:
     if len(names) != 1:
         return False
     offset = 0
-    for word, tag in _tags(text):
+    for word, tag in tags(text):
         offset += len(word)
         if offset == names[0].start:
             return tag in ("c", "p")
