@@ -108,7 +108,9 @@ def _starts_with_verb(span: str) -> bool:
     """Whether a run starts with a verb of two characters or more that the dictionary holds
     (排名, 募集; not a brand jieba guesses is one: 锐拓)."""
     words = tagged(span)
-    return bool(words) and words[0][1] == "v" and len(words[0][0]) >= 2 and in_dictionary(words[0][0])
+    return (
+        bool(words) and words[0][1] == "v" and len(words[0][0]) >= 2 and in_dictionary(words[0][0])
+    )
 
 
 def _name_shaped(span: str) -> bool:
@@ -140,6 +142,8 @@ def _is_clause(span: str) -> bool:
         and in_dictionary(last)
         and all(t in _COMMON_TAGS and t not in _PROPER_TAGS for _, t in words[:-1])
     )
+
+
 # Words that carry no content of their own: pronouns and question words (r), numerals and
 # measures (m, q, mq), particles (u*), modal words (y), prepositions (p), conjunctions (c),
 # adverbs (d), auxiliary verbs and copulas (one-character v), direction words (f).
@@ -339,6 +343,11 @@ def qualified_noun(
     first = text.find(qualifiers[0])
     end = text.find(words[nouns[-1]][0], first) + len(words[nouns[-1]][0])
     return text[first:end], tuple(qualifiers), words[nouns[-1]][0]
+
+
+def is_verb(word: str) -> bool:
+    """Whether jieba reads ``word`` on its own as a verb (来自, 独立; not 投资, a verb as noun)."""
+    return [tag for _, tag in tagged(word)] == ["v"]
 
 
 def _qualifies(word: str, tag: str) -> bool:

@@ -43,6 +43,7 @@ from rag_app.text.names import (
     head_noun,
     is_place,
     is_proper,
+    is_verb,
     noun_run,
     proper_names,
     qualified_noun,
@@ -57,7 +58,7 @@ from rag_app.text.subjects import (
 )
 from rag_app.text.tables import parse_table
 from rag_app.trust.document_reading import Document, read_document
-from rag_app.trust.mentions import gives, mention_context
+from rag_app.trust.mentions import Mention, gives, mention_context
 from rag_app.trust.metric_gaps import unheld_lexicon_metrics, unheld_statement_terms
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -105,7 +106,7 @@ def assess(
     # "报告给出的目标价": what names the source ("报告给出的") is not what is asked
     source = source_clause(question.text, frozenset().union(*(profile[d].genres for d in docs)))
     text = question.text.replace(source, " ", 1) if source else question.text
-    asked = _asked_names(text, question.name)
+    asked = _known_start(_asked_names(text, question.name), docs, profile)
     snap = library.snapshot(kb)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
@@ -139,8 +140,14 @@ def assess(
                 and any(label.endswith(last.lower()) for label in labels)
             ):
                 gap = Gap("metric", run, _row_labels(snap, scope)[:8])
-        phrase, qualifiers, _ = qualified_noun(text, asked)
-        if gap is None and not shown and qualifiers:
+        phrase, qualifiers, last_noun = qualified_noun(text, asked)
+        # a verb right before the noun that no report writes with it: the clause's verb and its
+        # object (来自个人 of "存款主要来自个人"), not a term (独立董事, which reports write)
+        tail = f"{qualifiers[-1]}{last_noun}" if qualifiers else ""
+        term = not (tail and phrase.endswith(tail) and is_verb(qualifiers[-1])) or any(
+            tail in profile[d].text for d in docs
+        )
+        if gap is None and not shown and qualifiers and term:
             # the noun written, but not what qualifies it (the operating line's 现金流量净额
             # when the investing one's is asked; 董事 when 独立董事 are)
             if not any(profile[d].writes_together(qualifiers) for d in scope):
@@ -260,9 +267,23 @@ def _unheld_name(
             continue  # "Malaysia Kuching base (马来西亚古晋基地)": the question names it again
         written = _as_written(name, [profile[d].text for d in about], 2)
         mentions = mention_context(snap, about, written) if written else []
-        if not any(m.labels or any(w in m.text.lower() for w in words) for m in mentions):
+        if not any(
+            (m.labels and _own_row(m, profile[m.doc_id], written))
+            or any(w in m.text.lower() for w in words)
+            for m in mentions
+        ):
             return Gap("name", name, tuple(e for d in about for e in profile[d].entities))
     return None
+
+
+def _own_row(mention: Mention, document: Document, name: str) -> bool:
+    """Whether a table writes ``name`` in a row of its own, not in another entity's row: 美国 in
+    格芯's row of a ranking (its headquarters) is no US figure of the report's company."""
+    name = name.lower()
+    others = [e.lower() for e in document.entities if len(e) >= 2]
+    others = [e for e in others if e != name and name not in e]
+    rows = [row.lower() for row in mention.text.split("\n")]
+    return any(not any(e in row for e in others) for row in rows if name in row)
 
 
 def _years_elsewhere(
@@ -299,6 +320,19 @@ def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
     it may be a Chinese report's company or a metric."""
     names = [leading, *proper_names(question)]
     return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
+
+
+def _known_start(
+    asked: tuple[str, ...], docs: list[str], profile: Mapping[str, Document]
+) -> tuple[str, ...]:
+    """The asked names, each that starts with the name of a document's subject and runs on
+    without a delimiter cut to it ("澄远智能投资活动产生" of "澄远智能投资活动产生的现金流量净额")."""
+    known = sorted({n for d in docs for n in profile[d].names if len(n) >= 2}, key=len)[::-1]
+    out = []
+    for name in asked:
+        start = next((n for n in known if name.startswith(n) and len(name) > len(n)), "")
+        out.append(start or name)
+    return tuple(dict.fromkeys(out))
 
 
 def _sounds_like(name: str, document: Document) -> bool:

@@ -62,6 +62,24 @@ ANNUAL = [
         page=1,
     ),  # fmt: skip
     _text("海外市场方面，澄远智能在越南新设服务中心，境外业务稳步推进。", page=1),
+    _table(
+        [
+            ["公司", "总部", "2024年营业收入（亿元）"],
+            ["澄远智能", "常州", "32.86"],
+            ["Brightmoor Robotics", "美国", "58.10"],
+        ],
+        "表5：同行业可比公司",
+        page=2,
+    ),  # fmt: skip
+    _table(
+        [
+            ["存款类别", "2024年末（亿元）"],
+            ["企业存款", "12.4"],
+            ["个人存款", "3.1"],
+        ],
+        "表6：客户存款构成",
+        page=2,
+    ),  # fmt: skip
 ]
 INDUSTRY = [
     _text("工业机器人行业深度报告：国产替代进入深水区", level=1),
@@ -147,3 +165,25 @@ def test_a_company_no_report_covers_is_said_even_when_a_word_of_its_name_is_writ
     assert absent.declines and absent.gaps[0].kind == "subject"
     # the annual report's title is a section heading: it is held as 澄远智能, not as 第二节
     assert "澄远智能" in absent.note() and "第二节" not in absent.note()
+
+
+def test_a_place_in_another_companys_row_is_not_the_subjects(library: Library) -> None:
+    # 美国 is written only as the headquarters of a peer in the comparison table
+    us = _finding(library, "澄远智能在美国的销售收入是多少？")
+    assert us.declines and us.gaps[0].kind == "name" and us.gaps[0].asked == "美国"
+    # a row of its own (常州 in 澄远智能's row) holds the place
+    assert not any(
+        g.kind == "name" for g in _finding(library, "澄远智能在常州的营业收入是多少？").gaps
+    )
+
+
+def test_a_verb_and_its_object_are_no_qualified_metric(library: Library) -> None:
+    # "来自个人" asks which part of the deposits: the 个人存款 row, not a metric 来自个人
+    assert not _finding(library, "澄远智能的客户存款有多少来自个人？").declines
+    assert not _finding(library, "澄远智能的存款主要来自个人吗？").declines
+
+
+def test_a_report_s_name_run_on_into_the_question_is_cut_at_the_name(library: Library) -> None:
+    # no delimiter after the name: still the report's company, and the investing line unheld
+    investing = _finding(library, "澄远智能投资活动产生的现金流量净额是多少？")
+    assert investing.declines and investing.gaps[0].kind == "metric"
