@@ -153,6 +153,32 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled",),
             index="third",
         ),
+        # The fourth set (assets/fourth_eval): written and frozen on 2026-11-28 like the third, on
+        # four new kinds of document; the airline and quarterly reports are held out (only run).
+        "fourth": _ours(
+            "fourth_zh (ours, frozen)", "fourth_eval", "questions.jsonl", ("pooled", "doc")
+        ),
+        "fourth_multi": _ours(
+            "fourth_zh two-document (ours, frozen)",
+            "fourth_eval",
+            "questions_multi.jsonl",
+            ("pooled",),
+            index="fourth",
+        ),
+        "fourth_followup": _ours(
+            "fourth_zh follow-ups (ours, frozen)",
+            "fourth_eval",
+            "questions_followup.jsonl",
+            ("pooled", "doc"),
+            index="fourth",
+        ),
+        "fourth_answerability": _ours(
+            "fourth_zh answerability (ours, frozen)",
+            "fourth_eval",
+            "questions_unanswerable.jsonl",
+            ("pooled",),
+            index="fourth",
+        ),
     }
 
 

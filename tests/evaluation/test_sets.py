@@ -15,6 +15,9 @@ from rag_app.evaluation.sets.__main__ import write_sets
 from rag_app.evaluation.sets.broker import questions
 from rag_app.evaluation.sets.broker.build import COMPANY
 from rag_app.evaluation.sets.broker.huahong import build_report
+from rag_app.evaluation.sets.fourth import questions as fourth_questions
+from rag_app.evaluation.sets.fourth.build import DOCUMENTS as FOURTH_DOCUMENTS
+from rag_app.evaluation.sets.fourth.build import FITTING, HELD_OUT
 from rag_app.evaluation.sets.sample.report import build_smic
 from rag_app.evaluation.sets.second import questions as second_questions
 from rag_app.evaluation.sets.second.build import DOCUMENTS
@@ -42,7 +45,7 @@ def test_the_generators_reproduce_the_shipped_data(
     made = _files(tmp_path)
     shipped = {
         name: data
-        for folder in ("sample_report", "broker_eval", "second_eval", "third_eval")
+        for folder in ("sample_report", "broker_eval", "second_eval", "third_eval", "fourth_eval")
         for name, data in _files(ASSETS).items()
         if name.startswith(folder + "/")
     }
@@ -198,3 +201,67 @@ def test_the_third_set_works_its_arithmetic_out_from_named_cells(
     vague = {**row, "cells": [["t_loans", "制造业", "2024年12月31日"]] * 2}
     rows, errors = _third_arithmetic(tmp_path, monkeypatch, vague)
     assert rows == [] and "2 columns headed" in errors[0]
+
+
+def _fourth_arithmetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: dict) -> tuple:
+    (tmp_path / "arithmetic.jsonl").write_text(
+        json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(fourth_questions, "DATA", tmp_path)
+    docs = {key: spec[0]() for key, spec in FOURTH_DOCUMENTS.items()}
+    errors: list[str] = []
+    return fourth_questions.arithmetic_rows(docs, errors), errors
+
+
+def test_the_fourth_set_reads_nested_rows_merged_columns_and_works_out_a_cagr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """国际 is named under its metric (the airline's table repeats it), 本报告期末 spans two columns,
+    and a compound growth rate is worked out from the first and the last cell."""
+    nested = {
+        "doc": "airline",
+        "question": "青岚航空10月国际旅客运输量比上年同月多了多少千人次？",
+        "operation": "diff",
+        "cells": [
+            ["t_ops", "旅客运输量（千人次）>国际", "本月/2025年10月"],
+            ["t_ops", "旅客运输量（千人次）>国际", "本月/2024年10月"],
+        ],
+        "lang": "zh",
+    }
+    (made,), errors = _fourth_arithmetic(tmp_path, monkeypatch, nested)
+    assert errors == [] and made["derivation"] == "682.06-512.84"
+    bare = {**nested, "cells": [["t_ops", "国际", "本月/2025年10月"]] * 2}
+    rows, errors = _fourth_arithmetic(tmp_path, monkeypatch, bare)
+    assert rows == [] and "rows labelled '国际'" in errors[0]
+    merged = {
+        **nested,
+        "doc": "quarterly",
+        "operation": "change_ratio",
+        "cells": [["t_main", "总资产", "本报告期末"], ["t_main", "总资产", "上年度末"]],
+    }
+    (made,), errors = _fourth_arithmetic(tmp_path, monkeypatch, merged)
+    assert errors == [] and (made["answer"], made["scale"]) == ("7.76", "percent")
+    cagr = {
+        **nested,
+        "doc": "industry",
+        "operation": "cagr",
+        "years": 2,
+        "cells": [
+            ["t_makers", "锐驰电池", "动力电池出货量（GWh）/2022年"],
+            ["t_makers", "锐驰电池", "动力电池出货量（GWh）/2024年"],
+        ],
+    }
+    (made,), errors = _fourth_arithmetic(tmp_path, monkeypatch, cagr)
+    assert errors == [] and made["answer"] == "39.15"
+    assert made["derivation"] == "(121.6/62.8)^(1/2)-1"
+
+
+def test_the_fourth_set_is_split_into_a_fitting_and_a_held_out_half() -> None:
+    """Every document is in exactly one half, and every question of the shipped set names one
+    document of the set (so a result can be reported per half)."""
+    assert sorted(FITTING + HELD_OUT) == sorted(FOURTH_DOCUMENTS)
+    doc_ids = {spec[0]().doc_id for spec in FOURTH_DOCUMENTS.values()}
+    folder = ASSETS / "fourth_eval"
+    for name in ("questions.jsonl", "questions_followup.jsonl", "questions_arithmetic.jsonl"):
+        for line in (folder / name).read_text(encoding="utf-8").splitlines():
+            assert json.loads(line)["doc_id"] in doc_ids

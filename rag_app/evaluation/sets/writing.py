@@ -1,5 +1,6 @@
-"""Writing one of our authored sets (``assets/second_eval``, ``assets/third_eval``): its documents
-as MinerU content lists, its question files, verified, and its manifest; a summary printed."""
+"""Writing one of our authored sets (``assets/second_eval``, ``assets/third_eval``,
+``assets/fourth_eval``): its documents as MinerU content lists, its question files, verified, and its
+manifest; a summary printed."""
 
 from __future__ import annotations
 
