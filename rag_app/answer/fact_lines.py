@@ -15,6 +15,7 @@ from rag_app.facts.cells import Fact, source_scale
 from rag_app.facts.lookup import (
     EVERY_YEAR,
     AskedFact,
+    asked_columns,
     asked_facts,
     asked_pair,
     asked_rows,
@@ -33,7 +34,7 @@ from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
 # Operations worked out from the cells of one row over the years a question names.
-_OVER_YEARS = ("diff", "change_ratio", "average", "sum")
+_OVER_YEARS = ("diff", "change_ratio", "average", "sum", "cagr")
 # Operations on two cells the question names: a ratio, a part's share of a whole.
 _OF_TWO = ("divide", "share")
 # Operations worked out over several rows a question names, in one column (one year's).
@@ -65,6 +66,10 @@ def worked_lines(
         line = _across_rows(operation.name, asked_rows(query, sources), sources, lang)
         if line:
             return [line]
+    # one row it names, in several columns it names (第四季度 against 第三季度, 营业收入 and 营业成本)
+    line = _across_rows(operation.name, asked_columns(query, sources), sources, lang, by="column")
+    if line:
+        return [line]
     asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
     line = _worked(operation.name, asked, sources, lang) if asked else ""
     if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
@@ -205,7 +210,7 @@ def _years_of(operation: str, named: list[str]) -> list[str]:
         return [EVERY_YEAR]  # no year named: every year the row gives ("the change in X")
     if len(named) == 1:
         return [named[0], str(int(named[0]) - 1)]
-    if len(named) == 2 and operation in ("average", "sum"):
+    if len(named) == 2 and operation in ("average", "sum", "cagr"):
         low, high = sorted(int(y) for y in named)
         return [str(y) for y in range(high, low - 1, -1)] if high - low <= 10 else named
     return named
@@ -235,6 +240,10 @@ def _worked(
     percent = ""
     if operation in ("diff", "change_ratio") and len(numbers) != 2:
         return ""
+    latest, earliest = max(by_year), min(by_year)
+    span_years = int(latest) - int(earliest)  # the years compounded over (cagr)
+    if operation == "cagr" and (span_years < 1 or numbers[0] <= 0 or numbers[-1] <= 0):
+        return ""
     if operation == "diff":
         result, working = numbers[0] - numbers[1], f"{texts[0]} - {texts[1]}"
     elif operation == "change_ratio":
@@ -242,6 +251,9 @@ def _worked(
             return ""
         result = (numbers[0] - numbers[1]) / abs(numbers[1]) * 100
         working, percent = f"({texts[0]} - {texts[1]}) / {_written(abs(numbers[1]))}", "%"
+    elif operation == "cagr":  # compound annual growth from the earliest to the latest year
+        result = ((numbers[0] / numbers[-1]) ** (1 / span_years) - 1) * 100
+        working, percent = f"({texts[0]} / {texts[-1]})^(1/{span_years}) - 1", "%"
     elif operation == "average":
         result = sum(numbers) / len(numbers)
         working = f"({' + '.join(texts)}) / {len(numbers)}"
@@ -255,8 +267,15 @@ def _worked(
             "change_ratio": "percentage change",
             "average": "average",
             "sum": "sum",
+            "cagr": "compound annual growth",
         },
-        "zh": {"diff": "变化", "change_ratio": "变化率", "average": "平均", "sum": "合计"},
+        "zh": {
+            "diff": "变化",
+            "change_ratio": "变化率",
+            "average": "平均",
+            "sum": "合计",
+            "cagr": "年均复合增长率",
+        },
     }["en" if lang == "en" else "zh"]
     span = f"{years[-1]}-{years[0]}"
     if not distinct_years(fact.column):  # a year-less pair: the columns as the table names them
@@ -274,27 +293,48 @@ def _worked(
 
 
 def _across_rows(
-    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+    operation: str,
+    asked: list[AskedFact],
+    sources: Sequence[tuple[int, Chunk]],
+    lang: str,
+    by: str = "row",
 ) -> str:
-    """The sum, average or difference of the cells of several rows in one column, in the order
-    the question names them ("次级 + 可疑 + 损失 2024年末 / 金额：21.37 + 11.85 + 6.72 = 39.94");
-    "" for fewer than two cells, or other than two for a difference."""
-    if len(asked) < 2 or (operation == "diff" and len(asked) != 2):
+    """The sum, average, difference or rate of change of the cells of several rows in one
+    column, in the order the question names them ("次级 + 可疑 + 损失 2024年末 / 金额：21.37 +
+    11.85 + 6.72 = 39.94"), or ``by`` "column" of one row's cells in several columns ("营业收入
+    第四季度 - 第三季度：…"); "" for fewer than two cells, or other than two for a difference or a
+    rate of change (the first named against the second)."""
+    pairwise = operation in ("diff", "change_ratio")
+    if len(asked) < 2 or (pairwise and len(asked) != 2) or operation not in _OVER_YEARS:
         return ""
     facts = [a.fact for a in asked]
     numbers = [float(f.number or 0.0) for f in facts]
     texts = [_written(v) for v in numbers]
+    percent = "%" if "%" in facts[0].value else ""
     if operation == "diff":
         result, working = numbers[0] - numbers[1], f"{texts[0]} - {texts[1]}"
+    elif operation == "change_ratio":
+        if numbers[1] == 0:
+            return ""
+        result = (numbers[0] - numbers[1]) / abs(numbers[1]) * 100
+        working, percent = f"({texts[0]} - {texts[1]}) / {_written(abs(numbers[1]))}", "%"
     elif operation == "average":
         result = sum(numbers) / len(numbers)
         working = f"({' + '.join(texts)}) / {len(numbers)}"
     else:
         result, working = sum(numbers), " + ".join(texts)
-    signs = {"diff": " - ", "average": " + ", "sum": " + "}
-    head = signs[operation].join(f.metric for f in facts)
-    head = f"{head}, {facts[0].column}" if lang == "en" else f"{head} {facts[0].column}"
-    percent = "%" if "%" in facts[0].value else ""
+    signs = {"diff": " - ", "change_ratio": " / ", "average": " + ", "sum": " + "}
+    parts = [f.metric if by == "row" else f.column for f in facts]
+    head, rest = signs[operation].join(parts), facts[0].column if by == "row" else facts[0].metric
+    head = (
+        f"{rest}, {head}"
+        if by == "column" and lang == "en"
+        else (
+            f"{rest} {head}"
+            if by == "column"
+            else (f"{head}, {rest}" if lang == "en" else f"{head} {rest}")
+        )
+    )
     scale = "" if percent else _scale(facts[0], asked[0].source, sources)
     return _line(head, f"{working} = {_written(result)}{percent}", scale, asked[0].source, lang)
 

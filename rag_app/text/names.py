@@ -332,12 +332,15 @@ def qualified_noun(
     while start - 1 in nouns and words[start - 1][1].startswith("n"):
         start -= 1  # 现金流量 净额: the noun's own words (not 经营 活动, verbs as nouns)
     i = start - 1
-    if i >= 1 and words[i][0] == "的":
+    related = i >= 1 and words[i][0] == "的"
+    if related:
         i -= 1
     qualifiers: list[str] = []
     while i >= 0 and _qualifies(*words[i]):
         qualifiers.insert(0, words[i][0])
         i -= 1
+        if not related and words[i + 1][1] == "v":
+            break  # a verb right before the noun takes it as its object: nothing before it qualifies
     if not qualifiers:
         return "", (), ""
     first = text.find(qualifiers[0])

@@ -58,10 +58,12 @@ from rag_app.text.subjects import (
 )
 from rag_app.text.tables import parse_table
 from rag_app.trust.document_reading import Document, read_document
-from rag_app.trust.mentions import Mention, gives, mention_context
+from rag_app.trust.mentions import gives, known_start, mention_context, own_row
 from rag_app.trust.metric_gaps import unheld_lexicon_metrics, unheld_statement_terms
 from rag_app.understand.analysis import QueryAnalysis
 
+# Operations that work a value out of the cells a question names (not a lookup, not a share).
+_WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
@@ -106,7 +108,8 @@ def assess(
     # "报告给出的目标价": what names the source ("报告给出的") is not what is asked
     source = source_clause(question.text, frozenset().union(*(profile[d].genres for d in docs)))
     text = question.text.replace(source, " ", 1) if source else question.text
-    asked = _known_start(_asked_names(text, question.name), docs, profile)
+    known = [n for d in docs for n in profile[d].names]
+    asked = known_start(_asked_names(text, question.name), known)
     snap = library.snapshot(kb)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
@@ -116,42 +119,8 @@ def assess(
     else:
         reports = [d for d in about if profile[d].strict()]
         scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
-    # a share's whole may be named in general words (占总收入的比例): its noun is no metric
-    share = question.operation.name == "share"
-    share = share and question.operation.confidence >= OfflineSettings.operation_confidence
-    if (
-        gap is None
-        and question.language == "zh"
-        and not share
-        and all(profile[d].strict() for d in scope)
-    ):
-        head = head_noun(text, asked)
-        shown = _shown(question, scope, profile)  # "表6" asked for by number: shown, whatever named
-        if head and not shown and not any(profile[d].writes(head) for d in scope):
-            gap = Gap("metric", head.replace(" ", ""), _row_labels(snap, scope)[:8])
-        run, last = noun_run(text, asked)
-        if gap is None and not shown and run != last and len(last) >= 3:
-            # a noun the tables give only with another qualifier: 拨备覆盖率 and no
-            # 流动性覆盖率 when the latter is asked (not 营业收入 when 公司营业收入 is)
-            labels = [label for d in scope for label in profile[d].labels]
-            if (
-                not any(profile[d].writes(run) for d in scope)
-                and last.lower() not in labels
-                and any(label.endswith(last.lower()) for label in labels)
-            ):
-                gap = Gap("metric", run, _row_labels(snap, scope)[:8])
-        phrase, qualifiers, last_noun = qualified_noun(text, asked)
-        # a verb right before the noun that no report writes with it: the clause's verb and its
-        # object (来自个人 of "存款主要来自个人"), not a term (独立董事, which reports write)
-        tail = f"{qualifiers[-1]}{last_noun}" if qualifiers else ""
-        term = not (tail and phrase.endswith(tail) and is_verb(qualifiers[-1])) or any(
-            tail in profile[d].text for d in docs
-        )
-        if gap is None and not shown and qualifiers and term:
-            # the noun written, but not what qualifies it (the operating line's 现金流量净额
-            # when the investing one's is asked; 董事 when 独立董事 are)
-            if not any(profile[d].writes_together(qualifiers) for d in scope):
-                gap = Gap("metric", phrase, _row_labels(snap, scope)[:8])
+    if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
+        gap = _metric_gap(question, text, asked, scope, docs, profile, snap)
     if gap is not None:
         return Finding((gap,), declines=True)
     # a company's periods may be given where another report writes it (an industry report's
@@ -184,6 +153,13 @@ def assess(
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
+    operation = question.operation
+    if operation.name in _WORKED and operation.confidence >= OfflineSettings.operation_confidence:
+        # what is worked out of a held metric, named after it (营业收入的年均复合增长率), is no
+        # metric the reports must give
+        named = [s.text for s in spans if s.kind == "metric"]
+        first = next((i for i, m in enumerate(named) if m not in unheld), len(named))
+        unheld = [m for m in unheld if m not in named or named.index(m) < first]
     if all(profile[d].strict() for d in scope):  # a Chinese report's terms, named either way
         unheld += unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
@@ -192,6 +168,58 @@ def assess(
         or (bool(missing) and len(missing) == len(asked_years))
     )
     return Finding(tuple(gaps), declines)
+
+
+def _metric_gap(
+    question: QueryAnalysis,
+    text: str,
+    asked: tuple[str, ...],
+    scope: list[str],
+    docs: list[str],
+    profile: Mapping[str, Document],
+    snap: Snapshot,
+) -> Gap | None:
+    """The noun a Chinese question asks for that its company's reports do not give: written
+    nowhere (资产负债率), given only with another qualifier (流动性覆盖率 beside 拨备覆盖率), or
+    written without what qualifies it (投资活动产生的现金流量净额)."""
+    operation = question.operation
+    if operation.confidence >= OfflineSettings.operation_confidence:
+        if operation.name == "share":
+            # a share's whole may be named in general words (占总收入的比例): no metric
+            return None
+        head = head_noun(text, asked)
+        if operation.name in _WORKED and head and not any(profile[d].writes(head) for d in scope):
+            # what is worked out is no metric a report gives (平均值, 复合增长率): the noun
+            # it is worked out of, before it, is asked
+            text = text[: text.find(head.split()[0])]
+    if _shown(question, scope, profile):  # "表6" asked for by number: shown, whatever named
+        return None
+    held = _row_labels(snap, scope)[:8]
+    head = head_noun(text, asked)
+    if head and not any(profile[d].writes(head) for d in scope):
+        return Gap("metric", head.replace(" ", ""), held)
+    run, last = noun_run(text, asked)
+    if run != last and len(last) >= 3:
+        # a noun the tables give only with another qualifier: 拨备覆盖率 and no 流动性覆盖率
+        # when the latter is asked (not 营业收入 when 公司营业收入 is)
+        labels = [label for d in scope for label in profile[d].labels]
+        if (
+            not any(profile[d].writes(run) for d in scope)
+            and last.lower() not in labels
+            and any(label.endswith(last.lower()) for label in labels)
+        ):
+            return Gap("metric", run, held)
+    phrase, qualifiers, _ = qualified_noun(text, asked)
+    # a verb right before the noun that no report writes with it: the clause's verb and its
+    # object (来自个人 of "存款主要来自个人"), not a term (独立董事, which reports write)
+    verb = qualifiers[-1] if qualifiers and "的" not in phrase else ""
+    tail = phrase[phrase.rfind(verb) :] if verb and is_verb(verb) else ""
+    term = not tail or any(tail in profile[d].text for d in docs)
+    # the noun written, but not what qualifies it (the operating line's 现金流量净额 when the
+    # investing one's is asked; 董事 when 独立董事 are)
+    if qualifiers and term and not any(profile[d].writes_together(qualifiers) for d in scope):
+        return Gap("metric", phrase, held)
+    return None
 
 
 def _mentioned_scope(
@@ -268,22 +296,12 @@ def _unheld_name(
         written = _as_written(name, [profile[d].text for d in about], 2)
         mentions = mention_context(snap, about, written) if written else []
         if not any(
-            (m.labels and _own_row(m, profile[m.doc_id], written))
+            (m.labels and own_row(m, profile[m.doc_id].entities, written))
             or any(w in m.text.lower() for w in words)
             for m in mentions
         ):
             return Gap("name", name, tuple(e for d in about for e in profile[d].entities))
     return None
-
-
-def _own_row(mention: Mention, document: Document, name: str) -> bool:
-    """Whether a table writes ``name`` in a row of its own, not in another entity's row: 美国 in
-    格芯's row of a ranking (its headquarters) is no US figure of the report's company."""
-    name = name.lower()
-    others = [e.lower() for e in document.entities if len(e) >= 2]
-    others = [e for e in others if e != name and name not in e]
-    rows = [row.lower() for row in mention.text.split("\n")]
-    return any(not any(e in row for e in others) for row in rows if name in row)
 
 
 def _years_elsewhere(
@@ -320,19 +338,6 @@ def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
     it may be a Chinese report's company or a metric."""
     names = [leading, *proper_names(question)]
     return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
-
-
-def _known_start(
-    asked: tuple[str, ...], docs: list[str], profile: Mapping[str, Document]
-) -> tuple[str, ...]:
-    """The asked names, each that starts with the name of a document's subject and runs on
-    without a delimiter cut to it ("澄远智能投资活动产生" of "澄远智能投资活动产生的现金流量净额")."""
-    known = sorted({n for d in docs for n in profile[d].names if len(n) >= 2}, key=len)[::-1]
-    out = []
-    for name in asked:
-        start = next((n for n in known if name.startswith(n) and len(name) > len(n)), "")
-        out.append(start or name)
-    return tuple(dict.fromkeys(out))
 
 
 def _sounds_like(name: str, document: Document) -> bool:

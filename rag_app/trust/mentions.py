@@ -90,3 +90,26 @@ def _label(label: str) -> str:
         if opening in text:
             text = text[: text.index(opening)]
     return text.strip()
+
+
+def own_row(mention: Mention, entities: Sequence[str], name: str) -> bool:
+    """Whether a table writes ``name`` in a row of its own, not in the row of another of the
+    document's ``entities``: 美国 in 格芯's row of a ranking (its headquarters) is no US figure
+    of the report's company."""
+    name = name.lower()
+    others = [e.lower() for e in entities if len(e) >= 2]
+    others = [e for e in others if e != name and name not in e]
+    rows = [row.lower() for row in mention.text.split("\n")]
+    return any(not any(e in row for e in others) for row in rows if name in row)
+
+
+def known_start(asked: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
+    """The asked names, each that starts with one of the library's ``names`` of a report's
+    company and runs on without a delimiter cut to it ("澄远智能投资活动产生" of
+    "澄远智能投资活动产生的现金流量净额")."""
+    known = sorted({n for n in names if len(n) >= 2}, key=len, reverse=True)
+    out = []
+    for name in asked:
+        start = next((n for n in known if name.startswith(n) and len(name) > len(n)), "")
+        out.append(start or name)
+    return tuple(dict.fromkeys(out))

@@ -1,7 +1,7 @@
 """What a question asks to be done with the values it names: read one (``value``: an amount,
 a rate, a date; ``span``: words), list several (``multi-span``), count them, or compute (``diff``,
 ``change_ratio``, ``average``, ``sum``, ``divide`` a ratio, ``share`` a part as a percentage of
-its whole, ``other``). Read by a model learned from data, not from word lists: a logistic
+its whole, ``cagr`` a compound annual growth rate, ``other``). Read by a model learned from data, not from word lists: a logistic
 regression over the question's words and word pairs (``rag_app.text.analyzer``) and, when the
 question was embedded by the encoder it was fitted with (multilingual-e5-small, the "query: "
 vector dense retrieval computes anyway, ``QueryAnalysis.embedding``), over that embedding too.
@@ -30,7 +30,7 @@ from rag_app.text.analyzer import index_tokens
 
 MODEL_PATH = Path(__file__).with_name("data") / "operations.json"
 EMBEDDING_MODEL_PATH = Path(__file__).with_name("data") / "operations_embedding.json"
-COMPUTED = ("diff", "change_ratio", "average", "sum", "divide", "share", "other")
+COMPUTED = ("diff", "change_ratio", "average", "sum", "divide", "share", "cagr", "other")
 
 
 def features(question: str) -> list[str]:

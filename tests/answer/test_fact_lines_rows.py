@@ -116,3 +116,49 @@ def test_a_change_between_year_less_columns_of_the_report_and_its_prior_period()
     assert "上年同期-本报告期" in lines[0]
     diff = fact_value_lines(_as("营业收入比上年同期增加了多少？", "diff"), sources)
     assert diff and "1250 - 1000 = 250" in diff[0]
+
+
+_QUARTERS = _table(
+    "<table><tr><td>项目</td><td>第一季度（1-3月份）</td><td>第二季度（4-6月份）</td>"
+    "<td>第三季度（7-9月份）</td><td>第四季度（10-12月份）</td></tr>"
+    "<tr><td>营业收入</td><td>600.00</td><td>800.00</td><td>900.00</td><td>1,080.00</td></tr>"
+    "<tr><td>净利润</td><td>60.00</td><td>80.00</td><td>90.00</td><td>100.00</td></tr></table>",
+    "单位：万元",
+)
+_OUTPUT = _table(
+    "<table><tr><td>主要产品</td><td>单位</td><td>生产量</td><td>销售量</td><td>库存量</td></tr>"
+    "<tr><td>甲型泵</td><td>台</td><td>2,311</td><td>2,058</td><td>395</td></tr>"
+    "<tr><td>乙型泵</td><td>台</td><td>4,915</td><td>4,760</td><td>402</td></tr></table>"
+)
+
+
+def test_one_rows_cells_in_the_columns_named_in_the_order_named() -> None:
+    # a year-less column named by its words, a bracketed span aside
+    diff = fact_value_lines(_as("第四季度营业收入比第三季度多多少？", "diff"), _QUARTERS)
+    assert diff and "1080 - 900 = 180" in diff[0] and "第四季度" in diff[0]
+    rate = fact_value_lines(
+        _as("第四季度营业收入比第三季度增长了百分之几？", "change_ratio"), _QUARTERS
+    )
+    assert rate and "(1080 - 900) / 900 = 20%" in rate[0]
+    total = fact_value_lines(_as("第一季度和第二季度净利润合计是多少？", "sum"), _QUARTERS)
+    assert total and "60 + 80 = 140" in total[0]
+    # columns that are quantities of one product's row
+    more = fact_value_lines(_as("甲型泵的生产量比销售量多多少台？", "diff"), _OUTPUT)
+    assert more and "2311 - 2058 = 253" in more[0]
+
+
+def test_rows_summed_in_the_column_named_when_the_table_states_no_year() -> None:
+    # the year the question names is the report's: the table's columns name none
+    lines = fact_value_lines(_as("2024年甲型泵和乙型泵的销售量一共多少台？", "sum"), _OUTPUT)
+    assert lines and "2058 + 4760 = 6818" in lines[0]
+
+
+def test_a_compound_annual_growth_rate_over_the_years_named() -> None:
+    sources = _table(
+        "<table><tr><td>项目</td><td>2024年</td><td>2023年</td><td>2022年</td></tr>"
+        "<tr><td>营业收入</td><td>121.00</td><td>110.00</td><td>100.00</td></tr></table>"
+    )
+    question = "2022年到2024年营业收入的年均复合增长率是多少？"
+    lines = fact_value_lines(_as(question, "cagr"), sources)
+    assert lines and "(121 / 100)^(1/2) - 1 = 10%" in lines[0]
+    assert "年均复合增长率" in lines[0]

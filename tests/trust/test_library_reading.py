@@ -187,3 +187,15 @@ def test_a_report_s_name_run_on_into_the_question_is_cut_at_the_name(library: Li
     # no delimiter after the name: still the report's company, and the investing line unheld
     investing = _finding(library, "澄远智能投资活动产生的现金流量净额是多少？")
     assert investing.declines and investing.gaps[0].kind == "metric"
+
+
+def test_what_is_worked_out_of_a_held_metric_is_no_missing_metric(library: Library) -> None:
+    # the average and the compound growth are worked out of the 营业收入 the report gives
+    for question in (
+        "澄远智能2022年到2024年营业收入的年均复合增长率是多少？",
+        "澄远智能2022年至2024年营业收入的平均值是多少？",
+        "澄远智能2024年营业收入减去归属于上市公司股东的净利润是多少？",
+    ):
+        assert not _finding(library, question).declines, question
+    # a metric the report does not give stays missing when something is worked out of it
+    assert _finding(library, "澄远智能2022年到2024年资产负债率的平均值是多少？").declines
