@@ -52,9 +52,13 @@ def worked_lines(
     gives a value for each; else none. It comes before any value line: a change asked of 2024
     is not 2024's value."""
     operation = query.operation
-    sources = asked_sources(query, sources)
+    every_source, sources = sources, asked_sources(query, sources)
     if operation.name in _OF_TWO and operation.confidence >= min_confidence:
         pair = asked_pair(query, sources, share=operation.name == "share")
+        if pair is None and query.name and operation.name == "divide":
+            # companies no report is about, two rows of another's table (沧澜新能 / 锐驰电池)
+            others = [s for s in every_source if s not in sources]
+            pair = asked_pair(query, others)
         line = _ratio(operation.name, pair, lang) if pair else ""
         return [line] if line else []
     if operation.name == "count" and operation.confidence >= min_confidence:
@@ -70,11 +74,18 @@ def worked_lines(
     line = _across_rows(operation.name, asked_columns(query, sources), sources, lang, by="column")
     if line:
         return [line]
-    asked = asked_facts(query, sources, _years_of(operation.name, find_years(query.text)))
+    years = _years_of(operation.name, find_years(query.text))
+    asked = asked_facts(query, sources, years)
     line = _worked(operation.name, asked, sources, lang) if asked else ""
     if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
         relative = relative_pair(query, sources)
         line = _worked(operation.name, list(relative), sources, lang) if relative else ""
+    if not line and query.name:
+        # a company no report is about, in its own rows of another's table (an industry
+        # report's companies by metric and year): only the rows that name it
+        others = [s for s in every_source if s not in sources]
+        asked = asked_facts(query, others, years, row_name=query.name)
+        line = _worked(operation.name, asked, others, lang) if asked else ""
     return [line] if line else []
 
 
@@ -92,7 +103,7 @@ def fact_value_lines(
         operation.name in (*_OVER_YEARS, *_OF_TWO, "count")
         and operation.confidence >= min_confidence
     ):
-        return worked_lines(query, sources, lang, min_confidence)
+        return worked_lines(query, every_source, lang, min_confidence)
     sure = operation.confidence >= min_confidence
     if sure and operation.name in ("year_max", "year_min", "years"):
         asked = asked_facts(query, sources, [EVERY_YEAR])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from rag_app.facts.cells import Fact, table_facts
 from rag_app.facts.rows import (
     amount_columns,
+    by_row_and_group,
     label_core,
     labelled_total,
     names_part_of_year,
@@ -86,7 +87,7 @@ def _named_columns(labels: dict[int, str], question: str, words: frozenset[str])
     "2024年 / 占比（%）")."""
     named = set()
     for c, label in labels.items():
-        parts = [_UNIT.sub("", p).strip() for p in label.split(" / ") if not find_years(p)]
+        parts = [_UNIT.sub("", PERIOD_SPAN.sub(" ", p)).strip() for p in label.split(" / ")]
         rest = " ".join(p for p in parts if p)
         if rest and _named(rest, question, words):
             named.add(c)
@@ -120,12 +121,14 @@ def _in_period(facts: Sequence[Fact], stated: str, part: bool) -> Sequence[Fact]
     return tuple(f for f in facts if names_part_of_year(f.column))
 
 
-def _named_rows(facts: Sequence[Fact], question: str, words: frozenset[str]) -> set[int]:
+def _rows_named(
+    facts: Sequence[Fact], question: str, words: frozenset[str]
+) -> tuple[set[int], int]:
     """The rows whose label the question names best (most words), with fallbacks: the label
     without its unit, the group of a merged header; the one whose unit it writes when several
-    are named alike; none when it names none."""
+    are named alike; none when it names none. With how many words it names them."""
     if not facts:
-        return set()
+        return set(), 0
     scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
     best = max(scores.values(), default=0)
     if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
@@ -135,12 +138,12 @@ def _named_rows(facts: Sequence[Fact], question: str, words: frozenset[str]) -> 
         scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
         best = max(scores.values(), default=0)
     if not best:
-        return set()
+        return set(), 0
     rows = {f.row for f in facts if scores[f.metric] == best}
     if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
         in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
         rows = in_unit if len(in_unit) == 1 else rows
-    return rows
+    return rows, best
 
 
 def relative_pair(
@@ -166,7 +169,7 @@ def relative_pair(
         prior = amount_columns(roles.get("prior", set()), facts, set())
         if len(current) != 1 or len(prior) != 1:
             continue
-        rows = _named_rows(facts, question, words)
+        rows = _rows_named(facts, question, words)[0]
         cells = {
             f.col: f
             for f in facts
@@ -181,32 +184,44 @@ def asked_facts(
     query: QueryAnalysis,
     sources: Sequence[tuple[int, Chunk]],
     years: Sequence[str] | None = None,
+    row_name: str = "",
 ) -> list[AskedFact]:
     """The cells of the first table among ``sources`` that names the row the question asks
     about, in the columns it asks about (those of ``years`` when given, ``[EVERY_YEAR]`` for
     every one-year column, else of the years it names); [] when no table does, or a table names
     several rows equally well with different values. A question asking a part of a year reads
-    only the columns of one (``_in_period``)."""
-    tables = ((n, table_facts(chunk), period_words(chunk)) for n, chunk in sources)
-    return asked_cells(query, tables, years)
+    only the columns of one (``_in_period``). ``row_name``: only the rows whose label writes it (a
+    company's own rows in another report's table)."""
+    tables = (
+        (n, [f for f in table_facts(chunk) if row_name in f.metric], period_words(chunk))
+        for n, chunk in sources
+    )
+    return asked_cells(query, tables, years, best_first=bool(row_name))
 
 
 def asked_cells(
     query: QueryAnalysis,
     tables: Iterable[tuple[int, Sequence[Fact], str]],
     years: Sequence[str] | None = None,
+    best_first: bool = False,
 ) -> list[AskedFact]:
     """``asked_facts`` over tables already read into facts (stored at ingest): each its source
-    number, its facts in cell order and the words it states its period in (``period_words``)."""
+    number, its facts in cell order and the words it states its period in (``period_words``);
+    ``best_first``: rows of companies read by metric (``rows.by_row_and_group``), and the table
+    naming the row with the most words first, else the first."""
     part = _part_asked(query)
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = list(years) if years is not None else find_years(query.text)
+    named: list[tuple[int, int, int, Sequence[Fact], set[int]]] = []
     for number, table, stated in tables:
-        facts = _in_period(table, stated, part)
-        rows = _named_rows(facts, question, words)
-        if not rows:
-            continue
+        facts = _in_period(by_row_and_group(table) if best_first else table, stated, part)
+        rows, score = _rows_named(facts, question, words)
+        if rows:
+            named.append((-score if best_first else 0, len(named), number, facts, rows))
+    # best first: the table naming the row with the most words ("沧澜新能 营业收入" of companies
+    # by metric, before a ranking's "沧澜新能"); else the sources' order
+    for _, _, number, facts, rows in sorted(named, key=lambda t: t[:2]):
         columns = _columns(facts, years, question, words)
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
         if not found:
@@ -277,7 +292,13 @@ def asked_pair(
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     order = _order(query.text)
-    for number, chunk in sources:
+    # a table with a column the question names (装车量 of "2024年装车量（GWh）") before others
+    labelled = [
+        (n, c)
+        for n, c in sources
+        if _named_columns({f.col: f.column for f in table_facts(c)}, question, words)
+    ]
+    for number, chunk in labelled + [s for s in sources if s not in labelled]:
         facts = _of_period(chunk, part)
         named = {m for m in {f.metric for f in facts} if _named(m, question, words)}
         if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
@@ -353,7 +374,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
         }
         if len(named) < 2:
             continue
-        rows = _named_rows([f for f in facts if f.col not in named], question, words)
+        rows = _rows_named([f for f in facts if f.col not in named], question, words)[0]
         if len(rows) != 1:
             continue
         cells = {
@@ -367,8 +388,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
 
 
 def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
-    """Whether the question names a column by its label's last part, a bracketed tail aside
-    ("第三季度" of "第三季度（7-9月份）", "占比" of "2024年 / 占比（%）")."""
+    """Whether the question names a column by its label's last part, a bracketed tail aside."""
     last = label.split(" / ")[-1]
     core = _UNIT.sub("", last).strip() or last
     return bool(_named(core, question, words))

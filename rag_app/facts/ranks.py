@@ -20,12 +20,29 @@ NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
 # A cell holding a sentence's punctuation is a sentence, not a name or a label.
 SENTENCE = re.compile(r"[，。；;！？!?]")
 _CN_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
-_EN_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_EN_ORDINALS = (
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+)
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMERAL = r"(\d{1,2}|[一二两三四五六七八九十]{1,2})"
 # 第N (not a quarter: 第一季度), No. N; 前N / top N
-_NTH = re.compile(rf"第\s*{_NUMERAL}(?!\s*[季节章部条款期批轮])|\bNo\.\s*(\d{{1,2}})\b|\branked\s+({'|'.join(_EN_ORDINALS)})\b", re.I)
-_FIRST_N = re.compile(rf"前\s*{_NUMERAL}(?!\s*[季个月年天周期批轮次])|\btop\s+(\d{{1,2}}|{'|'.join(_EN_NUMBERS)})\b", re.I)
+_NTH = re.compile(
+    rf"第\s*{_NUMERAL}(?!\s*[季节章部条款期批轮])|\bNo\.\s*(\d{{1,2}})\b|\branked\s+({'|'.join(_EN_ORDINALS)})\b",
+    re.I,
+)
+_FIRST_N = re.compile(
+    rf"前\s*{_NUMERAL}(?!\s*[季个月年天周期批轮次])|\btop\s+(\d{{1,2}}|{'|'.join(_EN_NUMBERS)})\b",
+    re.I,
+)
 
 
 def is_ordinal(values: Sequence[str]) -> bool:
@@ -168,8 +185,12 @@ def _name_column(rows: Sequence[Sequence[str]], n_cols: int, rank_col: int) -> i
     """The first column after the rank whose cells are names (else before it)."""
     for col in [*range(rank_col + 1, n_cols), *range(rank_col)]:
         cells = [r[col].strip() for r in rows if r[col].strip()]
-        if len(cells) == len(rows) and len(set(cells)) == len(cells) and all(
-            not NUMERIC.match(c) and not periods_of(c) and not SENTENCE.search(c) for c in cells
+        if (
+            len(cells) == len(rows)
+            and len(set(cells)) == len(cells)
+            and all(
+                not NUMERIC.match(c) and not periods_of(c) and not SENTENCE.search(c) for c in cells
+            )
         ):
             return col
     return None

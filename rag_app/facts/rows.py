@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rag_app.facts.cells import Fact
 from rag_app.text.language import CJK_CLASS
+from rag_app.text.periods import distinct_years, find_years
 
 # A lead-in of one or two CJK characters before a colon marks a row as part of the one above
 # ("其中：", "减：", "加："): the row is named by what follows it.
@@ -115,3 +117,27 @@ def period_role(label: str) -> str:
     if _PRIOR.search(label):
         return "prior"
     return "current" if _CURRENT.search(label) else ""
+
+
+_GROUP_UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
+
+
+def by_row_and_group(facts: Sequence[Fact]) -> Sequence[Fact]:
+    """A table whose rows are companies (or classes) and whose columns are a metric's years
+    under a merged header ("动力电池出货量（GWh） / 2024年") read as one row per company and metric
+    ("锐驰电池 动力电池出货量"), its columns the years with the unit ("2024年（GWh）"); other tables
+    as they are."""
+    groups: dict[str, int] = {}
+    out = []
+    for fact in facts:
+        group, _, last = fact.column.rpartition(" / ")
+        if not group or find_years(group) or len(set(distinct_years(last))) != 1:
+            out.append(fact)
+            continue
+        g = groups.setdefault(group, len(groups) + 1)
+        unit = _GROUP_UNIT.search(group)  # named without its unit; the unit goes with the year
+        name = group[: unit.start()].strip() if unit else group
+        metric = f"{label_core(fact.metric)} {name}"
+        column = f"{last}{unit.group()}" if unit else last
+        out.append(replace(fact, row=fact.row * 1000 + g, metric=metric, column=column))
+    return out if groups else facts

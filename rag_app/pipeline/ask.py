@@ -35,7 +35,7 @@ from rag_app.pipeline.facts_note import facts_note
 from rag_app.pipeline.series import library_series
 from rag_app.prompt import PromptResult, PromptSettings, Turn, build_prompt
 from rag_app.prompt.history import strip_citations
-from rag_app.trust.answerability import Finding
+from rag_app.trust.findings import Finding
 from rag_app.trust.self_rag import RevisionSteps, revise
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.stage_settings import OfflineSettings
@@ -58,36 +57,19 @@ from rag_app.text.subjects import (
 )
 from rag_app.text.tables import parse_table
 from rag_app.trust.document_reading import Document, read_document
+from rag_app.trust.findings import Finding, Gap
 from rag_app.trust.mentions import gives, known_start, mention_context, own_row
-from rag_app.trust.metric_gaps import unheld_lexicon_metrics, unheld_statement_terms
+from rag_app.trust.metric_gaps import (
+    named_before_held,
+    unheld_lexicon_metrics,
+    unheld_statement_terms,
+)
 from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
 _WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Something a question asks for that the library does not hold: ``kind`` subject / period /
-    metric, what was ``asked``, and the closest things ``held``."""
-
-    kind: str
-    asked: str
-    held: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What the check found: the gaps, and whether they leave nothing to answer."""
-
-    gaps: tuple[Gap, ...] = ()
-    declines: bool = False
-
-    def note(self, language: str = "zh") -> str:
-        """The finding in words, for the answer and for a model's prompt ("" when none)."""
-        return " ".join(_say(gap, language) for gap in self.gaps)
 
 
 def assess(
@@ -113,8 +95,9 @@ def assess(
     snap = library.snapshot(kb)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
+        worked = _worked(question)
         scope, gap = _mentioned_scope(
-            text, question.name, question.synonyms, asked, docs, profile, snap, subjects
+            text, question.name, question.synonyms, asked, docs, profile, snap, subjects, worked
         )
     else:
         reports = [d for d in about if profile[d].strict()]
@@ -153,13 +136,8 @@ def assess(
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
-    operation = question.operation
-    if operation.name in _WORKED and operation.confidence >= OfflineSettings.operation_confidence:
-        # what is worked out of a held metric, named after it (营业收入的年均复合增长率), is no
-        # metric the reports must give
-        named = [s.text for s in spans if s.kind == "metric"]
-        first = next((i for i, m in enumerate(named) if m not in unheld), len(named))
-        unheld = [m for m in unheld if m not in named or named.index(m) < first]
+    if _worked(question):
+        unheld = named_before_held(unheld, spans)
     if all(profile[d].strict() for d in scope):  # a Chinese report's terms, named either way
         unheld += unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
@@ -168,6 +146,15 @@ def assess(
         or (bool(missing) and len(missing) == len(asked_years))
     )
     return Finding(tuple(gaps), declines)
+
+
+def _worked(question: QueryAnalysis) -> bool:
+    """Whether the question asks, read surely, for a value worked out of others (a change, an
+    average, a compound growth), not for one a report gives."""
+    operation = question.operation
+    return (
+        operation.name in _WORKED and operation.confidence >= OfflineSettings.operation_confidence
+    )
 
 
 def _metric_gap(
@@ -231,6 +218,7 @@ def _mentioned_scope(
     profile: dict[str, Document],
     snap: Snapshot,
     subjects: list[str],
+    worked: bool = False,
 ) -> tuple[list[str], Gap | None]:
     """The documents a question naming no report's subject is answered from: all of them when
     it names nothing; when it names a company no report is about, those that write it where
@@ -249,7 +237,10 @@ def _mentioned_scope(
     if (cjk_share(question) or 0) >= 0.5:
         # a modifier alone (预测, 预计) says which column (2025E), not which row
         words = [w for w in content_words(question, asked) if strip_modifiers(w)]
-        giving = [m for m in mentions if gives(m, words)]
+        # what is worked out (年均复合增长率) is named after the metric it is worked out of:
+        # the words up to a label the mention gives are what it must give
+        ends = range(len(words), 0, -1) if worked else (len(words),)
+        giving = [m for m in mentions if any(gives(m, words[:k]) for k in ends)]
     else:
         # read against a Chinese report by its finance terms' Chinese synonyms; an English
         # report's rows (a segment, a region) are not held against an English question's words
@@ -399,43 +390,6 @@ def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:
                 continue
             labels.extend(r[0] for r in grid.data_rows if r and r[0])
     return tuple(dict.fromkeys(labels))
-
-
-def _say(gap: Gap, language: str) -> str:
-    held = "、".join(gap.held[:6]) if language == "zh" else ", ".join(gap.held[:6])
-    if language == "en":
-        if gap.kind == "subject":
-            return f"The library holds no report on {gap.asked}" + (
-                f"; it holds: {held}." if held else "."
-            )
-        if gap.kind == "mentioned":
-            return f"No report in the library covers {gap.asked}; it is only mentioned" + (
-                f" in: {held}." if held else "."
-            )
-        if gap.kind == "name":
-            return f"The library's report does not mention {gap.asked}" + (
-                f"; it gives: {held}." if held else "."
-            )
-        if gap.kind == "period":
-            return f"The library's reports do not cover {gap.asked}" + (
-                f" (they cover {held.replace(', ', ' to ')})." if held else "."
-            )
-        return f"No report in the library gives {gap.asked}" + (
-            f"; its tables give: {held}." if held else "."
-        )
-    if gap.kind == "subject":
-        return f"库中没有{gap.asked}的报告" + (f"；现有：{held}。" if held else "。")
-    if gap.kind == "mentioned":
-        return f"库中没有关于{gap.asked}的报告，它只在以下内容中被提及，且未给出所问数据：" + (
-            f"{held}。" if held else "。"
-        )
-    if gap.kind == "name":
-        return f"库中相关报告没有提到{gap.asked}" + (f"；报告中有：{held}。" if held else "。")
-    if gap.kind == "period":
-        return f"库中报告不含{gap.asked}年的数据" + (
-            f"（只覆盖{held.replace('、', '至')}年）。" if held else "。"
-        )
-    return f"库中报告没有「{gap.asked}」" + (f"；表中现有：{held}。" if held else "。")
 
 
 def _shown(question: QueryAnalysis, scope: Sequence[str], profile: Mapping[str, Document]) -> bool:

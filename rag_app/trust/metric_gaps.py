@@ -54,3 +54,12 @@ def unheld_statement_terms(
         if not any(document.writes(t.lower()) for document in documents for t in group):
             gaps.append(max(said, key=len))
     return gaps
+
+
+def named_before_held(unheld: list[str], spans: tuple[Span, ...]) -> list[str]:
+    """Of the ``unheld`` metrics a question worked out of others names, those it names before
+    the first metric the reports hold: what is worked out of a held metric and named after it
+    (营业收入的年均复合增长率) is no metric the reports must give; 研发费用增长率 still asks 研发费用."""
+    named = [s.text for s in spans if s.kind == "metric"]
+    first = next((i for i, m in enumerate(named) if m not in unheld), len(named))
+    return [m for m in unheld if m not in named or named.index(m) < first]

@@ -162,3 +162,52 @@ def test_a_compound_annual_growth_rate_over_the_years_named() -> None:
     lines = fact_value_lines(_as(question, "cagr"), sources)
     assert lines and "(121 / 100)^(1/2) - 1 = 10%" in lines[0]
     assert "年均复合增长率" in lines[0]
+
+
+def test_a_companys_own_rows_in_an_industry_reports_table_are_worked_out() -> None:
+    # an industry report (its subject a topic, not the company): companies by a metric's years
+    # under merged headers; the asked company's own rows, not a ranking's row of it
+    title = "动力电池行业2026年展望：格局稳定，出海提速"
+    ranking = Chunk(
+        "i:1", "industry", "table", "", f"{title} > 表1", (0,),
+        table_html="<table><tr><td>公司</td><td>2024年装车量（GWh）</td><td>2024年份额（%）</td></tr>"
+        "<tr><td>锐驰电池</td><td>98.7</td><td>17.99</td></tr></table>",
+        caption="表1：2024年装车量",
+    )  # fmt: skip
+    by_metric = Chunk(
+        "i:2", "industry", "table", "", f"{title} > 表2", (1,),
+        table_html="<table><tr><td rowspan='2'>公司</td><td colspan='3'>出货量（GWh）</td>"
+        "<td colspan='3'>营业收入（亿元）</td></tr><tr><td>2022年</td><td>2023年</td>"
+        "<td>2024年</td><td>2022年</td><td>2023年</td><td>2024年</td></tr>"
+        "<tr><td>沧澜新能</td><td>186.4</td><td>241.7</td><td>298.5</td><td>1,682.35</td>"
+        "<td>1,905.48</td><td>1,847.26</td></tr><tr><td>锐驰电池</td><td>62.8</td><td>88.3</td>"
+        "<td>121.6</td><td>612.47</td><td>745.09</td><td>832.61</td></tr></table>",
+        caption="表2：主要企业经营数据",
+    )  # fmt: skip
+    sources = [(1, ranking), (2, by_metric)]
+    cagr = fact_value_lines(
+        _as("锐驰电池2022-2024年出货量的年均复合增长率是多少？", "cagr"), sources
+    )
+    assert cagr and "(121.6 / 62.8)^(1/2) - 1 = 39.15%" in cagr[0] and "[Source 2]" in cagr[0]
+    rate = fact_value_lines(
+        _as("沧澜新能2024年营业收入同比变动了百分之几？", "change_ratio"), sources
+    )
+    assert rate and "(1847.26 - 1905.48) / 1905.48 = -3.06%" in rate[0]
+
+
+def test_a_ratio_of_two_companies_rows_prefers_the_table_naming_the_asked_column() -> None:
+    # two tables list both companies; the question names 装车量, a column of the second only
+    title = "动力电池行业2026年展望：格局稳定"
+    by_metric = Chunk(
+        "i:2", "industry", "table", "", f"{title} > 表2", (1,),
+        table_html="<table><tr><td>公司</td><td>2024年出货量（GWh）</td></tr>"
+        "<tr><td>沧澜新能</td><td>298.5</td></tr><tr><td>锐驰电池</td><td>121.6</td></tr></table>",
+    )  # fmt: skip
+    installed = Chunk(
+        "i:1", "industry", "table", "", f"{title} > 表1", (0,),
+        table_html="<table><tr><td>公司</td><td>2024年装车量（GWh）</td></tr>"
+        "<tr><td>沧澜新能</td><td>246.3</td></tr><tr><td>锐驰电池</td><td>98.7</td></tr></table>",
+    )  # fmt: skip
+    sources = [(1, by_metric), (2, installed)]
+    lines = fact_value_lines(_as("2024年沧澜新能的装车量是锐驰电池的几倍？", "divide"), sources)
+    assert lines and "246.3 / 98.7 = 2.5" in lines[0] and "[Source 2]" in lines[0]
