@@ -175,7 +175,9 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # headers are periods, their rows metrics.
 # 4: a Latin legal name in capitals or with "of" ("BANK OF RONGCHENG CO., LTD.") is read, and its
 # part before the form is a name ("Bank of Rongcheng").
-PROFILE_VERSION = 4
+# 5: a title's leading name the document writes again anywhere (not only on its first page) is
+# its subject (an industry report's 动力电池行业, not a company its first page names).
+PROFILE_VERSION = 5
 
 
 def profile_to_json(profile: DocumentProfile) -> str:

@@ -131,11 +131,14 @@ def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
     first_page = _first_page_texts(chunks)
     main = _listed_name(title)
     leading = next(iter(document_subjects(chunks).get(chunks[0].doc_id, frozenset())), "")
-    if not main and (not leading or not _named_elsewhere(leading, first_page)):
-        whole_text = "\n".join(c.text for c in chunks)
+    whole_text = "\n".join(c.text for c in chunks)
+    # a title's leading name the document writes again, in part (a topic: 动力电池 of
+    # 动力电池行业), is its subject; else a company its first page names in legal form
+    if not main and (not leading or not _named_often(leading, whole_text, 2)):
         main = next(
             (n for n in map(_listed_name, first_page) if n and _named_often(n, whole_text)), ""
         )
+    company = bool(main)  # named with a ticker or in legal form, not a title's topic
     main = main or leading
     if not main:
         return ()
@@ -146,7 +149,7 @@ def subject_names(chunks: Sequence[Chunk]) -> tuple[str, ...]:
         if _same(name, main):
             names[name] = None
             names.update(dict.fromkeys(n for n in _BRACKET_SPLIT.split(match.group(2)) if n))
-    if not main.isascii():
+    if not main.isascii() and company:
         for match in _LEGAL_NAME.finditer(whole):
             if match.group(0).isascii():
                 names[match.group(0)] = None

@@ -19,6 +19,11 @@ def english_metric(now: Reading, before: Reading, carried: list[str]) -> str:
             carried.append(f"kept {old}")
         return old
     text = new.text if new.lead or not olds else olds[0].lead + new.text
+    words = new.text.split()
+    if old and len(words) > 1 and words[-1].lower() in ("one", "ones"):
+        # "the comprehensive one" after "core solvency ratio": its own modifier, the head noun
+        # the earlier metric names ("comprehensive solvency ratio")
+        text = " ".join([*words[:-1], old])
     carried.append(f"metric {old} -> {text}" if old else f"metric {text}")
     return text
 
@@ -40,6 +45,11 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
         start = olds[0].start
         if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
             start += 2
+        head = before.text[olds[0].start : olds[-1].end]
+        if metric.endswith(f" {head}"):
+            # its own modifier for the same head ("the comprehensive one" after "core solvency
+            # ratio"): the earlier modifier right before the head goes
+            start = next((p.start for p in before.of("words") if p.end == start - 1), start)
         edits.append((start, olds[-1].end, metric))
     return edited(before.text, edits)
 

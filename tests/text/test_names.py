@@ -88,9 +88,20 @@ def test_a_report_names_its_company_with_a_ticker_or_in_legal_form() -> None:
     ]  # fmt: skip
     assert subject_names(bank)[:2] == ("嵘城银行股份有限公司", "嵘城银行")
     # its English name as a filing writes it, in capitals with "of": the name before the form
-    bank[0] = _chunk(0, "法定英文名称 BANK OF RONGCHENG CO., LTD. 嵘城银行股份有限公司", bank[0].text)
+    bank[0] = _chunk(
+        0, "法定英文名称 BANK OF RONGCHENG CO., LTD. 嵘城银行股份有限公司", bank[0].text
+    )
     assert {"BANK OF RONGCHENG CO., LTD.", "Bank of Rongcheng"} <= set(subject_names(bank))
     assert covers(subject_names(bank), "Bank of Rongcheng")
+    # an industry report's title names its topic, which its text writes in part: the topic is
+    # its subject, not the leading company its first page names in legal form
+    title = "动力电池行业2026年度策略：格局趋稳"
+    industry = [
+        _chunk(0, "龙头沧澜新能源科技股份有限公司（Canglan New Energy Technology Co., Ltd.）"
+                  "份额稳居第一，动力电池装车量持续增长。", title),
+        *[_chunk(i, f"沧澜新能第{i}季度动力电池出货量增长。", title, page=1) for i in range(1, 4)],
+    ]  # fmt: skip
+    assert subject_names(industry) == ("动力电池行业",)
     # a story naming a company once is not about it
     story = [_chunk(0, "据中国铁路南宁局集团有限公司消息，暑运客流创新高。", "暑运客流创新高")]
     assert subject_names(story) == () or not is_listed(subject_names(story)[0])

@@ -328,6 +328,12 @@ NIM = "What was Bank of Rongcheng's net interest margin in 2024?"
             "How did Bank of Rongcheng's capital adequacy ratio change from 2023 in 2024?",
         ),
         ("What is Muxi Foods' target price?", "Who wrote the note?", "Who wrote the note (Muxi Foods)?"),
+        # "the … one": its own modifier, the earlier head noun, the earlier modifier gone
+        (
+            "What was Bank of Rongcheng's core capital adequacy ratio at the end of 2024?",
+            "And the total one?",
+            "What was Bank of Rongcheng's total capital adequacy ratio at the end of 2024?",
+        ),
         # Chinese: a modifier alone, a growth word, a quantity pointed at, a period compared
         ("沐溪食品2025年前三季度营业收入是多少？", "第三季度单季呢？", "沐溪食品2025年第三季度单季营业收入是多少？"),
         ("嵘城银行2024年营业收入是多少？", "增速呢？", "嵘城银行2024年营业收入增速是多少？"),
