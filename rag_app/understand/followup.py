@@ -86,6 +86,10 @@ def standalone(
     return resolve(question, previous, known, max_ellipsis_chars, answer, latest_period)
 
 
+# A bare why asked as the question of its reason, in the follow-up's language.
+_WHY = {False: "原因是什么？", True: "What is the reason for it?"}
+
+
 def resolve(
     question: str,
     previous: str,
@@ -96,6 +100,10 @@ def resolve(
 ) -> Resolution:
     """``question`` as it stands alone after ``previous`` (itself standalone)."""
     now, before = read(question, known), read(previous, known)
+    if not now.pieces and now.asks_cause and before.pieces and question != _WHY[now.english]:
+        # a bare why (为什么？ Why?): the reason for what the earlier question asked
+        why = resolve(_WHY[now.english], previous, known, max_ellipsis_chars, answer)
+        return Resolution(why.text, why.carried)
     if not now.pieces:
         return Resolution(question)  # nothing to read: "？", "好的"
     subject = before.subject

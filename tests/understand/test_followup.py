@@ -328,6 +328,9 @@ NIM = "What was Bank of Rongcheng's net interest margin in 2024?"
             "How did Bank of Rongcheng's capital adequacy ratio change from 2023 in 2024?",
         ),
         ("What is Muxi Foods' target price?", "Who wrote the note?", "Who wrote the note (Muxi Foods)?"),
+        # a bare why: the reason for what the earlier question asked
+        ("嵘城银行2024年营业收入是多少？", "为什么？", "嵘城银行2024年营业收入的原因是什么？"),
+        (NIM, "Why?", "What is the reason for Bank of Rongcheng's net interest margin in 2024?"),
         # "the … one": its own modifier, the earlier head noun, the earlier modifier gone
         (
             "What was Bank of Rongcheng's core capital adequacy ratio at the end of 2024?",
