@@ -102,8 +102,8 @@ def resolve(
     now, before = read(question, known), read(previous, known)
     if not now.pieces and now.asks_cause and before.pieces and question != _WHY[now.english]:
         # a bare why (为什么？ Why?): the reason for what the earlier question asked
-        why = resolve(_WHY[now.english], previous, known, max_ellipsis_chars, answer)
-        return Resolution(why.text, why.carried)
+        reason = resolve(_WHY[now.english], previous, known, max_ellipsis_chars, answer)
+        return Resolution(reason.text, reason.carried)
     if not now.pieces:
         return Resolution(question)  # nothing to read: "？", "好的"
     subject = before.subject
