@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag_app.answer.fact_counts import counted
+from rag_app.answer.fact_format import cell_scale, fact_line, written
 from rag_app.answer.values import is_asked_subject
-from rag_app.facts.cells import Fact, source_scale
+from rag_app.facts.cells import Fact
+from rag_app.facts.columns import asked_columns
 from rag_app.facts.lookup import (
     EVERY_YEAR,
     AskedFact,
-    asked_columns,
     asked_facts,
     asked_pair,
     asked_rows,
@@ -26,9 +28,7 @@ from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.comparisons import threshold
 from rag_app.text.periods import distinct_years, find_years
-from rag_app.text.scales import stated_exponent
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -62,7 +62,7 @@ def worked_lines(
         line = _ratio(operation.name, pair, lang) if pair else ""
         return [line] if line else []
     if operation.name == "count" and operation.confidence >= min_confidence:
-        line = _counted(query, sources, lang)
+        line = counted(query, sources, lang)
         return [line] if line else []
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
@@ -118,9 +118,9 @@ def fact_value_lines(
         named_row = entity_facts(query, every_source)
         if named_row:
             source, fact = named_row[0].source, named_row[0].fact
-            scale = _scale(fact, source, every_source)
+            scale = cell_scale(fact, source, every_source)
             sep = ", " if lang == "en" else " "
-            return [_line(f"{query.name}{sep}{fact.column}", fact.value, scale, source, lang)]
+            return [fact_line(f"{query.name}{sep}{fact.column}", fact.value, scale, source, lang)]
     if not asked:
         return []
     if listing:
@@ -130,7 +130,7 @@ def fact_value_lines(
         return []
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
-    return [_line(head, fact.value, _scale(fact, source, sources), source, lang)]
+    return [fact_line(head, fact.value, cell_scale(fact, source, sources), source, lang)]
 
 
 def ranked_lines(
@@ -150,7 +150,7 @@ def ranked_lines(
     else:
         head = f"Top {len(rows)}" if lang == "en" else f"前{len(rows)}名"
     caption = f"{rows[0].caption} " if rows[0].caption else ""
-    return [_line(f"{caption}{head}", names, "", rows[0].source, lang)]
+    return [fact_line(f"{caption}{head}", names, "", rows[0].source, lang)]
 
 
 # What asks for a name: the interrogatives of the follow-up lexicon that do (哪, 谁, which, who).
@@ -197,7 +197,7 @@ def _which_years(
     head = (
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )
-    return _line(head, answer, "", source, lang)
+    return fact_line(head, answer, "", source, lang)
 
 
 def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
@@ -209,7 +209,7 @@ def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: 
     columns = "; ".join(a.fact.column for a in asked)
     head = f"{first.metric}, {columns}" if lang == "en" else f"{first.metric} {columns}"
     values = "; ".join(a.fact.value for a in asked)
-    return _line(head, values, _scale(first, source, sources), source, lang)
+    return fact_line(head, values, cell_scale(first, source, sources), source, lang)
 
 
 def _years_of(operation: str, named: list[str]) -> list[str]:
@@ -247,7 +247,7 @@ def _worked(
     if any(v is None for v in values):
         return ""
     numbers = [float(v) for v in values if v is not None]
-    texts = [_written(v) for v in numbers]
+    texts = [written(v) for v in numbers]
     percent = ""
     if operation in ("diff", "change_ratio") and len(numbers) != 2:
         return ""
@@ -261,7 +261,7 @@ def _worked(
         if numbers[1] == 0:
             return ""
         result = (numbers[0] - numbers[1]) / abs(numbers[1]) * 100
-        working, percent = f"({texts[0]} - {texts[1]}) / {_written(abs(numbers[1]))}", "%"
+        working, percent = f"({texts[0]} - {texts[1]}) / {written(abs(numbers[1]))}", "%"
     elif operation == "cagr":  # compound annual growth from the earliest to the latest year
         result = ((numbers[0] / numbers[-1]) ** (1 / span_years) - 1) * 100
         working, percent = f"({texts[0]} / {texts[-1]})^(1/{span_years}) - 1", "%"
@@ -296,11 +296,11 @@ def _worked(
         if lang == "en"
         else f"{fact.metric} {span}{names[operation]}"
     )
-    scale = "" if percent or "%" in fact.value else _scale(fact, source, sources)
-    amount = f"{working} = {_written(result)}{percent}"
+    scale = "" if percent or "%" in fact.value else cell_scale(fact, source, sources)
+    amount = f"{working} = {written(result)}{percent}"
     if "%" in fact.value and operation != "change_ratio":
         amount += "%"
-    return _line(head, amount, scale, source, lang)
+    return fact_line(head, amount, scale, source, lang)
 
 
 def _across_rows(
@@ -320,7 +320,7 @@ def _across_rows(
         return ""
     facts = [a.fact for a in asked]
     numbers = [float(f.number or 0.0) for f in facts]
-    texts = [_written(v) for v in numbers]
+    texts = [written(v) for v in numbers]
     percent = "%" if "%" in facts[0].value else ""
     if operation == "diff":
         result, working = numbers[0] - numbers[1], f"{texts[0]} - {texts[1]}"
@@ -328,7 +328,7 @@ def _across_rows(
         if numbers[1] == 0:
             return ""
         result = (numbers[0] - numbers[1]) / abs(numbers[1]) * 100
-        working, percent = f"({texts[0]} - {texts[1]}) / {_written(abs(numbers[1]))}", "%"
+        working, percent = f"({texts[0]} - {texts[1]}) / {written(abs(numbers[1]))}", "%"
     elif operation == "average":
         result = sum(numbers) / len(numbers)
         working = f"({' + '.join(texts)}) / {len(numbers)}"
@@ -346,8 +346,8 @@ def _across_rows(
             else (f"{head}, {rest}" if lang == "en" else f"{head} {rest}")
         )
     )
-    scale = "" if percent else _scale(facts[0], asked[0].source, sources)
-    return _line(head, f"{working} = {_written(result)}{percent}", scale, asked[0].source, lang)
+    scale = "" if percent else cell_scale(facts[0], asked[0].source, sources)
+    return fact_line(head, f"{working} = {written(result)}{percent}", scale, asked[0].source, lang)
 
 
 def _relative_year(label: str) -> list[str]:
@@ -375,61 +375,5 @@ def _ratio(operation: str, pair: tuple[AskedFact, AskedFact], lang: str) -> str:
         period = first.column if first.column == second.column else ""
     if period:
         head = f"{head}, {period}" if lang == "en" else f"{head} {period}"
-    amount = f"{_written(top)} / {_written(bottom)} = {_written(result)}{percent}"
-    return _line(head, amount, "", pair[0].source, lang)
-
-
-def _counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
-    """How many years of one row are beyond the amount the question compares with, each year
-    shown with its cell ("Interest income, years above 1500 thousand (2018 1,826; 2017 1,284):
-    1"); "" when it compares with none or names no row with two years or more."""
-    limit = threshold(query.text)
-    if limit is None:
-        return ""
-    asked = asked_facts(query, sources, [EVERY_YEAR])
-    cells = {
-        years[0]: item.fact
-        for item in asked
-        if len(years := distinct_years(item.fact.column)) == 1 and item.fact.number is not None
-    }
-    if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
-        return ""
-    source, first = asked[0].source, asked[0].fact
-    exponent = _exponent(first, source, sources)
-    passed = [y for y, f in cells.items() if limit.passes(float(f.number or 0.0), exponent)]
-    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
-    space = " " if limit.unit.isascii() else ""
-    bound = f"{_written(limit.number)}{space if limit.unit else ''}{limit.unit}"
-    if lang == "en":
-        head = f"{first.metric}, years {'above' if limit.above else 'below'} {bound} ({shown})"
-    else:
-        head = f"{first.metric} {'高于' if limit.above else '低于'}{bound}的年份（{shown}）"
-    return _line(head, str(len(passed)), "", source, lang)
-
-
-def _written(number: float) -> str:
-    """A number rounded to two decimals, its zeros after the point dropped ("-12.6")."""
-    text = f"{round(number, 2):.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def _line(head: str, amount: str, scale: str, source: int, lang: str) -> str:
-    if lang == "en" and scale in _SCALE_WORDS and scale not in amount.lower():
-        amount = f"{amount} {scale}"
-    colon = ": " if lang == "en" else "："
-    return f"{head.strip(', ')}{colon}{amount} [Source {source}]"
-
-
-def _exponent(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> int:
-    """The power of ten a cell's amount is written in: what its row or column label states
-    ("营业收入（万元）"), else its table ("单位：万元", "(in thousands)"), else 0."""
-    chunk = dict(sources).get(source)
-    stated = [fact.metric, fact.column, *((chunk.caption, chunk.context) if chunk else ())]
-    found = next((e for text in stated if (e := stated_exponent(text))), 0)
-    return found or {"thousand": 3, "million": 6, "billion": 9}.get(
-        _scale(fact, source, sources), 0
-    )
-
-
-def _scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:
-    return fact.scale or source_scale(source, sources)
+    amount = f"{written(top)} / {written(bottom)} = {written(result)}{percent}"
+    return fact_line(head, amount, "", pair[0].source, lang)

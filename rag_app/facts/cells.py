@@ -80,6 +80,7 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
     if _periods_down(grid.data_rows, labels):
         return _transposed(chunk_id, grid.data_rows, labels, table_scale)
     facts = []
+    groups = _groups(grid.data_rows)
     for r, row in enumerate(grid.data_rows):
         cells = [cell.strip() for cell in row[1:]]
         if _heads_columns(cells):  # a row of years heads the columns below it
@@ -97,6 +98,7 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
         metric = row[0].strip() if row else ""
         if not metric:
             continue
+        metric = f"{metric} {groups[r]}" if r in groups else metric
         for c in range(1, len(row)):
             value = row[c].strip()
             if not value or value == metric:
@@ -108,6 +110,25 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
                 scale = "percent"
             facts.append(Fact(chunk_id, r, c, metric, column, value, number, scale))
     return tuple(facts)
+
+
+def _groups(rows: Sequence[Sequence[str]]) -> dict[int, str]:
+    """Rows in runs of two or more whose labels the table writes again (国内, 国际 under each of
+    two quantities), each with the row right above its run ("旅客运输量（千人次）"), so that
+    "国内 旅客运输量（千人次）" and "国内 货邮运输量（吨）" are two; a lone repeated row (a block's
+    "Total") is left as it is."""
+    labels = [row[0].strip() if row else "" for row in rows]
+    repeated = {label for label in labels if label and labels.count(label) > 1}
+    out: dict[int, str] = {}
+    r = 0
+    while r < len(labels):
+        end = r
+        while end < len(labels) and labels[end] in repeated:
+            end += 1
+        if end - r >= 2 and r > 0 and labels[r - 1] and labels[r - 1] not in repeated:
+            out.update(dict.fromkeys(range(r, end), labels[r - 1]))
+        r = max(end, r + 1)
+    return out
 
 
 def _periods_down(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> bool:

@@ -354,46 +354,6 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
     return []
 
 
-def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
-    """The cells of the one row of a table the question names, in two or more of its columns
-    that name no year and that the question names by their own words ("第四季度" and "第三季度" of
-    a quarter's columns, "营业收入" and "营业成本" of a product's row, "生产量" and "销售量"), in the
-    order it names them; [] when no table has one such row and columns."""
-    if len(set(find_years(query.text))) > 1:
-        return []
-    question = query.text.lower()
-    words = frozenset(w for w in query.terms.words if not w.isdigit())
-    order = _order(query.text)
-    for number, chunk in sources:
-        facts = table_facts(chunk)
-        labels = {f.col: f.column for f in facts if f.number is not None}
-        named = {
-            c: label
-            for c, label in labels.items()
-            if label and not find_years(label) and _column_named(label, question, words)
-        }
-        if len(named) < 2:
-            continue
-        rows = _rows_named([f for f in facts if f.col not in named], question, words)[0]
-        if len(rows) != 1:
-            continue
-        cells = {
-            f.col: f for f in facts if f.row in rows and f.col in named and f.number is not None
-        }
-        if len(cells) < 2:
-            continue
-        ordered = sorted(cells, key=lambda c: _place(named[c], order, question))
-        return [AskedFact(number, cells[c]) for c in ordered]
-    return []
-
-
-def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
-    """Whether the question names a column by its label's last part, a bracketed tail aside."""
-    last = label.split(" / ")[-1]
-    core = _UNIT.sub("", last).strip() or last
-    return bool(_named(core, question, words))
-
-
 def _most_specific(named: set[str]) -> set[str]:
     """Of labels named alike, the most specific ("Total costs", not "Total")."""
     return {m for m in named if not any(_less_specific(m, other) for other in named)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rag_app.answer.fact_lines import fact_value_lines
 from rag_app.answer.short import short_answer
+from rag_app.facts.cells import table_facts
 from rag_app.models import Chunk
 from rag_app.understand.analysis import analyse_query
 from rag_app.understand.operations import Operation
@@ -211,3 +212,49 @@ def test_a_ratio_of_two_companies_rows_prefers_the_table_naming_the_asked_column
     sources = [(1, by_metric), (2, installed)]
     lines = fact_value_lines(_as("2024年沧澜新能的装车量是锐驰电池的几倍？", "divide"), sources)
     assert lines and "246.3 / 98.7 = 2.5" in lines[0] and "[Source 2]" in lines[0]
+
+
+def test_rows_of_a_column_and_months_of_a_row_counted_beyond_an_amount() -> None:
+    lines_of = _table(
+        "<table><tr><td rowspan='2'>险种</td><td colspan='2'>2024年</td><td colspan='2'>2023年</td>"
+        "</tr><tr><td>保费收入</td><td>综合成本率（%）</td><td>保费收入</td><td>综合成本率（%）</td>"
+        "</tr><tr><td>机动车辆保险</td><td>820</td><td>97.2</td><td>790</td><td>97.8</td></tr>"
+        "<tr><td>健康险</td><td>120</td><td>99.0</td><td>110</td><td>101.2</td></tr>"
+        "<tr><td>责任保险</td><td>90</td><td>103.1</td><td>85</td><td>100.9</td></tr>"
+        "<tr><td>合计</td><td>1,030</td><td>97.9</td><td>985</td><td>98.6</td></tr></table>"
+    )
+    question = "2023年综合成本率超过100%的险种有几个？"
+    lines = fact_value_lines(_as(question, "count"), lines_of)
+    assert lines and "2023年 / 综合成本率" in lines[0] and "：2 [Source 1]" in lines[0]
+    assert "合计" not in lines[0]  # the total row is no line of business
+    months = _table(
+        "<table><tr><td>月份</td><td>碳酸锂（万元/吨）</td></tr>"
+        "<tr><td>2025年1月</td><td>7.62</td></tr><tr><td>2025年2月</td><td>7.48</td></tr>"
+        "<tr><td>2025年3月</td><td>7.91</td></tr></table>"
+    )
+    lines = fact_value_lines(_as("2025年碳酸锂价格高于7.5万元/吨的有几个月？", "count"), months)
+    assert lines and "2025年3月 7.91" in lines[0] and lines[0].endswith("：2 [Source 1]")
+
+
+def test_sub_rows_a_table_repeats_under_two_quantities_are_told_apart() -> None:
+    traffic = _table(
+        "<table><tr><td>指标</td><td>本月</td><td>上年同月</td></tr>"
+        "<tr><td>旅客运输量（千人次）</td><td>3,200</td><td>3,000</td></tr>"
+        "<tr><td>国内</td><td>2,900</td><td>2,750</td></tr><tr><td>国际</td><td>300</td><td>250</td></tr>"
+        "<tr><td>货邮运输量（吨）</td><td>21,000</td><td>20,000</td></tr>"
+        "<tr><td>国内</td><td>15,000</td><td>14,500</td></tr><tr><td>国际</td><td>6,000</td><td>5,500</td></tr>"
+        "</table>"
+    )
+    lines = fact_value_lines(_as("国际货邮运输量本月比上年同月增加了多少吨？", "diff"), traffic)
+    assert lines and "6000 - 5500 = 500" in lines[0]
+    lines = fact_value_lines(_as("国际旅客运输量本月比上年同月增加了多少？", "diff"), traffic)
+    assert lines and "300 - 250 = 50" in lines[0]
+
+
+def test_a_blocks_lone_total_keeps_its_label() -> None:
+    blocks = _table(
+        "<table><tr><td></td><td>2019</td></tr><tr><td>Cash</td><td>10</td></tr>"
+        "<tr><td>Total</td><td>10</td></tr><tr><td>Goodwill</td><td>5</td></tr>"
+        "<tr><td>Total</td><td>5</td></tr></table>"
+    )
+    assert {f.metric for f in table_facts(blocks[0][1])} == {"Cash", "Total", "Goodwill"}

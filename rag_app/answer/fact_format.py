@@ -1,0 +1,40 @@
+"""How a fact line is written: a number rounded, a line with its source, the power of ten and
+the scale a cell is written in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_app.facts.cells import Fact, source_scale
+from rag_app.models import Chunk
+from rag_app.text.scales import stated_exponent
+
+_SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
+
+
+def written(number: float) -> str:
+    """A number rounded to two decimals, its zeros after the point dropped ("-12.6")."""
+    text = f"{round(number, 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fact_line(head: str, amount: str, scale: str, source: int, lang: str) -> str:
+    if lang == "en" and scale in _SCALE_WORDS and scale not in amount.lower():
+        amount = f"{amount} {scale}"
+    colon = ": " if lang == "en" else "："
+    return f"{head.strip(', ')}{colon}{amount} [Source {source}]"
+
+
+def power_of_ten(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> int:
+    """The power of ten a cell's amount is written in: what its row or column label states
+    ("营业收入（万元）"), else its table ("单位：万元", "(in thousands)"), else 0."""
+    chunk = dict(sources).get(source)
+    stated = [fact.metric, fact.column, *((chunk.caption, chunk.context) if chunk else ())]
+    found = next((e for text in stated if (e := stated_exponent(text))), 0)
+    return found or {"thousand": 3, "million": 6, "billion": 9}.get(
+        cell_scale(fact, source, sources), 0
+    )
+
+
+def cell_scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:
+    return fact.scale or source_scale(source, sources)
