@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_app.answer.fact_format import fact_line, power_of_ten, written
+from rag_app.facts.cells import Fact
 from rag_app.facts.columns import column_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.models import Chunk
@@ -32,17 +33,9 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
         cells = {fact.column: fact for _, fact in dated}
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return _counted_rows(limit, column_cells(query, sources), sources, lang)
-    source, first = asked[0].source, asked[0].fact
-    exponent = power_of_ten(first, source, sources)
-    passed = [y for y, f in cells.items() if limit.passes(float(f.number or 0.0), exponent)]
-    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
     space = " " if limit.unit.isascii() else ""
     bound = f"{written(limit.number)}{space if limit.unit else ''}{limit.unit}"
-    if lang == "en":
-        head = f"{first.metric}, years {'above' if limit.above else 'below'} {bound} ({shown})"
-    else:
-        head = f"{first.metric} {'高于' if limit.above else '低于'}{bound}的年份（{shown}）"
-    return fact_line(head, str(len(passed)), "", source, lang)
+    return _count_line(limit, bound, asked[0], cells, ("years", "年份"), sources, lang)
 
 
 def _counted_rows(
@@ -52,13 +45,30 @@ def _counted_rows(
     （万元/吨） 高于7.5的行（2025年1月 7.62; …）：4"); "" for fewer than two rows."""
     if len(asked) < 2:
         return ""
-    source, first = asked[0].source, asked[0].fact
-    exponent = power_of_ten(first, source, sources)
-    passed = [a for a in asked if limit.passes(float(a.fact.number or 0.0), exponent)]
-    shown = "; ".join(f"{a.fact.metric} {a.fact.value}" for a in asked)
+    cells = {a.fact.metric: a.fact for a in asked}
+    if len(cells) < len(asked):  # one label on two rows: each counted, by its place
+        cells = {f"{a.fact.metric} ({a.fact.row + 1})": a.fact for a in asked}
     bound = f"{written(limit.number)}{limit.unit}"
+    return _count_line(limit, bound, asked[0], cells, ("rows", "行"), sources, lang)
+
+
+def _count_line(
+    limit: Threshold,
+    bound: str,
+    first: AskedFact,
+    cells: dict[str, Fact],
+    kind: tuple[str, str],
+    sources: Sequence[tuple[int, Chunk]],
+    lang: str,
+) -> str:
+    """The count of ``cells`` (each by its year, month or row) beyond ``limit``, each shown with
+    its value, headed by the row (a count of years) or the column (a count of rows) counted."""
+    label = first.fact.metric if kind[0] == "years" else first.fact.column
+    exponent = power_of_ten(first.fact, first.source, sources)
+    passed = [k for k, f in cells.items() if limit.passes(float(f.number or 0.0), exponent)]
+    shown = "; ".join(f"{k} {f.value}" for k, f in cells.items())
     if lang == "en":
-        head = f"{first.column}, rows {'above' if limit.above else 'below'} {bound} ({shown})"
+        head = f"{label}, {kind[0]} {'above' if limit.above else 'below'} {bound} ({shown})"
     else:
-        head = f"{first.column} {'高于' if limit.above else '低于'}{bound}的行（{shown}）"
-    return fact_line(head, str(len(passed)), "", source, lang)
+        head = f"{label} {'高于' if limit.above else '低于'}{bound}的{kind[1]}（{shown}）"
+    return fact_line(head, str(len(passed)), "", first.source, lang)
