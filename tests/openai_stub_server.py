@@ -89,6 +89,7 @@ class _State:
     models: tuple[str, ...] = ("stub-model", "stub-model-large")
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    hurry: threading.Event = field(default_factory=threading.Event)  # chunk delays end
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -197,11 +198,7 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.break_after is not None and sent >= reply.break_after:
                 self._cut()
                 return
-            if (
-                sent
-                and reply.chunk_delay_s
-                and self.server.state.stopping.wait(reply.chunk_delay_s)
-            ):
+            if sent and reply.chunk_delay_s and self._pause(reply.chunk_delay_s):
                 return
             event({"content": piece})
             sent += 1
@@ -228,6 +225,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk("data: " + json.dumps(usage_chunk) + "\n\n")
         self._chunk("data: [DONE]\n\n")
         self._end()
+
+    def _pause(self, seconds: float) -> bool:
+        """Wait ``seconds`` between two chunks, or less once ``hurry()`` was called; True when
+        the server is stopping (the stream is given up)."""
+        state = self.server.state
+        deadline = time.monotonic() + seconds
+        while not state.hurry.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if state.stopping.wait(min(left, 0.05)):
+                return True
+        return state.stopping.is_set()
 
     # -- wire ---------------------------------------------------------------------------------
 
@@ -357,6 +367,11 @@ class OpenAIStubServer:
 
     def set_default(self, reply: Reply) -> None:
         self.state.default = reply
+
+    def hurry(self) -> None:
+        """From now on, streams (also those under way) send their pieces without the replies'
+        ``chunk_delay_s``: a test that needed a slow answer only until something happened."""
+        self.state.hurry.set()
 
     @property
     def requests(self) -> list[RecordedRequest]:

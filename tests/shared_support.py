@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +43,17 @@ def require_parts() -> None:
 
 
 @contextmanager
-def shared_setup(root: Path, apis: int = 2, **extra_env: str) -> Iterator[SharedStack]:
+def shared_setup(
+    root: Path, apis: int = 2, postgres: str | None = None, **extra_env: str
+) -> Iterator[SharedStack]:
     """PostgreSQL, Chroma and ``apis`` API processes (P1, P2...) under ``root``; yields the
-    running stack, stops everything after it."""
+    running stack, stops everything after it. ``postgres``: the base URL of a running cluster
+    (the session's, ``postgres_base``) to make the stack's database on; without it a cluster of
+    its own is started and removed after."""
     require_parts()
     env = {"RAG_APP_CACHE_DIR": str(REAL_CACHE_DIR), **extra_env}
-    with postgres_server() as base:
+    with ExitStack() as cleanup:
+        base = postgres if postgres else cleanup.enter_context(postgres_server())
         database_url = fresh_database(base)
         try:
             with shared_stack(root, database_url, apis, extra_env=env) as stack:

@@ -200,13 +200,13 @@ def test_empty_input_and_concurrent_use(model_dir: Path) -> None:
 
 @pytest.mark.slow
 class TestOnnxFp32Embedder(EmbedderContract):
-    @pytest.fixture
+    @pytest.fixture(scope="class")  # its session made once (half a second), not per test
     def embedder(self, model_dir: Path) -> OnnxEmbedder:
         return _onnx(model_dir, "onnx")
 
 
 @pytest.mark.slow
 class TestOnnxInt8Embedder(EmbedderContract):
-    @pytest.fixture
+    @pytest.fixture(scope="class")
     def embedder(self, model_dir: Path) -> OnnxEmbedder:
         return _onnx(model_dir, "onnx-int8")

@@ -13,6 +13,7 @@ names the CLI's folder walk does not pick up (``.json`` has no suffix as ``pathl
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import random
@@ -984,11 +985,18 @@ def _cases(rng: random.Random) -> list[tuple[HostileCase, bytes]]:  # noqa: C901
     return out
 
 
+@functools.cache
+def _catalogue() -> tuple[tuple[HostileCase, bytes], ...]:
+    """Every case with its bytes, canaries last: made once per process (seconds of seeded
+    random text; the cases and their bytes are immutable, so every caller gets the same)."""
+    return tuple(_cases(random.Random(20250612)) + _canaries())
+
+
 def hostile_catalogue(folder: Path) -> list[HostileCase]:
     """Write the hostile files and the canaries into ``folder``; returns every case, canaries last."""
     folder.mkdir(parents=True, exist_ok=True)
     cases = []
-    for case, data in _cases(random.Random(20250612)) + _canaries():
+    for case, data in _catalogue():
         if case.on_disk:
             (folder / case.name).write_bytes(data)
         cases.append(case)
@@ -997,4 +1005,4 @@ def hostile_catalogue(folder: Path) -> list[HostileCase]:
 
 def hostile_bytes() -> list[tuple[HostileCase, bytes]]:
     """Every case with its bytes, canaries last (for ingesting without a folder)."""
-    return _cases(random.Random(20250612)) + _canaries()
+    return list(_catalogue())

@@ -1,9 +1,10 @@
 """Every malformed or hostile input ends in a clear message or a document, never a traceback.
 
 The catalogue (``tests/ingest/hostile_files.py``, written at test time) goes through the loaders
-and the chunker, through the library in one batch with canaries, and through the real CLI. Its
-canaries must be found after every case and after the library is opened again. Results and the
-limits chosen: docs/HOSTILE.md.
+and the chunker, through the library in one batch with canaries, and through the real CLI (its
+commands start with the module, in a thread, beside the in-process tests). Its canaries must be
+found after every case and after the library is opened again. Results and the limits chosen:
+docs/HOSTILE.md.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,29 +203,88 @@ def _model_built() -> bool:
     return is_built(REAL_CACHE_DIR / "models" / "multilingual-e5-small")
 
 
-@pytest.mark.slow
-def test_cli_ingests_the_catalogue_with_messages_and_no_traceback(tmp_path: Path) -> None:
-    """The real `rag-app ingest` over the folder, then `rag-app search` for each canary."""
+_CLI_TEST = "test_cli_ingests_the_catalogue_with_messages_and_no_traceback"
+
+
+class _CliRun:
+    """The CLI test's commands, run in a thread of their own from the module's start (a minute of
+    subprocesses, most of it the real model, beside the in-process tests, which take the other
+    core meanwhile): `rag-app ingest` over the catalogue's folder, then `rag-app search` for
+    each canary. ``result()`` waits for them: the ingest's CompletedProcess and the searches'."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / "hostile"
+        self.cases = hostile_catalogue(self.folder)
+        # as the suite's autouse fixture leaves the environment (no knowledge base, no model named)
+        inherited = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("RAG_APP_KB", "RAG_APP_EMBEDDING_MODEL")
+        }
+        self.env = {
+            **inherited,
+            "RAG_APP_DATA_DIR": str(root / "data"),
+            "RAG_APP_CACHE_DIR": str(REAL_CACHE_DIR),
+            "RAG_APP_MAX_CHUNKS_PER_DOCUMENT": str(CLI_MAX_CHUNKS),
+            "PYTHONIOENCODING": "utf-8",
+        }
+        self._outcome: tuple[Any, list[Any]] | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="hostile-cli", daemon=True)
+        self._thread.start()
+
+    def _command(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        cli = str(Path(sys.executable).with_name("rag-app"))
+        return subprocess.run(
+            [cli, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=timeout,
+            cwd=REPO_ROOT,
+        )
+
+    def _run(self) -> None:
+        try:
+            ingest = self._command(["ingest", str(self.folder)], 240)
+            searches = [
+                self._command(["search", canary.question, "--k", "5", "--json"], 120)
+                for canary in CANARIES
+            ]
+            self._outcome = (ingest, searches)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test
+            self._outcome = exc
+
+    def result(self) -> tuple[Any, list[Any]]:
+        self._thread.join(timeout=240 + 120 * len(CANARIES) + 60)
+        assert not self._thread.is_alive(), "the CLI commands did not end"
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        assert self._outcome is not None
+        return self._outcome
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory: pytest.TempPathFactory) -> _CliRun:
     if not _model_built():
         pytest.skip("the embedding model is not built (rag-app setup)")
-    folder = tmp_path / "hostile"
-    cases = hostile_catalogue(folder)
-    env = {
-        **os.environ,
-        "RAG_APP_DATA_DIR": str(tmp_path / "data"),
-        "RAG_APP_CACHE_DIR": str(REAL_CACHE_DIR),
-        "RAG_APP_MAX_CHUNKS_PER_DOCUMENT": str(CLI_MAX_CHUNKS),
-        "PYTHONIOENCODING": "utf-8",
-    }
-    cli = str(Path(sys.executable).with_name("rag-app"))
-    done = subprocess.run(
-        [cli, "ingest", str(folder)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        cwd=REPO_ROOT,
-    )
+    return _CliRun(tmp_path_factory.mktemp("hostile-cli"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cli_from_the_start(request: pytest.FixtureRequest) -> None:
+    """When the CLI test is to run, its commands start with the module (``_CliRun``)."""
+    if _model_built() and any(
+        getattr(item, "module", None) is request.module and item.name == _CLI_TEST
+        for item in request.session.items
+    ):
+        request.getfixturevalue("cli_run")
+
+
+@pytest.mark.slow
+def test_cli_ingests_the_catalogue_with_messages_and_no_traceback(cli_run: _CliRun) -> None:
+    """The real `rag-app ingest` over the folder, then `rag-app search` for each canary."""
+    done, searches = cli_run.result()
+    cases = cli_run.cases
     output = done.stdout + done.stderr
     assert "Traceback" not in output, output[-3000:]
     assert done.returncode == 1, output[-3000:]
@@ -246,15 +308,7 @@ def test_cli_ingests_the_catalogue_with_messages_and_no_traceback(tmp_path: Path
             if "max_chunks_per_document" not in line:
                 problems.append(f"{case.name}: expected ingestion: {line}")
     assert not problems, "\n".join(problems)
-    for canary in CANARIES:
-        found = subprocess.run(
-            [cli, "search", canary.question, "--k", "5", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            cwd=REPO_ROOT,
-        )
+    for canary, found in zip(CANARIES, searches, strict=True):
         assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr[-2000:]
         hits = json.loads(found.stdout)
         assert any(canary.fact in hit["text"] for hit in hits), (canary.name, hits[:2])

@@ -48,11 +48,11 @@ def variant(name: str, mark: str) -> tuple[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedStack]:
-    """P1 and P2 over one PostgreSQL and one Chroma; A's knowledge base ``a-kb`` holds the sample,
-    uploaded through P1."""
+def stack(tmp_path_factory: pytest.TempPathFactory, postgres_base: str) -> Iterator[SharedStack]:
+    """P1 and P2 over one PostgreSQL (a database of their own on the session's cluster) and one
+    Chroma; A's knowledge base ``a-kb`` holds the sample, uploaded through P1."""
     root = tmp_path_factory.mktemp("shared")
-    with shared_setup(root, apis=2) as running:
+    with shared_setup(root, apis=2, postgres=postgres_base) as running:
         r = upload(running, 0, A, KB, [SAMPLE])
         assert r.status_code == 200, r.text
         assert r.json()["files"][0]["reports"][0]["status"] == "ingested"

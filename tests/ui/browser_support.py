@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -245,6 +246,66 @@ class StreamlitServer:
         self.stop()
 
 
+# -- the sample, imported once a session -------------------------------------------------------
+# The app's own start-up work (ui.startup.Startup, as ui.resources runs it in the server) on a fresh
+# data dir, without Streamlit: the sample report imported into 示例 with the real model, then the
+# caches warmed; run in a process of its own, which exits when it is done, as a stopped server
+# does. The import itself, from the first page, is tested by tests/ui/test_cold_start.py.
+_IMPORT_SAMPLE = """
+import sys
+from rag_app.config import load_settings
+from rag_app.index.embedder import load_embedder
+from rag_app.index.library import Library
+from ui.resources import SAMPLE_KB, SAMPLE_ZIP
+from ui.startup import Startup
+
+settings = load_settings()
+startup = Startup(SAMPLE_ZIP, SAMPLE_KB)
+embedder = load_embedder(settings)
+startup.load_model(embedder)
+library = Library(settings, embedder=embedder)
+startup.start(library)
+for thread in startup.threads:
+    thread.join()
+status = startup.status()
+docs = [d.name for d in library.documents(SAMPLE_KB)]
+if status.state != "in" or docs != [SAMPLE_ZIP.name]:
+    sys.exit(f"the sample was not imported: {status}, {docs}")
+"""
+_sample_templates: dict[Path, Path] = {}
+
+
+def sample_data(tmp_path_factory: Any, target: Path, cache_dir: Path | None = None) -> Path:
+    """Make ``target`` a data dir that holds the sample report in 示例 as a server's first start
+    imports it (and nothing else): a copy of one imported once per test session, so that every
+    browser module's server starts as after a restart instead of spending its first page on the
+    import (seconds of the real model each time). Returns ``target``."""
+    if cache_dir is None:
+        from tests.conftest import REAL_CACHE_DIR
+
+        cache_dir = REAL_CACHE_DIR
+    base = Path(tmp_path_factory.getbasetemp())
+    template = _sample_templates.get(base)
+    if template is None:
+        template = Path(tmp_path_factory.mktemp("sample-template")) / "data"
+        env = {k: v for k, v in os.environ.items() if k not in PROVIDER_ENV}
+        env["RAG_APP_DATA_DIR"] = str(template)
+        env["RAG_APP_CACHE_DIR"] = str(cache_dir)
+        done = subprocess.run(
+            [sys.executable, "-c", _IMPORT_SAMPLE],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"importing the sample failed:\n{done.stdout}\n{done.stderr}")
+        _sample_templates[base] = template
+    shutil.copytree(template, target)
+    return Path(target)
+
+
 # -- the browser ---------------------------------------------------------------------------------
 def launch_browser(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -348,8 +409,9 @@ def use_stub_llm(page: Any, base_url: str) -> None:
 def sample_server(
     tmp_path_factory: Any, name: str, oidc: Any = None
 ) -> Iterator[StreamlitServer]:
-    """A module's own app over a fresh data dir, with the real model (its first session
-    imports the sample into 示例), stopped after; the tests skip when the model is not built.
+    """A module's own app over a fresh data dir holding only the sample in 示例
+    (``sample_data``), with the real model, stopped after; the tests skip when the model is not
+    built.
     With ``oidc`` (a ``tests.oidc_stub_server.OIDCStubServer``) sign-in goes through it, set by
     a secrets file of the test's own (``--secrets.files``; the repo's ``.streamlit/`` is not
     touched)."""
@@ -383,7 +445,10 @@ def sample_server(
         )
         extra = ["--secrets.files", str(secrets_file)]
     app = StreamlitServer(
-        root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log", extra_args=extra
+        sample_data(tmp_path_factory, root / "data"),
+        cache_dir=REAL_CACHE_DIR,
+        log_path=root / "server.log",
+        extra_args=extra,
     )
     app.start(timeout=120)
     yield app

@@ -1,8 +1,9 @@
 """The app in a real browser: headless Chromium drives ``streamlit run app.py``.
 
-One server per module on a fresh data folder: its first page ingests the sample report into 示例
-with the real embedding model (about half a minute), then every test opens its own browser
-context, which is a fresh Streamlit session. Tests that change the library make their own
+One server per module on a fresh data folder holding the sample report in 示例 (imported with the
+real embedding model once a session, ``browser_support.sample_data``; the import from the first
+page is tests/ui/test_cold_start.py's), then every test opens its own browser context, which is
+a fresh Streamlit session. Tests that change the library make their own
 knowledge base, so they do not depend on each other's order.
 
 What only a browser shows, and so what is checked here: uploads through the file input, the
@@ -56,6 +57,7 @@ from tests.ui.browser_support import (
     new_page,
     open_app,
     recorder,
+    sample_data,
     use_stub_llm,
     wait_idle,
 )
@@ -126,10 +128,11 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterat
     except ModelMissingError as exc:
         pytest.skip(f"real embedding model not available: {exc}")
     root = tmp_path_factory.mktemp("browser")
-    server = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
+    data = sample_data(tmp_path_factory, root / "data")  # the sample in 示例, imported once
+    server = StreamlitServer(data, cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
     server.start()
     try:
-        # The first session ingests the sample report; later ones find it there.
+        # The first session finds the sample there, as every later one does.
         page = new_page(browser)
         open_app(page, server.url, timeout=240_000)
         page.get_by_text("💡").wait_for(timeout=30_000)  # the sample's example questions

@@ -30,7 +30,7 @@ What the product promises, and what is asserted:
 
 Everything runs on loopback (the app, the stub model); every wait is bounded (at most 120 s, the
 first page 240 s), and the whole test must end within 300 s; it takes one to two minutes on 2
-cores, most of it starting the server and importing the sample with the real e5 model.
+cores, most of it the sessions and their answers.
 
 Run: ``.venv/bin/python -m pytest tests/ui/test_concurrent_sessions.py -q -m browser``.
 """
@@ -57,6 +57,7 @@ from tests.ui.browser_support import (
     goto_page,
     mark,
     new_page,
+    sample_data,
     use_stub_llm,
     wait_idle,
 )
@@ -120,7 +121,8 @@ QUESTIONS = [
 AURORA_SESSION = 3
 LANJING_QUESTION = ("蓝鲸存储科技2024年净利润是多少？", "9.87")
 # Session 4 answers with a model (the stub server) that writes slowly, about ten seconds: the
-# delete lands while its answer is being written, every time.
+# delete lands while its answer is being written, every time. Once the delete is done (and seen to
+# be done while the answer was still running), the stub sends the rest at once (``stub.hurry()``).
 AURORA_ANSWER = (
     "Aurora Lithography reported revenue of 812.5 million US dollars in 2024, up 23.6% year "
     "on year [Source 1]."
@@ -181,7 +183,7 @@ def docs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(
     tmp_path_factory: pytest.TempPathFactory, browser: Any, docs_dir: Path
 ) -> Iterator[StreamlitServer]:
-    """A server whose 示例 holds the sample (imported by the first visit, as for any user) and
+    """A server whose 示例 holds the sample (imported once a session, ``sample_data``) and
     星辰 and Aurora (uploaded through the Library page)."""
     from rag_app.config import Settings
     from rag_app.index.embedder import ModelMissingError, resolve_model
@@ -191,7 +193,8 @@ def server(
     except ModelMissingError as exc:
         pytest.skip(f"real embedding model not available: {exc}")
     root = tmp_path_factory.mktemp("concurrent")
-    app = StreamlitServer(root / "data", cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
+    data = sample_data(tmp_path_factory, root / "data")
+    app = StreamlitServer(data, cache_dir=REAL_CACHE_DIR, log_path=root / "server.log")
     app.created = time.monotonic()  # type: ignore[attr-defined] - the whole test's clock
     app.start()
     try:
@@ -378,8 +381,10 @@ def test_seven_sessions_at_once(
         # Session 7: the Library page, Aurora picked in the preview, its delete confirmation up.
         goto_page(deleter, "文档库")
         picker = main_area(deleter).get_by_test_id("stSelectbox").filter(has_text="选择文档")
-        act(deleter, picker.click)
-        act(deleter, deleter.get_by_role("option", name=AURORA).click)
+        picker.click()  # opening the list runs nothing: wait for the option, not for a run
+        option = deleter.get_by_role("option", name=AURORA)
+        option.wait_for()
+        act(deleter, option.click)
         act(deleter, main_area(deleter).get_by_role("button", name="删除该文档").click)
         main_area(deleter).get_by_text(f"确定删除文档「{AURORA}」").wait_for()
         confirm = main_area(deleter).get_by_role("button", name="确认删除")
@@ -401,6 +406,8 @@ def test_seven_sessions_at_once(
         done.filter(has_text=f"已删除文档「{AURORA}」").wait_for(timeout=WAIT)
         assert script_state(aurora) == "running"
         assert expander(assistants(aurora).first, "提示词检查").count() == 0
+        # That was the point of writing slowly: the rest of the answer comes at once.
+        stub.hurry()
 
         # Every answer completes, quotes its figure, and a citation opens its card.
         answers: dict[int, Any] = {}

@@ -76,7 +76,7 @@ def test_a_conversation_and_the_language_survive_a_reload_and_a_restart(
 ) -> None:
     page = new_page(browser)
     try:
-        open_app(page, server.url, timeout=240_000)  # the first start ingests the sample
+        open_app(page, server.url, timeout=240_000)  # the sample is in 示例 already (sample_data)
         ask(page, QUESTION)
         address = page.url
         (opened,) = parse_qs(urlsplit(address).query)["c"]

@@ -64,7 +64,7 @@ def test_citations_the_fab_table_a_restored_card_and_an_error_read_well(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        open_app(page, server.url)  # the first session ingests the sample report into 示例
+        open_app(page, server.url)  # the sample is in 示例 already (sample_data)
         page.get_by_text("💡").wait_for(timeout=240_000)
         if not zh:
             sidebar = page.get_by_test_id("stSidebar")

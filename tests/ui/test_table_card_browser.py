@@ -47,7 +47,7 @@ def test_the_earnings_card_draws_the_documents_header_and_marks_the_cited_row(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        open_app(page, server.url)  # the first session ingests the sample report into 示例
+        open_app(page, server.url)  # the sample is in 示例 already (sample_data)
         page.get_by_text("💡").wait_for(timeout=240_000)
         message = ask(page, QUESTION, timeout=180_000, idle=180_000)
 

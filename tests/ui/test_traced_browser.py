@@ -83,7 +83,7 @@ def test_a_traced_number_opens_its_cell_highlighted(browser: Any, server: Stream
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        open_app(page, server.url)  # the first session ingests the sample report into 示例
+        open_app(page, server.url)  # the sample is in 示例 already (sample_data)
         page.get_by_text("💡").wait_for(timeout=240_000)
         message = ask(page, QUESTION, timeout=180_000, idle=180_000)
         answer = message.locator('[class*="st-key-answer_"]')
