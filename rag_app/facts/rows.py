@@ -99,7 +99,9 @@ _PART = re.compile(
 _CHANGE = re.compile(r"增减|变动|变化|增长|[比较]上|change|%|％", re.I)
 _TO_DATE = re.compile(r"至")  # 年初至报告期末: the period to date, the current one
 _PRIOR = re.compile(r"上年|上期|去年|期初|年初|prior|previous|last year", re.I)
-_CURRENT = re.compile(r"本报告期|报告期|本期|本年|本月|当月|本季度?|当期|期末|current|this year", re.I)
+_CURRENT = re.compile(
+    r"本报告期|报告期|本期|本年|本月|当月|本季度?|当期|期末|current|this year", re.I
+)
 
 
 def names_part_of_year(text: str) -> bool:

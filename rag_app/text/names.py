@@ -364,12 +364,14 @@ _CLAUSES = re.compile(r"[，,；;？?。!！]")
 
 
 def _nouns_joined(text: str) -> list[tuple[str, str]]:
-    """jieba's words of ``text``, a noun and the quantity suffix written right after it joined
-    into one noun (杠杆 率 -> 杠杆率: jieba reads a 率 it has not seen with its noun as a verb)."""
+    """jieba's words of ``text``, a noun (or a verb of two characters or more: 退保 率) and the
+    quantity suffix written right after it joined into one noun (杠杆 率 -> 杠杆率: jieba reads a
+    率 it has not seen with its noun as a verb)."""
     words = list(tagged(text))
     out: list[tuple[str, str]] = []
     for word, tag in words:
-        if out and word in _SUFFIXES and _noun(*out[-1]):
+        verb = out and out[-1][1].startswith("v") and len(out[-1][0]) >= 2
+        if out and word in _SUFFIXES and (_noun(*out[-1]) or verb):
             out[-1] = (out[-1][0] + word, "n")
         else:
             out.append((word, tag))
@@ -406,8 +408,9 @@ def is_place(name: str) -> bool:
     if not words:
         return False
     # a place's name (中国, 德国), or a place word alone (国内, 境外); a name of several words
-    # that starts with a direction (北麓乳业, 北方华创) is a company's
-    return words[0][1] == "ns" or (len(words) == 1 and words[0][1] in ("s", "f"))
+    # that starts with a direction (北麓乳业) or in legal form (常州…有限公司) is a company's
+    place = words[0][1] == "ns" or (len(words) == 1 and words[0][1] in ("s", "f"))
+    return place and not _LEGAL_CJK.fullmatch(name)
 
 
 def sounds_like(latin: str, chinese: str) -> bool:

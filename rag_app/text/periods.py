@@ -154,3 +154,30 @@ def shift_year(period: str, step: int) -> str:
     """``period`` with its (first) year moved by ``step`` years: 2024年 -> 2023年, 2024Q2 ->
     2023Q2; unchanged when it names no year."""
     return YEAR.sub(lambda m: str(int(m.group(1)) + step), period, count=1)
+
+
+# One month of a year, as a question names it: 2025年11月 (not a range, 2025年1-10月, nor a day,
+# 2025年11月30日).
+_MONTH = re.compile(rf"({_YEAR_DIGITS})\s*年\s*(\d{{1,2}})\s*月(?!\s*\d{{1,2}}\s*日)")
+
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# The same in English: November 2025, Nov. 2025.
+_MONTH_EN = re.compile(
+    r"(?<![a-z])(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    rf"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+({_YEAR_DIGITS})(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def month_tokens(text: str) -> list[str]:
+    """The months ``text`` names (2025年11月, November 2025), as ``2025年11月``: the form a
+    table's header is profiled in."""
+    out = [
+        f"{m.group(1)}年{int(m.group(2))}月"
+        for m in _MONTH.finditer(text)
+        if 1 <= int(m.group(2)) <= 12
+    ]
+    for m in _MONTH_EN.finditer(text):
+        out.append(f"{m.group(2)}年{_MONTH_NAMES.index(m.group(1).lower()[:3]) + 1}月")
+    return out

@@ -49,10 +49,11 @@ from rag_app.text.names import (
     sounds_like,
     source_clause,
 )
-from rag_app.text.periods import find_years
+from rag_app.text.periods import find_years, month_tokens
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
     covers,
+    is_listed,
     name_prefixes,
 )
 from rag_app.text.tables import parse_table
@@ -68,6 +69,8 @@ from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
 _WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
+# The fewest characters of each of two names a question joins with one (柏湾证券对华棱动力).
+_PART = 3
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
@@ -91,7 +94,9 @@ def assess(
     source = source_clause(question.text, frozenset().union(*(profile[d].genres for d in docs)))
     text = question.text.replace(source, " ", 1) if source else question.text
     known = [n for d in docs for n in profile[d].names]
-    asked = known_start(_asked_names(text, question.name), known)
+    asked = _joined(
+        known_start(_asked_names(text, question.name), known), [profile[d].text for d in docs]
+    )
     snap = library.snapshot(kb)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
@@ -130,10 +135,15 @@ def assess(
         if p[:4] not in missing and all(profile[d].lacks_part(p) for d in scope)
     ]
     asked_years += [p for p in parts if p[:4] not in asked_years]
+    # a month of a series that stops before it (2025年11月 of prices given to 10月)
+    months = month_tokens(question.text)
+    missing += [m for m in months if m[:4] not in missing and _month_beyond(m, scope, profile)]
     held_years = sorted({y for d in scope for y in profile[d].years()}) if missing else []
     if missing:
         # the closest held: the years its tables cover (else any year its text names)
         in_tables = sorted({y for d in scope for y in profile[d].table_years})
+        if "月" in missing[-1]:  # a month: the closest held are the months its tables give
+            in_tables = _held_months(missing[-1], scope, profile)
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
     if _worked(question):
@@ -252,10 +262,12 @@ def _mentioned_scope(
             or profile[m.doc_id].chinese() < 0.5
             or any(gives(m, (t,)) for t in alternatives)
         ]
-    listed_in = [m for m in mentions if m.labels]
+    # a row of a table (a ranking, a customer list), or a sentence of a company's own report
+    # naming a company in legal form (a subsidiary), that gives nothing asked: a company only
+    # mentioned; a name only a story's sentences write is not held against it
+    legal = is_listed(asked[0]) and name == asked[0].lower()
+    listed_in = [m for m in mentions if m.labels or (legal and profile[m.doc_id].strict())]
     if not giving and listed_in and not is_place(asked[0]):
-        # a row of a table (a ranking, a customer list) that gives nothing asked: a company
-        # that is only mentioned; a name only a story's sentences write is not held against it
         where = tuple(dict.fromkeys(m.caption or profile[m.doc_id].title for m in listed_in))
         return docs, Gap("mentioned", asked[0], where)
     # narrowed to the Chinese reports whose tables list it; a story's sentences (or an English
@@ -331,6 +343,23 @@ def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
 
 
+def _joined(asked: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:
+    """The asked names, one that two names joined by one character make ("柏湾证券对华棱动力":
+    no document writes it, they write 柏湾证券 and 华棱动力) read as the second, what the first
+    says something of, then the first."""
+    out: list[str] = []
+    for name in asked:
+        lowered = name.lower()
+        if not any(lowered in t for t in texts):
+            for k in range(_PART, len(lowered) - _PART):
+                head, tail = lowered[:k], lowered[k + 1 :]
+                if all(any(part in t for t in texts) for part in (head, tail)):
+                    out += [name[k + 1 :], name[:k]]
+                    break
+        out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
 def _sounds_like(name: str, document: Document) -> bool:
     """Whether a Latin name is the pinyin of one of the document's Chinese subject names."""
     return name.isascii() and any(
@@ -367,6 +396,23 @@ def _as_written(name: str, texts: list[str], shortest: int = 3) -> str:
         if any(part in text for text in texts):
             return part
     return ""
+
+
+def _month_beyond(month: str, scope: list[str], profile: Mapping[str, Document]) -> bool:
+    """Whether ``month`` (2025年11月) is beyond what the documents give: a table lays out months
+    of its year, and no table or sentence gives that one."""
+    year = month.partition("年")[0]
+    held = [profile[d].months() for d in scope]
+    return any(any(m.startswith(year + "年") for m in t) for t, _ in held) and not any(
+        month in t or month in x for t, x in held
+    )
+
+
+def _held_months(month: str, scope: list[str], profile: Mapping[str, Document]) -> list[str]:
+    """The months of ``month``'s year the documents' tables give, in order."""
+    year = month.partition("年")[0] + "年"
+    held = {m for d in scope for m in profile[d].months()[0] if m.startswith(year)}
+    return sorted(held, key=lambda m: int(m[len(year) : -1]))
 
 
 def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from rag_app.index.profile import profile_of
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
 from rag_app.text.names import title_genres
-from rag_app.text.periods import PART_OF_YEAR, find_years, period_tokens
+from rag_app.text.periods import PART_OF_YEAR, find_years, month_tokens, period_tokens
 from rag_app.text.sentences import split_sentences
 from rag_app.text.subjects import document_subjects, is_listed, search_title, shortest_chinese_name
 from rag_app.text.synonyms import SYNONYM_GROUPS
@@ -64,6 +64,16 @@ class Document:
         held = self.period_tokens()
         kin = [t for t in held if t[:4] == part[:4] and len(t) == len(part) and t[4] == part[4]]
         return part not in held and bool(kin)
+
+    def months(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The months (``month_tokens``' form, 2025年10月) its tables lay out, and those its
+        text names."""
+        if "months" not in self._lazy:
+            self._lazy["months"] = (
+                frozenset(month_tokens(" ".join(self.table_periods))),
+                frozenset(month_tokens(self.text)),
+            )
+        return self._lazy["months"]  # type: ignore[return-value]
 
     def states(self, year: str, head: str, words: tuple[str, ...]) -> bool:
         """Whether a sentence of its text writes ``year`` with what is asked: the question's

@@ -60,7 +60,8 @@ def say(gap: Gap, language: str) -> str:
     if gap.kind == "name":
         return f"库中相关报告没有提到{gap.asked}" + (f"；报告中有：{held}。" if held else "。")
     if gap.kind == "period":
-        return f"库中报告不含{gap.asked}年的数据" + (
-            f"（只覆盖{held.replace('、', '至')}年）。" if held else "。"
+        unit = "" if gap.asked.endswith("月") else "年"  # a month names its year
+        return f"库中报告不含{gap.asked}{unit}的数据" + (
+            f"（只覆盖{held.replace('、', '至')}{unit}）。" if held else "。"
         )
     return f"库中报告没有「{gap.asked}」" + (f"；表中现有：{held}。" if held else "。")

@@ -17,10 +17,8 @@ they ask about, when, what, and how they ask. Then:
 A quantity asked of a report's company at no period in either turn ("它的产能呢？" after "中芯国际
 的产能利用率是多少？") is asked at the last year the report covers ("2024年"), not left to
 whichever rows rank first. The earlier subject is the name the earlier question asks about;
-when that question asked for one (哪家公司…), the first name the earlier answer gives, when the
-caller passes it. English questions are written in the earlier question's own words, its slots
-replaced.
-"""
+when it asked for one (哪家公司…, 哪个险种…), what the earlier answer gives first, when the caller
+passes it. English questions are written in the earlier question's own words, slots replaced."""
 
 from __future__ import annotations
 
@@ -37,6 +35,7 @@ from rag_app.understand.known import Known
 from rag_app.understand.referents import (
     CLOSING,
     asked_span,
+    answered,
     asks_of_earlier_fact,
     edited,
     pointed,
@@ -108,10 +107,11 @@ def resolve(
         return Resolution(question)  # nothing to read: "？", "好的"
     subject = before.subject
     if before.asks_which and answer:  # 这家公司 after 哪家公司…: the company the answer gives
-        said = read(answer, known)
+        said = read(answer, known)  # 该险种 after 哪个险种…: the thing the answer gives first
+        if rewritten := answered(question, now.first("pointer"), before, said, answer):
+            return resolve(rewritten, previous, known, max_ellipsis_chars, "", latest_period)
         subject = said.first("name") or said.subject or subject
-    # English words are about four characters: a short question has as many as six of them
-    # besides the slots it names ("What about net profit attributable to shareholders?")
+    # English words are about four characters: a short question has six besides its slots
     short = (
         len(_unnamed(question, now).split()) <= max_ellipsis_chars // 4
         if now.english

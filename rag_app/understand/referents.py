@@ -4,6 +4,7 @@ question's fact a why-question asks of, and a name as the question wrote it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rag_app.text.analyzer import tagged
@@ -20,6 +21,8 @@ from rag_app.understand.slots import (
 
 # A question's closing marks and the particle an elliptic one ends with, dropped from its ask.
 CLOSING = " ？?。.!！呢"
+# An answer's first phrase, up to its first mark: what it names first (责任保险 of "责任保险，…").
+_FIRST_PHRASE = re.compile(r"([^\d\s，,。；;：:（(！!？?、]{2,16})[，,。；;：:（(]")
 
 
 def written(piece: Piece) -> str:
@@ -58,6 +61,23 @@ def pointed(pointer: Piece | None, before: Reading, subject: Piece) -> str:
             phrase = piece.text[: at + len(noun)]
             return phrase if phrase.startswith(company) else company + phrase
     return company
+
+
+def answered(
+    question: str, pointer: Piece | None, before: Reading, said: Reading, answer: str
+) -> str:
+    """``question`` with its pointer replaced by what the earlier answer named first, when the
+    pointer's noun is what the earlier question asked which of (该险种 after 哪个险种…最高？
+    answered "责任保险，…"): the answer's first phrase, no name the library holds (a company is
+    the subject: ``followup.resolve``) and no number; "" otherwise."""
+    noun = pointer_noun(pointer)
+    at = before.text.find(noun) if noun and not before.english else -1
+    if pointer is None or at < 1 or "哪" not in before.text[max(0, at - 3) : at]:
+        return ""
+    lead = _FIRST_PHRASE.match(answer.strip())
+    if lead is None or said.first("name") is not None or noun in lead.group(1):
+        return ""
+    return question.replace(pointer.text, lead.group(1), 1)
 
 
 def points_at_fact(

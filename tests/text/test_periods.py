@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.text.periods import shift_year, years_away
+from rag_app.text.periods import month_tokens, shift_year, years_away
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,19 @@ def test_a_period_shifted_keeps_what_narrows_it() -> None:
     assert shift_year("2024年末", -2) == "2022年末"
     assert shift_year("2025年前三季度", -1) == "2024年前三季度"
     assert shift_year("上年末", -1) == "上年末"  # no year to move
+
+
+@pytest.mark.parametrize(
+    ("text", "months"),
+    [
+        ("2025年11月电池级碳酸锂均价是多少？", ["2025年11月"]),
+        ("2025年 3 月和2024年12月", ["2025年3月", "2024年12月"]),
+        ("What was the price in November 2025?", ["2025年11月"]),
+        ("Sept. 2024 against Oct 2024", ["2024年9月", "2024年10月"]),
+        ("2025年1-10月累计", []),  # a range, not one month
+        ("截至2025年11月30日", []),  # a day
+        ("maybe 2025 may differ", []),
+    ],
+)
+def test_the_months_a_text_names(text: str, months: list[str]) -> None:
+    assert month_tokens(text) == months

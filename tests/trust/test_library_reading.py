@@ -62,6 +62,7 @@ ANNUAL = [
         page=1,
     ),  # fmt: skip
     _text("海外市场方面，澄远智能在越南新设服务中心，境外业务稳步推进。", page=1),
+    _text("公司主要子公司为常州澄远机器人有限公司（持股100%）。", page=1),
     _table(
         [
             ["公司", "总部", "2024年营业收入（亿元）"],
@@ -93,6 +94,14 @@ INDUSTRY = [
         ],
         "表2：2024年中国工业机器人市场竞争格局（按销量）",
     ),  # fmt: skip
+    _table(
+        [
+            ["月份", "2025年1月", "2025年2月", "2025年3月"],
+            ["谐波减速器均价（元/台）", "1,850", "1,820", "1,790"],
+        ],
+        "表3：谐波减速器月度均价",
+    ),  # fmt: skip
+    _text("资料来源：中广证券研究所"),
 ]
 
 
@@ -199,3 +208,47 @@ def test_what_is_worked_out_of_a_held_metric_is_no_missing_metric(library: Libra
         assert not _finding(library, question).declines, question
     # a metric the report does not give stays missing when something is worked out of it
     assert _finding(library, "澄远智能2022年到2024年资产负债率的平均值是多少？").declines
+
+
+def test_a_month_after_a_monthly_series_ends_is_said_with_the_months_held(
+    library: Library,
+) -> None:
+    april = _finding(library, "2025年4月谐波减速器均价是多少？")
+    assert april.declines and april.gaps[0].kind == "period"
+    assert april.gaps[0].held == ("2025年1月", "2025年3月")
+    assert "2025年4月的数据" in april.note()  # a month: no 年 after it
+    english = _finding(library, "What was the harmonic reducer price in April 2025?")
+    assert english.declines and english.gaps[0].asked == "2025年4月"
+    assert not _finding(library, "2025年3月谐波减速器均价是多少？").declines
+    assert not _finding(library, "2025年3月谐波减速器均价比1月低多少？").declines
+
+
+def test_a_company_a_report_only_names_in_a_sentence_is_only_mentioned(library: Library) -> None:
+    # the annual report names its subsidiary once; its figures are the group's
+    subsidiary = _finding(library, "常州澄远机器人有限公司2024年的营业收入是多少？")
+    assert subsidiary.declines and subsidiary.gaps[0].kind == "mentioned"
+    assert not _finding(library, "澄远智能2024年的营业收入是多少？").declines
+
+
+def test_two_names_joined_by_one_character_are_read_apart(library: Library) -> None:
+    # the report's author, then the company its ranking gives: read as the company
+    share = _finding(library, "中广证券对北辰智控的市场份额是多少？")
+    assert not share.declines, share
+    chairman = _finding(library, "中广证券对北辰智控的董事长是谁？")
+    assert chairman.declines and chairman.gaps[0].asked == "北辰智控"
+
+
+def test_a_rate_of_what_a_verb_names_is_a_metric_asked(library: Library) -> None:
+    # jieba reads 退保 率 as two verbs: still the rate 退保率, which no report gives
+    surrender = _finding(library, "澄远智能2024年的退保率是多少？")
+    assert surrender.declines and surrender.gaps[0].asked == "退保率"
+
+
+def test_joined_names_are_split_where_the_library_writes_both() -> None:
+    from rag_app.trust.answerability import _joined
+
+    texts = ["资料来源：柏湾证券研究所", "表1 华棱动力 47.2"]
+    assert _joined(("柏湾证券对华棱动力",), texts) == ("华棱动力", "柏湾证券", "柏湾证券对华棱动力")
+    # written as a whole, or one part unwritten: kept as it is
+    assert _joined(("华棱动力",), texts) == ("华棱动力",)
+    assert _joined(("柏湾证券对恒湃锂能",), texts) == ("柏湾证券对恒湃锂能",)

@@ -119,6 +119,18 @@ def test_a_pointer_after_a_question_for_a_name_is_the_name_the_answer_gives() ->
     assert not standalone("这家公司的市盈率是多少？", earlier, KNOWN).changed
 
 
+def test_a_pointer_to_what_the_earlier_question_asked_which_of_is_what_the_answer_gives() -> None:
+    earlier = ["中芯国际哪类产品的收入占比最高？"]
+    answer = "28纳米及以上，2024年收入占比为61.2% [Source 1]。"  # a number first: no phrase
+    assert "28纳米" not in standalone("该类产品的毛利率是多少？", earlier, KNOWN, answer=answer).text
+    answer = "成熟制程，2024年收入占比为61.2% [Source 1]。"
+    resolution = standalone("该类产品的毛利率是多少？", earlier, KNOWN, answer=answer)
+    assert resolution.text == "中芯国际成熟制程的毛利率是多少？"
+    # a pointer to something else the earlier question did not ask which of: not replaced
+    other = standalone("该公司的毛利率是多少？", earlier, KNOWN, answer=answer)
+    assert "成熟制程" not in other.text
+
+
 def test_without_a_library_the_names_a_question_leads_with_are_carried() -> None:
     resolution = resolve("2022年呢？", "拓衡传感2023年的净利润是多少？", Known())
     assert resolution.text == "拓衡传感2022年的净利润是多少？"
