@@ -19,6 +19,7 @@ from rag_app.cli.common import _err, _library, _ProgressPrinter, _settings
 from rag_app.cli.evals import add_eval_parser
 from rag_app.cli.maint import add_check_parser
 from rag_app.cli.serve import add_serve_parser
+from rag_app.ingest.folders import folder_files
 from rag_app.models import SearchFilter
 
 
@@ -47,13 +48,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths: list[Path] = []
     for raw in args.paths:
         path = Path(raw)
-        if path.is_dir():
-            paths.extend(
-                p
-                for p in sorted(path.rglob("*"))
-                if p.is_file()
-                and p.suffix.lower() in (".json", ".md", ".zip", ".xlsx", ".xls", ".csv")
-            )
+        if path.is_dir():  # each document once; what is no document said, not ingested
+            chosen = folder_files(path, settings.max_file_bytes)
+            paths.extend(chosen.files)
+            for skipped, reason in chosen.skipped:
+                print(f"{'skipped':9} {skipped.relative_to(path)}: {reason}")
         else:
             paths.append(path)
     if not paths:

@@ -17,7 +17,15 @@ from rag_app.ingest.errors import IngestError
 from rag_app.ingest.guards import decode_text, read_json
 from rag_app.models import Item
 
-__all__ = ["FURNITURE_TYPES", "decode_text", "parse_content_list", "parse_content_list_data"]
+__all__ = [
+    "FURNITURE_TYPES",
+    "WRAPPER_KEYS",
+    "decode_text",
+    "parse_content_list",
+    "parse_content_list_data",
+]
+# The keys some tools wrap a content list under ({"content_list": [...]}).
+WRAPPER_KEYS = ("content_list", "items", "data")
 
 # Page furniture: kept out of retrieval (running heads, page numbers, margin notes).
 FURNITURE_TYPES = frozenset(
@@ -68,7 +76,7 @@ def parse_content_list_data(raw: Any, name: str) -> tuple[list[Item], list[str]]
     """``parse_content_list`` for JSON already read (``guards.read_json``)."""
     if isinstance(raw, dict):
         # Some tools wrap the list: {"content_list": [...]} or {"items": [...]}.
-        for key in ("content_list", "items", "data"):
+        for key in WRAPPER_KEYS:
             if isinstance(raw.get(key), list):
                 raw = raw[key]
                 break

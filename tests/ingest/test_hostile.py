@@ -299,6 +299,8 @@ def test_cli_ingests_the_catalogue_with_messages_and_no_traceback(cli_run: _CliR
         if line is None:
             problems.append(f"{case.name}: not in the output")
             continue
+        if case.expect == REJECTED and line.startswith("skipped") and ": " in line:
+            continue  # the folder walk leaves it out, saying why (ingest.folders)
         if case.expect == REJECTED and (
             not line.startswith("rejected") or case.fragment not in line
         ):
