@@ -27,14 +27,14 @@ class FolderFiles:
 
 
 def folder_files(folder: Path, max_json_bytes: int) -> FolderFiles:
-    """The files under ``folder`` (hidden folders and files aside) to ingest; a JSON file over
+    """The files under ``folder`` (hidden folders aside) to ingest; a JSON file over
     ``max_json_bytes`` is taken unread (the loader says what it is)."""
     found = sorted(
         p
         for p in folder.rglob("*")
         if p.is_file()
         and p.suffix.lower() in SUPPORTED
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts[:-1])
     )
     skipped: list[tuple[Path, str]] = []
     documents: dict[tuple[Path, str], list[Path]] = {}
@@ -60,8 +60,10 @@ def _preference(path: Path) -> tuple[int, str]:
 
 def _no_document(path: Path, max_json_bytes: int) -> str:
     """Why a file in a folder is no document to ingest ("" when it may be one): the folder's
-    README, a CSV without a sheet's columns, or a JSON that is neither a content list nor a
-    sheet."""
+    README, a hidden file, a CSV without a sheet's columns, or a JSON that is neither a content
+    list nor a sheet."""
+    if path.name.startswith("."):
+        return "a hidden file (give it by name to ingest it)"
     if path.stem.lower() == "readme":
         return "the folder's README (give it by name to ingest it)"
     if path.suffix.lower() == ".csv":  # a sheet of examples has its columns in its first line

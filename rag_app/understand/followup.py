@@ -22,22 +22,22 @@ passes it. English questions are written in the earlier question's own words, sl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
-from rag_app.text.names import is_place
 from rag_app.text.periods import find_years
 from rag_app.text.spans import strip_modifiers
-from rag_app.text.subjects import is_listed
 from rag_app.understand.english import english_metric, filled, it_is_the_fact, of_subject
 from rag_app.understand.known import Known
 from rag_app.understand.referents import (
     CLOSING,
-    asked_span,
     answered,
+    asked_span,
     asks_of_earlier_fact,
     edited,
+    name_like,
+    place_beside,
     pointed,
     points_at_fact,
     shifted,
@@ -177,18 +177,18 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
     # words the library holds nothing like: a name when proper nouns (capitalised in English)
     # or set beside the earlier name (和拓衡传感比呢), else a metric (研发投入呢)
     as_names = [p for p in unknown if p.proper or now.compares or p.text[:1].isupper()]
-    if unknown and not as_names:
+    if unknown and not as_names and now.first("metric") is None:  # 对应PE呢: PE is asked
         now = replace(now, pieces=tuple(
             replace(p, kind="metric") if p in unknown else p for p in now.pieces
         ))  # fmt: skip
     named = [p for p in now.pieces if p.kind == "name" or p in as_names]
     names = [p.value for p in named]
-    beside = _name_like(named, before, subject, known) if not now.compares else None
+    beside = name_like(named, before, subject, known) if not now.compares else None
     if beside is not None:  # Kestrel Robotics Inc.呢 after 拓衡传感…对Norden Automation GmbH的…
         carried.append(f"name {beside.text} -> {written(named[0])}")
         text = edited(before.text, [(beside.start, beside.end, written(named[0]))])
         return Resolution(text, tuple(carried))
-    compared = _place_beside(named, before, subject) if now.compares else None
+    compared = place_beside(named, before, subject) if now.compares else None
     if compared is not None:  # 和境内比呢 after …境外收入…: both places asked
         carried.append(f"place {compared.text} + {named[0].text}")
         text = edited(before.text, [(compared.end, compared.end, "和" + named[0].text)])
@@ -226,39 +226,6 @@ def _merged(now: Reading, before: Reading, subject: Piece | None, known: Known) 
         cut = rest.rindex("是")
         rest = rest[:cut] + "分别" + rest[cut:]
     return Resolution(f"{'和'.join(subjects)}{period}{rest}", tuple(carried))
-
-
-def _name_like(
-    named: list[Piece], before: Reading, subject: Piece | None, known: Known
-) -> Piece | None:
-    """The earlier question's other name a follow-up's one new name takes the place of: a name
-    after the subject of the same form (a company in legal form for another, "Norden Automation
-    GmbH" for "Kestrel Robotics Inc."), when the new name is no report's subject."""
-    if len(named) != 1 or subject is None or not is_listed(named[0].value):
-        return None
-    entry = known.names.get(named[0].text.lower())
-    if entry is not None and entry.subject:
-        return None
-    return _last_after(
-        before,
-        subject.end,
-        lambda p: (p.kind == "name" or (p.kind == "words" and p.proper)) and is_listed(p.value),
-    )
-
-
-def _place_beside(named: list[Piece], before: Reading, subject: Piece | None) -> Piece | None:
-    """The earlier question's place (a region of the subject's: 境外, 欧洲) that a place set
-    beside it ("和境内比呢？") is compared with, by jieba's place tags; None when either is not
-    a place or the earlier question names none after its subject's first name."""
-    if len(named) != 1 or not is_place(named[0].text):
-        return None
-    start = subject.start if subject is not None else 0
-    return _last_after(before, start, lambda p: p.kind in ("name", "words") and is_place(p.text))
-
-
-def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) -> Piece | None:
-    """The earlier question's last piece from ``start`` on that ``accept`` takes, or None."""
-    return next((p for p in reversed(before.pieces) if p.start >= start and accept(p)), None)
 
 
 def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> str:

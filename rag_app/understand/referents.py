@@ -1,15 +1,19 @@
 """What a follow-up's words refer back to (``understand.followup`` uses them): a pointer's
 noun (这个项目, 该公司), a period relative to the earlier one (去年, the year before), the earlier
-question's fact a why-question asks of, and a name as the question wrote it."""
+question's fact a why-question asks of, what the earlier answer gave (该险种 after 哪个险种), the
+earlier name or place a new one takes the place of (酱油 for 复合调味料, 境内 beside 境外), and a
+name as the question wrote it."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rag_app.text.analyzer import tagged
+from rag_app.text.names import is_place
 from rag_app.text.periods import shift_year, years_away
 from rag_app.text.subjects import is_listed
+from rag_app.understand.known import Known, Named
 from rag_app.understand.slots import (
     NEXT_PERIOD_EN,
     PREVIOUS_PERIOD_EN,
@@ -162,3 +166,48 @@ def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text
+
+
+def name_like(
+    named: list[Piece], before: Reading, subject: Piece | None, known: Known
+) -> Piece | None:
+    """The earlier question's other name a follow-up's one new name takes the place of: a name
+    after the subject of the same form (a company in legal form for another, "Norden Automation
+    GmbH" for "Kestrel Robotics Inc."; a row of the same report's for another: 酱油 for 复合调味料),
+    when the new name is no report's subject."""
+    if len(named) != 1 or subject is None:
+        return None
+    entry = known.names.get(named[0].text.lower())
+    if entry is not None and entry.subject:
+        return None
+    if not is_listed(named[0].value):  # a row's name: the earlier row of the same report's
+        return _last_after(before, subject.end, lambda p: _sibling(p, entry, known))
+    return _last_after(
+        before,
+        subject.end,
+        lambda p: (p.kind == "name" or (p.kind == "words" and p.proper)) and is_listed(p.value),
+    )
+
+
+def _sibling(piece: Piece, entry: Named | None, known: Known) -> bool:
+    """Whether ``piece`` names another row of the report ``entry`` (a name no report is about)
+    is a row of."""
+    other = known.names.get(piece.text.lower()) if piece.kind == "name" else None
+    if entry is None or other is None or other is entry or other.subject:
+        return False
+    return bool(entry.owner) and other.owner == entry.owner
+
+
+def place_beside(named: list[Piece], before: Reading, subject: Piece | None) -> Piece | None:
+    """The earlier question's place (a region of the subject's: 境外, 欧洲) that a place set
+    beside it ("和境内比呢？") is compared with, by jieba's place tags; None when either is not
+    a place or the earlier question names none after its subject's first name."""
+    if len(named) != 1 or not is_place(named[0].text):
+        return None
+    start = subject.start if subject is not None else 0
+    return _last_after(before, start, lambda p: p.kind in ("name", "words") and is_place(p.text))
+
+
+def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) -> Piece | None:
+    """The earlier question's last piece from ``start`` on that ``accept`` takes, or None."""
+    return next((p for p in reversed(before.pieces) if p.start >= start and accept(p)), None)

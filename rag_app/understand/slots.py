@@ -10,8 +10,7 @@ kind of the library entry whose character bigrams it shares most ("华虹" is a 
 is; "扣非净利润" a metric, as 归母净利润 is). Chinese function words are told apart by their part
 of speech (jieba's tagger, learned from its corpus: pronouns, particles, conjunctions,
 prepositions, adverbs, numerals, time words), so a follow-up that holds nothing else ("那2026年
-呢？", "和华虹比呢？") is seen to be elliptic; English ones are the question stopwords.
-"""
+呢？", "和华虹比呢？") is seen to be elliptic; English ones are the question stopwords."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from rag_app.text import lexicon
+from rag_app.text import lexicon, periods
 from rag_app.text.analyzer import QUESTION_STOPWORDS_EN, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
@@ -131,6 +130,10 @@ def _read(text: str, known: Known) -> Reading:
             found, match.start(), match.end()
         ):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
+    if not english:  # 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第)
+        for match in periods.YEARLESS_PART.finditer(text):
+            if _free(found, match.start(), match.end()):
+                found.append(Piece("period_part", match.start(), match.end(), match.group()))
     for match in YEARS_AWAY.finditer(text):  # 两年前, two years earlier: before 前/年 alone
         if _free(found, match.start(), match.end()):
             found.append(Piece("same_period", match.start(), match.end(), match.group()))

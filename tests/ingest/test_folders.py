@@ -53,6 +53,7 @@ def test_what_may_be_a_document_goes_to_the_loader(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text("[{", encoding="utf-8")  # the loader says why
     (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
     (tmp_path / ".hidden" / "x_content_list.json").write_text("[]", encoding="utf-8")
+    (tmp_path / "._d_content_list.json").write_text("[]", encoding="utf-8")  # said, not taken
     chosen = folder_files(tmp_path, 10_000_000)
     assert _names(chosen.files, tmp_path) == [
         "a.md",
@@ -64,4 +65,7 @@ def test_what_may_be_a_document_goes_to_the_loader(tmp_path: Path) -> None:
         "sub/a.md",
         "wrapped.json",
     ]
-    assert _names(tuple(p for p, _ in chosen.skipped), tmp_path) == ["c.md"]
+    assert _names(tuple(p for p, _ in chosen.skipped), tmp_path) == [
+        "._d_content_list.json",
+        "c.md",
+    ]

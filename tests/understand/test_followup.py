@@ -26,6 +26,8 @@ KNOWN = known_of(
         ("合肥基地", "比亚迪", ()),
         ("乌兹别克斯坦工厂", "比亚迪", ()),
         ("营业收入", "中芯国际", ()),  # a table row a profile also lists as a name
+        ("刀片电池", "比亚迪", ()),  # two rows of one report's product table
+        ("DM-i混动系统", "比亚迪", ()),
     ],
     ["营业收入", "毛利率", "市盈率", "每股收益", "ROE", "产能 月产能", "当前产能", "规划产能",
      "研发费用", "归母净利润", "工艺节点"],
@@ -122,7 +124,9 @@ def test_a_pointer_after_a_question_for_a_name_is_the_name_the_answer_gives() ->
 def test_a_pointer_to_what_the_earlier_question_asked_which_of_is_what_the_answer_gives() -> None:
     earlier = ["中芯国际哪类产品的收入占比最高？"]
     answer = "28纳米及以上，2024年收入占比为61.2% [Source 1]。"  # a number first: no phrase
-    assert "28纳米" not in standalone("该类产品的毛利率是多少？", earlier, KNOWN, answer=answer).text
+    assert (
+        "28纳米" not in standalone("该类产品的毛利率是多少？", earlier, KNOWN, answer=answer).text
+    )
     answer = "成熟制程，2024年收入占比为61.2% [Source 1]。"
     resolution = standalone("该类产品的毛利率是多少？", earlier, KNOWN, answer=answer)
     assert resolution.text == "中芯国际成熟制程的毛利率是多少？"
@@ -408,3 +412,25 @@ def test_a_reading_is_the_same_whatever_the_hash_seed() -> None:
         for seed in range(1, 9)
     }
     assert len(outputs) == 1, outputs
+
+
+def test_a_row_of_the_same_report_takes_the_place_of_the_earlier_row() -> None:
+    resolution = resolve("DM-i混动系统呢？", "比亚迪2024年刀片电池的销量是多少？", KNOWN)
+    assert resolution.text == "比亚迪2024年DM-i混动系统的销量是多少？"
+    assert resolution.carried == ("name 刀片电池 -> DM-i混动系统",)
+
+
+def test_a_word_beside_a_metric_the_library_holds_is_not_the_metric_asked() -> None:
+    # 对应 (jieba: a verbal noun) beside PE: the metric asked is PE
+    resolution = resolve("对应市盈率呢？", "中芯国际2026年预测每股收益是多少？", KNOWN)
+    assert "市盈率" in resolution.text and "对应是" not in resolution.text
+
+
+def test_a_part_of_a_year_jieba_cuts_in_two_is_read_whole() -> None:
+    # jieba cuts 前 off 三季度: still the first three quarters, in place of the third quarter
+    assert [(p.kind, p.text) for p in read("前三季度累计呢？", KNOWN).pieces][0] == (
+        "period_part",
+        "前三季度",
+    )
+    resolution = resolve("前三季度呢？", "中芯国际2025年第三季度的营业收入是多少？", KNOWN)
+    assert resolution.text == "中芯国际2025年前三季度的营业收入是多少？"
