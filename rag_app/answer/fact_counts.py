@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rag_app.answer.fact_format import fact_line, power_of_ten, written
 from rag_app.facts.cells import Fact
-from rag_app.facts.columns import column_cells
+from rag_app.facts.columns import column_cells, month_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.models import Chunk
 from rag_app.text.comparisons import Threshold, threshold
@@ -31,11 +31,15 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     cells = dict(dated)
     if len(cells) < len(dated):  # a year's months ("2025年1月"): each by its column
         cells = {fact.column: fact for _, fact in dated}
+    kind = ("years", "年份")
+    months = month_cells(query, sources)
+    if len(months) >= max(2, len(cells)):  # a table of the months, a column each (1月 … 10月)
+        asked, cells, kind = months, {m.fact.column: m.fact for m in months}, ("months", "月份")
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return _counted_rows(limit, column_cells(query, sources), sources, lang)
     space = " " if limit.unit.isascii() else ""
     bound = f"{written(limit.number)}{space if limit.unit else ''}{limit.unit}"
-    return _count_line(limit, bound, asked[0], cells, ("years", "年份"), sources, lang)
+    return _count_line(limit, bound, asked[0], cells, kind, sources, lang)
 
 
 def _counted_rows(
@@ -63,7 +67,7 @@ def _count_line(
 ) -> str:
     """The count of ``cells`` (each by its year, month or row) beyond ``limit``, each shown with
     its value, headed by the row (a count of years) or the column (a count of rows) counted."""
-    label = first.fact.metric if kind[0] == "years" else first.fact.column
+    label = first.fact.metric if kind[0] != "rows" else first.fact.column
     exponent = power_of_ten(first.fact, first.source, sources)
     passed = [k for k, f in cells.items() if limit.passes(float(f.number or 0.0), exponent)]
     shown = "; ".join(f"{k} {f.value}" for k, f in cells.items())

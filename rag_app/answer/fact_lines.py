@@ -14,7 +14,7 @@ from rag_app.answer.fact_counts import counted
 from rag_app.answer.fact_format import cell_scale, fact_line, written
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
-from rag_app.facts.columns import asked_columns
+from rag_app.facts.columns import asked_columns, month_cells, month_rows
 from rag_app.facts.lookup import (
     EVERY_YEAR,
     AskedFact,
@@ -28,7 +28,7 @@ from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.periods import distinct_years, find_years
+from rag_app.text.periods import distinct_years, find_years, month_range, months_named
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -72,6 +72,13 @@ def worked_lines(
             return [line]
     # one row it names, in several columns it names (第四季度 against 第三季度, 营业收入 and 营业成本)
     line = _across_rows(operation.name, asked_columns(query, sources), sources, lang, by="column")
+    run = month_range(query.text) if operation.name in ("sum", "average") else None
+    if not line and run is not None:  # a run of months of a monthly table (1-9月)
+        line = _across_rows(
+            operation.name, month_cells(query, sources, run), sources, lang, "column"
+        )
+    if not line and (run is not None or len(months_named(query.text)) >= 2):  # months as rows
+        line = _across_rows(operation.name, month_rows(query, sources, run), sources, lang)
     if line:
         return [line]
     years = _years_of(operation.name, find_years(query.text))

@@ -17,7 +17,7 @@ from rag_app.facts.lookup import (
 )
 from rag_app.facts.rows import labelled_total
 from rag_app.models import Chunk
-from rag_app.text.periods import find_years
+from rag_app.text.periods import find_years, months_named
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -31,6 +31,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     order = _order(query.text)
+    months = months_named(query.text)
     for number, chunk in sources:
         facts = table_facts(chunk)
         labels = {f.col: f.column for f in facts if f.number is not None}
@@ -39,6 +40,8 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             for c, label in labels.items()
             if label and not find_years(label) and _column_named(label, question, words)
         }
+        if len(named) < 2 and len(months) >= 2:  # months of a monthly table: 10月 against 9月
+            named = _month_columns(labels, months)
         if len(named) < 2:
             continue
         rows = _rows_named([f for f in facts if f.col not in named], question, words)[0]
@@ -52,6 +55,22 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
         ordered = sorted(cells, key=lambda c: _place(named[c], order, question))
         return [AskedFact(number, cells[c]) for c in ordered]
     return []
+
+
+def _month_columns(labels: dict[int, str], months: list[tuple[str, int]]) -> dict[int, str]:
+    """The columns of one month each (2025年10月) that the question's months name, in its order:
+    by year and month, or by month alone in the latest year the columns give."""
+    by_column = {c: months_named(label) for c, label in labels.items()}
+    single = {c: found[0] for c, found in by_column.items() if len(found) == 1 and found[0][0]}
+    latest = max((year for year, _ in single.values()), default="")
+    named: dict[int, str] = {}
+    for year, month in months:
+        column = next(
+            (c for c, (y, m) in single.items() if m == month and y == (year or latest)), None
+        )
+        if column is not None and column not in named:
+            named[column] = labels[column]
+    return named if len(named) == len(months) else {}
 
 
 def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
@@ -84,3 +103,50 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         if len(cells) >= 2:
             return cells
     return []
+
+
+def month_cells(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    within: tuple[int, int] | None = None,
+) -> list[AskedFact]:
+    """The cells of the row the question names in the table with the most columns of one month
+    each (1月 … 10月; not a range, 1-10月累计), month by month, only those ``within`` a run of
+    months when given: what a count of a row's months beyond an amount reads ("有几个月生猪销量
+    超过150万头"), or a sum over months ("1-9月销售收入合计"); [] when no table has two."""
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    best: list[AskedFact] = []
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        named = {f.col: months_named(f.column) for f in facts}
+        months = {c for c, found in named.items() if len(found) == 1}
+        if within is not None:
+            months = {c for c in months if within[0] <= named[c][0][1] <= within[1]}
+        if len(months) < max(2, len(best) + 1):
+            continue
+        rows = _rows_named(facts, question, words)[0]
+        cells = [f for f in facts if f.row in rows and f.col in months and f.number is not None]
+        if len(rows) == 1 and len(cells) > len(best):
+            best = [AskedFact(number, f) for f in cells]
+    return best
+
+
+def month_rows(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    run: tuple[int, int] | None = None,
+) -> list[AskedFact]:
+    """The cells of a table whose rows are months (1月, 2025年10月), in the one column the
+    question names (``column_cells``): the months of ``run`` (1-9月) when given, else the months
+    the question names, in its order ("10月比9月": the latest year's when it names none); [] when
+    fewer than two."""
+    cells = column_cells(query, sources)
+    by_month = {a: found[0] for a in cells if len(found := months_named(a.fact.metric)) == 1}
+    if run is not None:
+        return [a for a, (_, m) in by_month.items() if run[0] <= m <= run[1]]
+    latest = max((y for y, _ in by_month.values()), default="")
+    picked = []
+    for year, month in months_named(query.text):
+        picked += [a for a, (y, m) in by_month.items() if m == month and y in (year or latest, "")]
+    return picked if len(picked) == len(months_named(query.text)) >= 2 else []

@@ -177,7 +177,7 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # part before the form is a name ("Bank of Rongcheng").
 # 5: a title's leading name the document writes again anywhere (not only on its first page) is
 # its subject (an industry report's 动力电池行业, not a company its first page names).
-PROFILE_VERSION = 5
+PROFILE_VERSION = 6
 
 
 def profile_to_json(profile: DocumentProfile) -> str:

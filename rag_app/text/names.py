@@ -38,8 +38,7 @@ _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’
 
 
 def leading_name(question: str) -> str:
-    """The company or report ``question`` names first, as a report question names it: before
-    a period or a metric ("" when it names none)."""
+    """The company or report ``question`` names first, before a period or a metric ("" if none)."""
     text = question.strip()
     while True:
         before = text
@@ -60,6 +59,8 @@ def leading_name(question: str) -> str:
     if run is not None:
         name = run.group()
         lowered = name.lower()
+        if any(lowered.startswith(m) for m in METRICS if not m.isascii()):
+            return ""  # 营业收入是多少: a metric first, no name
         cut = min(
             [lowered.find(m) for m in METRICS if not m.isascii() and lowered.find(m) > 0]
             + [name.find(s) for s in _STOPS if name.find(s) > 0]
@@ -133,8 +134,10 @@ def _is_clause(span: str) -> bool:
     words = tagged(span)
     if len(words) < 2:
         return False
-    if _starts_with_verb(span):
-        return True  # 排名前三, 募集资金
+    if _starts_with_verb(span) or (
+        all(t in ("n", "v") for _, t in words) and any(t == "v" for _, t in words[1:-1])
+    ):
+        return True  # 排名前三, 募集资金; 商品猪占生猪: common nouns a verb relates
     last, tag = words[-1]
     return (
         len(last) >= 2

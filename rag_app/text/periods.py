@@ -181,3 +181,30 @@ def month_tokens(text: str) -> list[str]:
     for m in _MONTH_EN.finditer(text):
         out.append(f"{m.group(2)}年{_MONTH_NAMES.index(m.group(1).lower()[:3]) + 1}月")
     return out
+
+
+# A month a question names with or without its year (2025年10月, 10月), not a range's end
+# (1-10月) nor a day's month (10月31日).
+_MONTH_NAMED = re.compile(
+    rf"(?:({_YEAR_DIGITS})\s*年\s*)?(?<![\d\-–~至])(1[0-2]|0?[1-9])\s*月(?:份)?(?!\s*\d{{1,2}}\s*日)"
+)
+
+
+def months_named(text: str) -> list[tuple[str, int]]:
+    """The months ``text`` names, in order, each as (its year or "", its number): "10月比9月" gives
+    ("", 10), ("", 9); a column "2025年10月" gives ("2025", 10)."""
+    return [(m.group(1) or "", int(m.group(2))) for m in _MONTH_NAMED.finditer(text)]
+
+
+# A run of months: 1-9月, 1至10月, 2025年1~9月.
+_MONTH_RANGE = re.compile(
+    r"(?<![\d.])(1[0-2]|0?[1-9])\s*(?:-|–|~|～|至|到)\s*(1[0-2]|0?[1-9])\s*月"
+)
+
+
+def month_range(text: str) -> tuple[int, int] | None:
+    """The first run of months ``text`` names (1-9月 -> (1, 9)), None when it names none."""
+    match = _MONTH_RANGE.search(text)
+    if match is None or int(match.group(1)) >= int(match.group(2)):
+        return None
+    return int(match.group(1)), int(match.group(2))

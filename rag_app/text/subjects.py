@@ -25,6 +25,7 @@ _CJK_CHAR = re.compile(f"[{CJK_UNIFIED}]")
 # space or digit (比亚迪 of "比亚迪（002594.SZ）深度报告：…", 中芯国际 of "中芯国际2024年年度报告").
 _LEADING_NAME = re.compile(rf"^([{CJK_UNIFIED}]{{2,12}})(?=[（(：:，,\s\d]|$)")
 _GENERIC_TITLES = lexicon.word_set("generic_titles.txt")
+_FORM_IN_NAME = re.compile(r"股份有限公司|有限责任公司|有限公司")
 # An ordinal section heading: 第 + a numeral + the unit (第二节, 第三章, 第十二部分).
 _SECTION_NUMBER = re.compile(r"第[一二三四五六七八九十百零〇两\d]+[节章篇部卷编条款]")
 # A listing's ticker: 688981.SH, 1347.HK, ORVL.US, "NYSE: ORVL".
@@ -67,7 +68,9 @@ def subject_words(chunk: Chunk) -> frozenset[str]:
     match = _LEADING_NAME.match(search_title(chunk))
     if match is None or match.group(1) in _GENERIC_TITLES or _SECTION_NUMBER.match(match.group(1)):
         return frozenset()
-    return frozenset({match.group(1)})
+    # a name in legal form ends there: 澜禾牧业股份有限公司 of "…股份有限公司关于2025年10月…的简报"
+    form = _FORM_IN_NAME.search(match.group(1))
+    return frozenset({match.group(1)[: form.end()] if form else match.group(1)})
 
 
 def document_subjects(chunks: Iterable[Chunk]) -> dict[str, frozenset[str]]:

@@ -17,6 +17,7 @@ from rag_app.text.sentences import split_sentences
 from rag_app.text.subjects import document_subjects, is_listed, search_title, shortest_chinese_name
 from rag_app.text.synonyms import SYNONYM_GROUPS
 from rag_app.text.tables import column_labels, parse_table
+from rag_app.trust.mentions import bare_label, ends_with
 
 # A line or a table row within a sentence (a row's cells follow its label after ";").
 _LINES = re.compile(r"[\n|]")
@@ -95,7 +96,14 @@ class Document:
             return True
         # in other words: a label not much longer holding all its characters (总投资: 项目投资总额)
         chars = set(term)
-        return any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels)
+        return any(
+            chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels
+        ) or (self.shortens(term))
+
+    def shortens(self, term: str) -> bool:
+        """Whether ``term`` is a two-character short form of one of its labels: a label that ends
+        as it ends and holds it in order (销量 of 生猪销售量（万头）, 产量 of 生产量)."""
+        return len(term) == 2 and any(ends_with(bare_label(label), term) for label in self.labels)
 
     def gives_value(self, term: str) -> bool:
         """Whether it gives a value for a quantity: the term heads a table's row or column
@@ -105,6 +113,8 @@ class Document:
             return True
         chars = set(term)
         if any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels):
+            return True
+        if self.shortens(term):
             return True
         return any(
             term in sentence and _NUMBER.search(sentence.replace(term, ""))

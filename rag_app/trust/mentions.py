@@ -71,10 +71,10 @@ def gives(mention: Mention, words: Sequence[str]) -> bool:
     if not all(w.lower() in where for w in words[:-1]):
         return False
     head = words[-1].lower()
-    return any(_ends_with(_label(label), head) for label in mention.labels)
+    return any(ends_with(bare_label(label), head) for label in mention.labels)
 
 
-def _ends_with(label: str, head: str) -> bool:
+def ends_with(label: str, head: str) -> bool:
     """Whether a label is named by a phrase's head: it ends as the head ends and holds the
     head's characters in order ("销售金额" by 销售额; not "占营业收入比例" by 营业收入)."""
     if not label or not head or label[-1] != head[-1]:
@@ -83,7 +83,7 @@ def _ends_with(label: str, head: str) -> bool:
     return all(ch in rest for ch in head)
 
 
-def _label(label: str) -> str:
+def bare_label(label: str) -> str:
     """A label without its bracketed unit ("市场份额（%）" -> "市场份额"), lower-case."""
     text = label.strip().lower()
     for opening in ("（", "("):

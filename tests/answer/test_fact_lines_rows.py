@@ -258,3 +258,55 @@ def test_a_blocks_lone_total_keeps_its_label() -> None:
         "<tr><td>Total</td><td>5</td></tr></table>"
     )
     assert {f.metric for f in table_facts(blocks[0][1])} == {"Cash", "Total", "Goodwill"}
+
+
+_MONTHLY = [
+    (
+        1,
+        Chunk(
+            "m:1", "m", "table", "", "", (0,), caption="表1：10月销售情况",
+            table_html="<table><tr><td>项目</td><td>2025年10月</td><td>2025年9月</td>"
+            "<td>2024年10月</td><td>2025年1-10月累计</td></tr>"
+            "<tr><td>生猪销售量（万头）</td><td>161.5</td><td>149.7</td><td>139.4</td>"
+            "<td>1484.8</td></tr></table>",
+        ),
+    ),
+    (
+        2,
+        Chunk(
+            "m:2", "m", "table", "", "", (1,), caption="表2：各月销售情况",
+            table_html="<table><tr><td>月份</td><td>1月</td><td>2月</td><td>3月</td><td>4月</td>"
+            "</tr><tr><td>生猪销售量（万头）</td><td>142.6</td><td>118.3</td><td>151.2</td>"
+            "<td>155.4</td></tr></table>",
+        ),
+    ),
+]  # fmt: skip
+
+
+def test_months_of_a_monthly_table_by_month_alone() -> None:
+    # 10月 against 9月: the columns of the latest year that give those months
+    lines = fact_value_lines(_as("10月生猪销售量比9月增加了多少万头？", "diff"), _MONTHLY)
+    assert lines and "161.5 - 149.7 = 11.8" in lines[0]
+    # a run of months summed in the table of one column a month (not the 累计 column)
+    total = fact_value_lines(_as("2025年1-3月生猪销售量合计多少万头？", "sum"), _MONTHLY)
+    assert total and "142.6 + 118.3 + 151.2 = 412.1" in total[0]
+    # the months of the row beyond an amount, counted in that table
+    count = fact_value_lines(_as("有几个月生猪销售量超过150万头？", "count"), _MONTHLY)
+    assert count and "月份" in count[0] and count[0].rstrip().split("：")[-1].startswith("2")
+
+
+_MONTH_ROWS = _table(
+    "<table><tr><td>月份</td><td>货运量（万吨）</td><td>装载率（%）</td></tr>"
+    "<tr><td>1月</td><td>12.4</td><td>80.1</td></tr>"
+    "<tr><td>2月</td><td>10.6</td><td>78.5</td></tr>"
+    "<tr><td>3月</td><td>13.9</td><td>82.0</td></tr></table>"
+)
+
+
+def test_months_as_rows_in_the_column_named() -> None:
+    lines = fact_value_lines(_as("3月货运量比2月多多少万吨？", "diff"), _MONTH_ROWS)
+    assert lines and "13.9 - 10.6 = 3.3" in lines[0]
+    total = fact_value_lines(_as("1-2月货运量合计多少万吨？", "sum"), _MONTH_ROWS)
+    assert total and "12.4 + 10.6 = 23" in total[0]
+    average = fact_value_lines(_as("2025年1-3月平均装载率是多少？", "average"), _MONTH_ROWS)
+    assert average and "(80.1 + 78.5 + 82) / 3 = 80.2" in average[0]

@@ -65,8 +65,16 @@ def test_a_ranking_within_each_period_is_read_in_the_period_asked() -> None:
         '<tr><td colspan="2">合计</td><td>12,605.61</td></tr></table>'
     )
     table = Chunk(
-        chunk_id="t", doc_id="d", text="", search_text="", type="table", pages=(1,),
-        item_indices=(0,), table_html=html, header_rows=1, caption="前五名客户的销售情况",
+        chunk_id="t",
+        doc_id="d",
+        text="",
+        search_text="",
+        type="table",
+        pages=(1,),
+        item_indices=(0,),
+        table_html=html,
+        header_rows=1,
+        caption="前五名客户的销售情况",
     )
     rows = ranked_rows("2022年前两名客户是谁？", [(4, table)])
     assert [(r.rank, r.name, r.source) for r in rows] == [(1, "乙公司", 4), (2, "丙公司", 4)]

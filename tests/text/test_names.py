@@ -145,6 +145,9 @@ def test_the_noun_a_question_asks_is_read_with_what_qualifies_it(
         ("2024年末中芯国际的产能是多少？", "中芯国际"),
         ("初灵信息2024年营收是多少？", "初灵信息"),  # 初 of a year only after one
         ("新希望2024年营收是多少？", "新希望"),
+        ("2025年1-9月销售收入合计多少亿元？", ""),  # a metric first: 销售 is no name
+        ("营业收入是多少？", ""),
+        ("2025年10月商品猪占生猪销售量的比例是多少？", ""),  # nouns a verb (占) relates
     ],
 )
 def test_a_question_leads_with_a_name_not_with_a_clause(question: str, name: str) -> None:
@@ -192,3 +195,12 @@ def test_a_run_starting_with_a_verb_is_no_name_unless_jieba_guessed_it(
     question: str, name: str
 ) -> None:
     assert leading_name(question) == name
+
+
+def test_an_announcements_title_gives_its_company_up_to_the_legal_form() -> None:
+    from rag_app.models import Chunk
+    from rag_app.text.subjects import subject_words
+
+    title = "澜禾牧业股份有限公司关于2025年10月生猪销售情况的简报"
+    chunk = Chunk("a:1", "a", "text", "正文", f"{title} > 正文", (0,))
+    assert subject_words(chunk) == frozenset({"澜禾牧业股份有限公司"})

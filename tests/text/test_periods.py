@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.text.periods import month_tokens, shift_year, years_away
+from rag_app.text.periods import month_range, month_tokens, months_named, shift_year, years_away
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,12 @@ def test_a_period_shifted_keeps_what_narrows_it() -> None:
 )
 def test_the_months_a_text_names(text: str, months: list[str]) -> None:
     assert month_tokens(text) == months
+
+
+def test_months_named_with_or_without_their_year_and_runs_of_months() -> None:
+    assert months_named("10月生猪销量比9月增加了多少？") == [("", 10), ("", 9)]
+    assert months_named("2025年10月") == [("2025", 10)]
+    assert months_named("1-10月累计，10月31日") == []  # a run's end, a day's month
+    assert month_range("2025年1-9月销售收入合计") == (1, 9)
+    assert month_range("1至10月") == (1, 10)
+    assert month_range("10月比9月") is None

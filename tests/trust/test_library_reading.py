@@ -252,3 +252,15 @@ def test_joined_names_are_split_where_the_library_writes_both() -> None:
     # written as a whole, or one part unwritten: kept as it is
     assert _joined(("华棱动力",), texts) == ("华棱动力",)
     assert _joined(("柏湾证券对恒湃锂能",), texts) == ("柏湾证券对恒湃锂能",)
+
+
+def test_a_two_character_short_form_of_a_label_is_held() -> None:
+    from rag_app.trust.document_reading import Document
+
+    document = Document(
+        subjects=frozenset(), names=(), listed=True, title="", genres=frozenset(), entities=(),
+        text="", chunks=(), labels=("生猪销售量（万头）", "营业收入"), headers=(),
+        table_years=frozenset(), table_periods=frozenset(),
+    )  # fmt: skip
+    assert document.writes("销量") and document.gives_value("销量")  # 销售量, unit aside
+    assert not document.writes("产量") and not document.shortens("收入量")

@@ -406,9 +406,7 @@ def use_stub_llm(page: Any, base_url: str) -> None:
     goto_page(page, "问答")
 
 
-def sample_server(
-    tmp_path_factory: Any, name: str, oidc: Any = None
-) -> Iterator[StreamlitServer]:
+def sample_server(tmp_path_factory: Any, name: str, oidc: Any = None) -> Iterator[StreamlitServer]:
     """A module's own app over a fresh data dir holding only the sample in 示例
     (``sample_data``), with the real model, stopped after; the tests skip when the model is not
     built.
