@@ -15,7 +15,7 @@ from rag_app.facts.lookup import (
     _place,
     _rows_named,
 )
-from rag_app.facts.rows import labelled_total
+from rag_app.facts.rows import labelled_total, names_prior
 from rag_app.models import Chunk
 from rag_app.text.periods import find_years, months_named
 from rag_app.understand.analysis import QueryAnalysis
@@ -40,6 +40,8 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             for c, label in labels.items()
             if label and not find_years(label) and _column_named(label, question, words)
         }
+        if len(named) < 2 and len(months) == 1 and names_prior(query.text):
+            named = _month_columns(labels, [*months, ("-1", months[0][1])])  # 10月 against 上年同月
         if len(named) < 2 and len(months) >= 2:  # months of a monthly table: 10月 against 9月
             named = _month_columns(labels, months)
         if len(named) < 2:
@@ -59,12 +61,15 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
 
 def _month_columns(labels: dict[int, str], months: list[tuple[str, int]]) -> dict[int, str]:
     """The columns of one month each (2025年10月) that the question's months name, in its order:
-    by year and month, or by month alone in the latest year the columns give."""
+    by year and month, or by month alone in the latest year the columns give ("-1": the year
+    before it)."""
     by_column = {c: months_named(label) for c, label in labels.items()}
     single = {c: found[0] for c, found in by_column.items() if len(found) == 1 and found[0][0]}
     latest = max((year for year, _ in single.values()), default="")
     named: dict[int, str] = {}
     for year, month in months:
+        if year == "-1":  # the same month a year before the latest
+            year = str(int(latest) - 1) if latest else ""
         column = next(
             (c for c, (y, m) in single.items() if m == month and y == (year or latest)), None
         )

@@ -25,7 +25,13 @@ from rag_app.facts.rows import (
 from rag_app.models import Chunk
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import stem
-from rag_app.text.periods import PART_OF_YEAR, PERIOD_SPAN, distinct_years, find_years
+from rag_app.text.periods import (
+    PART_OF_YEAR,
+    PERIOD_SPAN,
+    distinct_years,
+    find_years,
+    months_named,
+)
 from rag_app.understand.analysis import QueryAnalysis
 
 _UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
@@ -300,7 +306,12 @@ def asked_pair(
     ]
     for number, chunk in labelled + [s for s in sources if s not in labelled]:
         facts = _of_period(chunk, part)
-        named = {m for m in {f.metric for f in facts} if _named(m, question, words)}
+        # a label's unit need not be named (生猪销售量 of "生猪销售量（万头）")
+        named = {
+            m
+            for m in {f.metric for f in facts}
+            if _named(m, question, words) or _named(_UNIT.sub("", m).strip(), question, words)
+        }
         if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
             named = _most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
@@ -365,6 +376,9 @@ def _one_column(
     """The column the question asks (``_columns``); when it names no year and the table's
     columns are years, the latest year's amount."""
     columns = _columns(facts, years, question, words)
+    asked = [m for _, m in months_named(question)]
+    if len(columns) > 1 and len(asked) == 1:  # the year's columns, one of them its month's
+        columns = {f.col for f in facts if f.col in columns and _month_of(f.column) == asked[0]}
     if years and not columns and not any(find_years(f.column) for f in facts):
         # a table stating its period elsewhere (its caption, the report's year): the column
         # the question names
@@ -381,6 +395,12 @@ def _one_column(
         return columns
     latest = max(dated.values())
     return amount_columns({c for c, y in dated.items() if y == latest}, facts, set())
+
+
+def _month_of(label: str) -> int:
+    """The one month a column is (10 of 2025年10月), 0 when it is none or several."""
+    found = months_named(label)
+    return found[0][1] if len(found) == 1 else 0
 
 
 def _less_specific(label: str, than: str) -> bool:

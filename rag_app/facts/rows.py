@@ -121,6 +121,11 @@ def period_role(label: str) -> str:
     return "current" if _CURRENT.search(label) else ""
 
 
+def names_prior(text: str) -> bool:
+    """Whether ``text`` names the prior period (上年同月, 去年同期, last year)."""
+    return bool(_PRIOR.search(text))
+
+
 _GROUP_UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
 
 

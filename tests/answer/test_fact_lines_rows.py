@@ -310,3 +310,16 @@ def test_months_as_rows_in_the_column_named() -> None:
     assert total and "12.4 + 10.6 = 23" in total[0]
     average = fact_value_lines(_as("2025年1-3月平均装载率是多少？", "average"), _MONTH_ROWS)
     assert average and "(80.1 + 78.5 + 82) / 3 = 80.2" in average[0]
+
+
+def test_a_month_against_the_same_month_a_year_before() -> None:
+    lines = fact_value_lines(_as("10月生猪销售量比上年同月增加了多少万头？", "diff"), _MONTHLY)
+    assert lines and "161.5 - 139.4 = 22.1" in lines[0]
+    share = _table(
+        "<table><tr><td>项目</td><td>2025年10月</td><td>2025年9月</td></tr>"
+        "<tr><td>生猪销售量（万头）</td><td>161.5</td><td>149.7</td></tr>"
+        "<tr><td>其中：商品猪（万头）</td><td>153.2</td><td>141.0</td></tr></table>"
+    )
+    # the rows named without their unit, in the column of the month named
+    lines = fact_value_lines(_as("2025年10月商品猪占生猪销售量的比例是多少？", "share"), share)
+    assert lines and "153.2 / 161.5 = 94.86%" in lines[0]
