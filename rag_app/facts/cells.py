@@ -81,6 +81,7 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
         return _transposed(chunk_id, grid.data_rows, labels, table_scale)
     facts = []
     groups = _groups(grid.data_rows)
+    sub = _sub_labels(grid.data_rows, labels)
     for r, row in enumerate(grid.data_rows):
         cells = [cell.strip() for cell in row[1:]]
         if _heads_columns(cells):  # a row of years heads the columns below it
@@ -99,7 +100,9 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
         if not metric:
             continue
         metric = f"{metric} {groups[r]}" if r in groups else metric
-        for c in range(1, len(row)):
+        if sub and len(row) > 1 and row[1].strip():  # 集装箱吞吐量（万标准箱） / 其中：外贸
+            metric = f"{metric} / {row[1].strip()}"
+        for c in range(1 + sub, len(row)):
             value = row[c].strip()
             if not value or value == metric:
                 continue
@@ -110,6 +113,16 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
                 scale = "percent"
             facts.append(Fact(chunk_id, r, c, metric, column, value, number, scale))
     return tuple(facts)
+
+
+def _sub_labels(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> int:
+    """1 when a table labels its rows in two columns under one header spanning both (指标: a
+    quantity, then 合计 / 其中：外贸 / 内贸 under it), its second column words with no number;
+    else 0."""
+    if len(labels) < 3 or not labels[0] or labels[0] != labels[1]:
+        return 0
+    second = [row[1].strip() for row in rows if len(row) > 1 and row[1].strip()]
+    return int(bool(second) and all(number_of(cell) is None for cell in second))
 
 
 def _groups(rows: Sequence[Sequence[str]]) -> dict[int, str]:

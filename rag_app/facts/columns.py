@@ -46,7 +46,8 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             named = _month_columns(labels, months)
         if len(named) < 2:
             continue
-        rows = _rows_named([f for f in facts if f.col not in named], question, words)[0]
+        rest = [f for f in facts if f.col not in named] or facts  # a table of the months alone
+        rows = _rows_named(rest, question, words)[0]
         if len(rows) != 1:
             continue
         cells = {

@@ -149,6 +149,11 @@ def _rows_named(
     if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
         in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
         rows = in_unit if len(in_unit) == 1 else rows
+    if len(rows) > 1:  # a quantity named alone, of its sub-rows (合计, 其中：外贸): its total
+        total = {
+            f.row for f in facts if f.row in rows and labelled_total(f.metric.split(" / ")[-1])
+        }
+        rows = total if len(total) == 1 else rows
     return rows, best
 
 

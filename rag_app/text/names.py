@@ -15,7 +15,7 @@ import re
 from rag_app.text import lexicon
 from rag_app.text.analyzer import in_dictionary, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
-from rag_app.text.periods import PERIOD_SPAN, YEARLESS_PART
+from rag_app.text.periods import MONTH_NAMED, PERIOD_SPAN, YEARLESS_PART
 from rag_app.text.spans import METRICS, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
@@ -385,7 +385,7 @@ def _blanked(question: str, leave_out: tuple[str, ...]) -> str:
     """``question`` with the names ``leave_out`` (longest first) and its periods blanked out."""
     for name in sorted((n for n in leave_out if n), key=len, reverse=True):
         question = question.replace(name, " ")
-    return PERIOD_SPAN.sub(" ", question)
+    return MONTH_NAMED.sub(" ", PERIOD_SPAN.sub(" ", question))  # 4月份 too
 
 
 def _noun_places(words: list[tuple[str, str]]) -> list[int]:

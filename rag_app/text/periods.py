@@ -185,7 +185,7 @@ def month_tokens(text: str) -> list[str]:
 
 # A month a question names with or without its year (2025年10月, 10月), not a range's end
 # (1-10月) nor a day's month (10月31日).
-_MONTH_NAMED = re.compile(
+MONTH_NAMED = re.compile(
     rf"(?:({_YEAR_DIGITS})\s*年\s*)?(?<![\d\-–~至])(1[0-2]|0?[1-9])\s*月(?:份)?(?!\s*\d{{1,2}}\s*日)"
 )
 
@@ -193,7 +193,7 @@ _MONTH_NAMED = re.compile(
 def months_named(text: str) -> list[tuple[str, int]]:
     """The months ``text`` names, in order, each as (its year or "", its number): "10月比9月" gives
     ("", 10), ("", 9); a column "2025年10月" gives ("2025", 10)."""
-    return [(m.group(1) or "", int(m.group(2))) for m in _MONTH_NAMED.finditer(text)]
+    return [(m.group(1) or "", int(m.group(2))) for m in MONTH_NAMED.finditer(text)]
 
 
 # A run of months: 1-9月, 1至10月, 2025年1~9月.

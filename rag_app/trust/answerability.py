@@ -147,7 +147,7 @@ def assess(
         gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
     unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
     if _worked(question):
-        unheld = named_before_held(unheld, spans)
+        unheld = named_before_held(unheld, spans, question.text, [profile[d] for d in scope])
     if all(profile[d].strict() for d in scope):  # a Chinese report's terms, named either way
         unheld += unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]

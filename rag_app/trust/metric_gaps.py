@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag_app.text.names import head_noun
+from rag_app.text.periods import YEARLESS_PART
 from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
 from rag_app.trust.document_reading import Document
@@ -44,6 +46,7 @@ def unheld_statement_terms(
     for span in spans:
         if span.kind == "period" and span.text:  # 年末 of 2022年末: part of a period
             lowered = lowered.replace(span.text.lower(), " ")
+    lowered = YEARLESS_PART.sub(" ", lowered)  # 上半年 without its year: a period too
     named = [s.text.lower() for s in spans if s.kind == "metric"]
     gaps = []
     for chinese, *english in BRIDGES:
@@ -56,10 +59,16 @@ def unheld_statement_terms(
     return gaps
 
 
-def named_before_held(unheld: list[str], spans: tuple[Span, ...]) -> list[str]:
+def named_before_held(
+    unheld: list[str], spans: tuple[Span, ...], text: str = "", documents: Sequence[Document] = ()
+) -> list[str]:
     """Of the ``unheld`` metrics a question worked out of others names, those it names before
     the first metric the reports hold: what is worked out of a held metric and named after it
-    (营业收入的年均复合增长率) is no metric the reports must give; 研发费用增长率 still asks 研发费用."""
+    (营业收入的年均复合增长率) is no metric the reports must give; 研发费用增长率 still asks 研发费用.
+    A noun of ``text`` right before it that ``documents`` write is such a metric too (集装箱吞吐量
+    of "集装箱吞吐量环比增长了多少", a label of the tables, not of the finance lexicon)."""
     named = [s.text for s in spans if s.kind == "metric"]
     first = next((i for i, m in enumerate(named) if m not in unheld), len(named))
-    return [m for m in unheld if m not in named or named.index(m) < first]
+    kept = [m for m in unheld if m not in named or named.index(m) < first]
+    before = {m: head_noun(text[: text.find(m)]) if m in text else "" for m in kept}
+    return [m for m in kept if not any(before[m] and d.writes(before[m]) for d in documents)]

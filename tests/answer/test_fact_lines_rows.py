@@ -323,3 +323,22 @@ def test_a_month_against_the_same_month_a_year_before() -> None:
     # the rows named without their unit, in the column of the month named
     lines = fact_value_lines(_as("2025年10月商品猪占生猪销售量的比例是多少？", "share"), share)
     assert lines and "153.2 / 161.5 = 94.86%" in lines[0]
+
+
+def test_rows_labelled_in_two_columns_under_one_header() -> None:
+    # 指标 spans two columns: a quantity, then 合计 / 其中：外贸 / 内贸 under it
+    html = (
+        "<table><tr><td colspan='2'>指标</td><td>2025年10月</td><td>2025年9月</td></tr>"
+        "<tr><td rowspan='3'>集装箱吞吐量（万标准箱）</td><td>合计</td><td>309.72</td>"
+        "<td>296.38</td></tr><tr><td>其中：外贸</td><td>193.28</td><td>184.57</td></tr>"
+        "<tr><td>内贸</td><td>116.44</td><td>111.81</td></tr></table>"
+    )
+    facts = table_facts(_table(html)[0][1])
+    assert {f.metric for f in facts} == {
+        "集装箱吞吐量（万标准箱） / 合计",
+        "集装箱吞吐量（万标准箱） / 其中：外贸",
+        "集装箱吞吐量（万标准箱） / 内贸",
+    }
+    # the quantity named alone is its total
+    lines = fact_value_lines(_as("10月集装箱吞吐量比9月多多少万标准箱？", "diff"), _table(html))
+    assert lines and "309.72 - 296.38 = 13.34" in lines[0]

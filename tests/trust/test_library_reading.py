@@ -264,3 +264,13 @@ def test_a_two_character_short_form_of_a_label_is_held() -> None:
     )  # fmt: skip
     assert document.writes("销量") and document.gives_value("销量")  # 销售量, unit aside
     assert not document.writes("产量") and not document.shortens("收入量")
+
+
+def test_a_change_or_a_part_of_a_year_is_no_metric_of_its_own(library: Library) -> None:
+    # 环比增长 worked out of 营业收入, which the table gives; 上半年, 4月份: periods
+    for question in (
+        "澄远智能2024年营业收入环比增长了多少？",
+        "澄远智能上半年平均每月营业收入是多少？",
+        "澄远智能4月份营业收入是多少？",
+    ):
+        assert not any(g.kind == "metric" for g in _finding(library, question).gaps), question
