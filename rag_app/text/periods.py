@@ -156,11 +156,6 @@ def shift_year(period: str, step: int) -> str:
     return YEAR.sub(lambda m: str(int(m.group(1)) + step), period, count=1)
 
 
-# One month of a year, as a question names it: 2025年11月 (not a range, 2025年1-10月, nor a day,
-# 2025年11月30日).
-_MONTH = re.compile(rf"({_YEAR_DIGITS})\s*年\s*(\d{{1,2}})\s*月(?!\s*\d{{1,2}}\s*日)")
-
-
 _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 # The same in English: November 2025, Nov. 2025.
 _MONTH_EN = re.compile(
@@ -173,11 +168,7 @@ _MONTH_EN = re.compile(
 def month_tokens(text: str) -> list[str]:
     """The months ``text`` names (2025年11月, November 2025), as ``2025年11月``: the form a
     table's header is profiled in."""
-    out = [
-        f"{m.group(1)}年{int(m.group(2))}月"
-        for m in _MONTH.finditer(text)
-        if 1 <= int(m.group(2)) <= 12
-    ]
+    out = [f"{year}年{month}月" for year, month in months_named(text) if year]
     for m in _MONTH_EN.finditer(text):
         out.append(f"{m.group(2)}年{_MONTH_NAMES.index(m.group(1).lower()[:3]) + 1}月")
     return out

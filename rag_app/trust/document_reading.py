@@ -94,11 +94,14 @@ class Document:
             return any(written_term(t, self.text) for t in (first + second, first))
         if written_term(term, self.text):
             return True
-        # in other words: a label not much longer holding all its characters (总投资: 项目投资总额)
+        return self.labels_it(term)
+
+    def labels_it(self, term: str) -> bool:
+        """Whether a label names ``term`` in other words: not much longer, holding all its
+        characters (总投资: 项目投资总额), or as its two-character short form (``shortens``)."""
         chars = set(term)
-        return any(
-            chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels
-        ) or (self.shortens(term))
+        in_labels = any(chars <= set(lab) and len(lab) <= 2 * len(term) for lab in self.labels)
+        return in_labels or self.shortens(term)
 
     def shortens(self, term: str) -> bool:
         """Whether ``term`` is a two-character short form of one of its labels: a label that ends
@@ -107,14 +110,11 @@ class Document:
 
     def gives_value(self, term: str) -> bool:
         """Whether it gives a value for a quantity: the term heads a table's row or column
-        (or a metric's label holds it in other words: ``writes``), or a sentence writes it with
+        (or a metric's label holds it in other words: ``labels_it``), or a sentence writes it with
         a number ("先进制程研发投入大" names R&D spending and gives none)."""
         if any(term in header for header in self.headers):
             return True
-        chars = set(term)
-        if any(chars <= set(label) and len(label) <= 2 * len(term) for label in self.labels):
-            return True
-        if self.shortens(term):
+        if self.labels_it(term):
             return True
         return any(
             term in sentence and _NUMBER.search(sentence.replace(term, ""))
