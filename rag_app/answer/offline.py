@@ -49,13 +49,13 @@ from rag_app.answer.quotes import (
     with_caption,
 )
 from rag_app.answer.stated_values import stated_value_lines
-from rag_app.answer.values import label_named, value_lines
+from rag_app.answer.values import label_named, sources_subjects, value_lines
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.coined import coined_names, document_texts, naming_documents
-from rag_app.text.subjects import document_subjects, named_subjects
+from rag_app.text.subjects import named_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
 NOTICE = {
@@ -151,7 +151,7 @@ class ExtractiveAnswerer:
         if not q_words and not q_bigrams:
             return [], True
         settings = self.settings
-        subjects = document_subjects(chunk for _, chunk in sources)
+        subjects = sources_subjects(query, sources)
         named_docs = _named_documents(query, subjects) if settings.named_reports else {}
         # Once quotes are kept to the named reports, the company's name says nothing about which
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
@@ -354,7 +354,7 @@ def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     """The sources from the documents the question names, when it names some of the sources'
     documents but not all (look-alike tables: every report has a 盈利预测, and a question about
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
-    subjects = document_subjects(chunk for _, chunk in sources)
+    subjects = sources_subjects(query, sources)
     return _sources_of(_named_documents(query, subjects), subjects, sources)
 
 

@@ -30,6 +30,20 @@ def label_named(label: str, question_lower: str, q_words: set[str]) -> bool:
     return bool(label_words) and label_words <= q_words
 
 
+def sources_subjects(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> dict[str, frozenset[str]]:
+    """Per document of ``sources``, what it is about: its title's subject, else (a report titled
+    by a section's heading) the names the library's profile gives its company, but its codes
+    ("688981.SH"), in the order documents first appear."""
+    companies = dict(query.companies)
+    return {
+        doc_id: words
+        or frozenset(n for n in companies.get(doc_id, ()) if not any(c.isdigit() for c in n))
+        for doc_id, words in document_subjects(chunk for _, chunk in sources).items()
+    }
+
+
 def is_asked_subject(query: QueryAnalysis, subject: str, alone: bool) -> bool:
     """Whether a report about ``subject`` is about the company the question asks (any, when it
     names none; ``alone``: the one company the sources are about)."""

@@ -1,5 +1,7 @@
-"""One row's cells across the columns a question names, and one column's cells down every
-row of a table (``rag_app.facts.lookup`` reads a row in the columns of a year)."""
+"""One row's cells across the columns a question names (share classes by their letters, months
+by their numbers), one column's cells down every row of a table (a table split by rows read
+whole), and one row's current and prior cells where columns place their periods against the
+report's (``relative_pair``); ``rag_app.facts.lookup`` reads a row in the columns of a year."""
 
 from __future__ import annotations
 
@@ -15,7 +17,13 @@ from rag_app.facts.lookup import (
     _place,
     _rows_named,
 )
-from rag_app.facts.rows import labelled_total, names_prior
+from rag_app.facts.rows import (
+    classes_named,
+    labelled_total,
+    names_prior,
+    pair_asked,
+    period_pairs,
+)
 from rag_app.models import Chunk
 from rag_app.text.periods import find_years, months_named
 from rag_app.understand.analysis import QueryAnalysis
@@ -44,6 +52,8 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             named = _month_columns(labels, [*months, ("-1", months[0][1])])  # 10月 against 上年同月
         if len(named) < 2 and len(months) >= 2:  # months of a monthly table: 10月 against 9月
             named = _month_columns(labels, months)
+        if len(named) < 2:  # share classes: 混合A and 混合C named as A类 and C类
+            named = classes_named(labels, query.text)
         if len(named) < 2:
             continue
         rest = [f for f in facts if f.col not in named] or facts  # a table of the months alone
@@ -55,7 +65,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
         }
         if len(cells) < 2:
             continue
-        ordered = sorted(cells, key=lambda c: _place(named[c], order, question))
+        ordered = sorted(cells, key=lambda c: _place(named[c], order, query.text))
         return [AskedFact(number, cells[c]) for c in ordered]
     return []
 
@@ -86,6 +96,17 @@ def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
     return bool(_named(core, question, words))
 
 
+def table_parts(
+    sources: Sequence[tuple[int, Chunk]],
+) -> list[list[tuple[int, Chunk]]]:
+    """The sources grouped by table, a table split by rows into sub-tables read as one (their
+    parts in the order found), in the order each table is first found."""
+    tables: dict[str, list[tuple[int, Chunk]]] = {}
+    for number, chunk in sources:
+        tables.setdefault(chunk.parent_table_id or chunk.chunk_id, []).append((number, chunk))
+    return list(tables.values())
+
+
 def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
     """The cells of every row of the first table with one column the question names (its year's
     when it names one: "2023年 / 综合成本率（%）"), a total row aside: what a count of rows beyond
@@ -93,8 +114,8 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = find_years(query.text)
-    for number, chunk in sources:
-        facts = table_facts(chunk)
+    for parts in table_parts(sources):
+        facts = [f for _, chunk in parts for f in table_facts(chunk)]
         named = _columns(facts, years, question, words) if years else set()
         if not years or len(named) != 1:
             labels = {f.col: f.column for f in facts if f.number is not None}
@@ -103,7 +124,8 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
             continue
         cells = [
             AskedFact(number, f)
-            for f in facts
+            for number, chunk in parts
+            for f in table_facts(chunk)
             if f.col in named and f.number is not None and not labelled_total(f.metric)
         ]
         if len(cells) >= 2:
@@ -156,3 +178,33 @@ def month_rows(
     for year, month in months_named(query.text):
         picked += [a for a, (y, m) in by_month.items() if m == month and y in (year or latest, "")]
     return picked if len(picked) == len(months_named(query.text)) >= 2 else []
+
+
+def relative_pair(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> tuple[AskedFact, AskedFact] | None:
+    """The cells of the row the question names in a table whose columns name no year but place
+    their periods against the report's ("本报告期" and "上年同期", "期末" and "期初"): the current
+    period's, then the prior's; None when no such table names the row, or the question names
+    two years (their columns answer it)."""
+    if len(set(find_years(query.text))) > 1:
+        return None
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        if any(find_years(f.column) for f in facts):
+            continue
+        pair = pair_asked(period_pairs(facts), query.text)
+        if pair is None:
+            continue
+        current, prior = {pair[0]}, {pair[1]}
+        rows = _rows_named(facts, question, words)[0]
+        cells = {
+            f.col: f
+            for f in facts
+            if f.row in rows and f.col in current | prior and f.number is not None
+        }
+        if len(rows) == 1 and len(cells) == 2:
+            return AskedFact(number, cells[min(current)]), AskedFact(number, cells[min(prior)])
+    return None

@@ -4,7 +4,7 @@ column of a table; a value asked of several periods gives one fact per period. A
 amount is read, not its share beside it (``rows.amount_columns``); several rows named in one
 column are read together (``asked_rows``); a share of one row named is of the whole its table
 adds up to (``rows.whole_of``); a part of a year is read from columns naming one, and year-less
-columns from their place against the report's period (``relative_pair``)."""
+columns from their place against the report's period (``rows.pair_asked``: 本月 for 当月)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,14 @@ from rag_app.facts.cells import Fact, table_facts
 from rag_app.facts.rows import (
     amount_columns,
     by_row_and_group,
+    class_at,
+    classes_named,
     label_core,
     labelled_total,
     names_part_of_year,
-    period_role,
+    names_prior,
+    pair_asked,
+    period_pairs,
     whole_of,
 )
 from rag_app.models import Chunk
@@ -56,6 +60,12 @@ def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
         return max(1, len(match_terms(label)[0]))
     label_words = {w for w in match_terms(label)[0] if not w.isdigit()}
     return len(label_words) if label_words and label_words <= words else 0
+
+
+def _bare(label: str) -> str:
+    """A label without units and lead-ins in any of its parts: "集装箱吞吐量（万标准箱） / 其中：外贸"
+    -> "集装箱吞吐量 外贸"."""
+    return " ".join(label_core(_UNIT.sub("", part).strip()) for part in label.split(" / "))
 
 
 def _unit_asked(label: str, question: str) -> bool:
@@ -157,40 +167,6 @@ def _rows_named(
     return rows, best
 
 
-def relative_pair(
-    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
-) -> tuple[AskedFact, AskedFact] | None:
-    """The cells of the row the question names in a table whose columns name no year but place
-    their periods against the report's ("本报告期" and "上年同期", "期末" and "期初"): the current
-    period's, then the prior's; None when no such table names the row, or the question names
-    two years (their columns answer it)."""
-    if len(set(find_years(query.text))) > 1:
-        return None
-    question = query.text.lower()
-    words = frozenset(w for w in query.terms.words if not w.isdigit())
-    for number, chunk in sources:
-        facts = table_facts(chunk)
-        if any(find_years(f.column) for f in facts):
-            continue
-        roles: dict[str, set[int]] = {}
-        for f in facts:
-            if f.number is not None and (role := period_role(f.column)):
-                roles.setdefault(role, set()).add(f.col)
-        current = amount_columns(roles.get("current", set()), facts, set())
-        prior = amount_columns(roles.get("prior", set()), facts, set())
-        if len(current) != 1 or len(prior) != 1:
-            continue
-        rows = _rows_named(facts, question, words)[0]
-        cells = {
-            f.col: f
-            for f in facts
-            if f.row in rows and f.col in current | prior and f.number is not None
-        }
-        if len(rows) == 1 and len(cells) == 2:
-            return AskedFact(number, cells[min(current)]), AskedFact(number, cells[min(prior)])
-    return None
-
-
 def asked_facts(
     query: QueryAnalysis,
     sources: Sequence[tuple[int, Chunk]],
@@ -233,7 +209,7 @@ def asked_cells(
     # best first: the table naming the row with the most words ("沧澜新能 营业收入" of companies
     # by metric, before a ranking's "沧澜新能"); else the sources' order
     for _, _, number, facts, rows in sorted(named, key=lambda t: t[:2]):
-        columns = _columns(facts, years, question, words)
+        columns = _of_class(facts, _columns(facts, years, question, words), query.text)
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
         if not found:
             continue
@@ -315,13 +291,13 @@ def asked_pair(
         named = {
             m
             for m in {f.metric for f in facts}
-            if _named(m, question, words) or _named(_UNIT.sub("", m).strip(), question, words)
+            if _named(m, question, words) or _named(_bare(m), question, words)
         }
         if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
             named = _most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
             continue
-        columns = _one_column(facts, years, question, words)
+        columns = _one_column(facts, years, question, words, query.text)
         cells: dict[str, Fact] = {}
         for fact in facts:
             if fact.metric in named and fact.col in columns and fact.number is not None:
@@ -358,7 +334,7 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
         named = {m for m in named if not labelled_total(m)}
         if len(named) < 2:
             continue
-        columns = _one_column(facts, years, question, words)
+        columns = _one_column(facts, years, question, words, query.text)
         cells: dict[str, list[Fact]] = {}
         for fact in facts:
             if fact.metric in named and fact.col in columns and fact.number is not None:
@@ -376,11 +352,12 @@ def _most_specific(named: set[str]) -> set[str]:
 
 
 def _one_column(
-    facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str]
+    facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str], text: str = ""
 ) -> set[int]:
-    """The column the question asks (``_columns``); when it names no year and the table's
-    columns are years, the latest year's amount."""
-    columns = _columns(facts, years, question, words)
+    """The column the question asks (``_columns``), of share classes the one its ``text``
+    names (A类); when it names no year and the table's columns are years, the latest year's
+    amount."""
+    columns = _of_class(facts, _columns(facts, years, question, words), text)
     asked = [m for _, m in months_named(question)]
     if len(columns) > 1 and len(asked) == 1:  # the year's columns, one of them its month's
         columns = {f.col for f in facts if f.col in columns and _month_of(f.column) == asked[0]}
@@ -396,10 +373,19 @@ def _one_column(
         for f in facts
         if f.col in candidates and len(years_of := distinct_years(f.column)) == 1
     }
+    if not dated and not columns:  # the report's own period (本月 for 当月), or the prior's
+        pair = pair_asked(period_pairs(facts), question)
+        return {pair[1] if names_prior(question) else pair[0]} if pair else columns
     if not dated:
         return columns
     latest = max(dated.values())
     return amount_columns({c for c, y in dated.items() if y == latest}, facts, set())
+
+
+def _of_class(facts: Sequence[Fact], columns: set[int], text: str) -> set[int]:
+    """``columns``, or of a table's share-class columns the one the question names (A类)."""
+    classes = classes_named({f.col: f.column for f in facts if f.number is not None}, text)
+    return set(classes) if len(columns) != 1 and len(classes) == 1 else columns
 
 
 def _month_of(label: str) -> int:
@@ -427,7 +413,11 @@ def _order(text: str) -> list[tuple[int, str]]:
 
 def _place(label: str, order: list[tuple[int, str]], question: str) -> int:
     """Where the question writes ``label``: where it writes it whole (a sub-item's lead-in and
-    a unit aside), else where it first writes one of its words (tokens, stemmed)."""
+    a unit aside; a class's capitals as written), else where it first writes one of its words
+    (tokens, stemmed)."""
+    if (at := class_at(label, question)) >= 0:
+        return at
+    question = question.lower()
     whole = _UNIT.sub("", label_core(label)).strip().lower()
     if len(whole) >= 2 and whole in question:
         return question.index(whole)

@@ -5,17 +5,23 @@ and which row is the whole its rows add up to (a total named otherwise: "合计"
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from rag_app.facts.cells import Fact
+from rag_app.text.analyzer import cut
 from rag_app.text.language import CJK_CLASS
-from rag_app.text.periods import distinct_years, find_years
+from rag_app.text.periods import distinct_years, find_years, month_range
 
 # A lead-in of one or two CJK characters before a colon marks a row as part of the one above
 # ("其中：", "减：", "加："): the row is named by what follows it.
 _LEAD_IN = re.compile(rf"^\s*[{CJK_CLASS}]{{1,2}}\s*[：:]\s*(?=\S)")
+# A row's number before its name ("1.本期已实现收益", "二、营业成本", "（3）投资收益").
+_NUMBERED = re.compile(
+    r"^\s*(?:[（(]\s*\d{1,2}\s*[)）]|(?:\d{1,2}|[一二三四五六七八九十]{1,2})\s*[.、．])\s*(?=\S)"
+)
 # A label that says it is a total: 合计 / 总计 / 小计 / Total, at its start or (Chinese) its end
 # ("营业收入合计"). The accounting convention, not any one table's words.
 _TOTAL_LABEL = re.compile(r"^\s*(?:合计|总计|小计|total\b|subtotal\b)|(?:合计|总计)\s*$", re.I)
@@ -23,8 +29,9 @@ _DECIMALS = re.compile(r"\.(\d+)")
 
 
 def label_core(label: str) -> str:
-    """The label without a sub-item's lead-in: "其中：个人活期存款" -> "个人活期存款"."""
-    return _LEAD_IN.sub("", label, count=1)
+    """The label without a sub-item's lead-in or a row's number: "其中：个人活期存款" ->
+    "个人活期存款", "1.本期已实现收益" -> "本期已实现收益"."""
+    return _LEAD_IN.sub("", _NUMBERED.sub("", label, count=1), count=1)
 
 
 def is_percent_column(label: str, facts: Sequence[Fact]) -> bool:
@@ -68,10 +75,22 @@ def _adds_up(total: Fact, parts: Sequence[Fact]) -> bool:
 
 
 def whole_of(part: Fact, facts: Sequence[Fact]) -> Fact | None:
-    """The cell of the row that is the whole ``part`` is a share of, in its column: the nearest
-    row below it whose cell the rows directly above it (``part`` among them) add up to, else the
-    nearest below labelled as a total ("合计", "Total"); None when no row is."""
+    """The cell of the row that is the whole ``part`` is a share of, in its column: the total
+    row of the quantity it is labelled under ("集装箱吞吐量 / 合计" of "集装箱吞吐量 / 其中：外贸"),
+    else the nearest row below it whose cell the rows directly above it (``part`` among them) add
+    up to, else the nearest below labelled as a total ("合计", "Total"); None when no row is."""
     column = sorted((f for f in facts if f.col == part.col), key=lambda f: f.row)
+    group = part.metric.rpartition(" / ")[0]
+    if group:  # rows labelled under one quantity (集装箱吞吐量 / 其中：外贸): its own total
+        totals = [
+            f
+            for f in column
+            if f.row != part.row
+            and f.metric.startswith(f"{group} / ")
+            and _TOTAL_LABEL.search(f.metric.rpartition(" / ")[2])
+        ]
+        if len(totals) == 1:
+            return totals[0]
     below = [f for f in column if f.row > part.row and f.number is not None]
     for candidate in below:
         above = [f for f in column if f.row < candidate.row]
@@ -121,6 +140,35 @@ def period_role(label: str) -> str:
     return "current" if _CURRENT.search(label) else ""
 
 
+# A column totalling the year to date (本年累计, 年初至报告期末), beside the month's or quarter's own.
+_RUNNING = re.compile(r"累计|至")
+
+
+def period_pairs(facts: Sequence[Fact]) -> list[tuple[int, int, str]]:
+    """A table's current and prior columns paired, in column order: each prior column with the
+    nearest current one before it (本月 with 上年同月, 本年累计 with 上年累计; 本报告期 with
+    上年同期), and what the pair's labels say beyond their roles ("同月", "累计"); a running
+    total's pair says "累计" whatever its words."""
+    roles: dict[str, set[int]] = {}
+    labels = {f.col: f.column for f in facts}
+    for f in facts:
+        if f.number is not None and (role := period_role(f.column)):
+            roles.setdefault(role, set()).add(f.col)
+    current = amount_columns(roles.get("current", set()), facts, set())
+    prior = amount_columns(roles.get("prior", set()), facts, set())
+    if len(current) == 1 and len(prior) == 1:
+        return [(min(current), min(prior), "")]
+    pairs = []
+    for p in sorted(prior):
+        before = [c for c in current if c < p]
+        if before:
+            c = max(before)
+            words = [_PRIOR.sub("", _CURRENT.sub("", labels[x])).strip() for x in (c, p)]
+            running = "累计" if _RUNNING.search(labels[c]) else ""
+            pairs.append((c, p, " ".join(dict.fromkeys(w for w in (running, *words) if w))))
+    return pairs
+
+
 def names_prior(text: str) -> bool:
     """Whether ``text`` names the prior period (上年同月, 去年同期, last year)."""
     return bool(_PRIOR.search(text))
@@ -148,3 +196,43 @@ def by_row_and_group(facts: Sequence[Fact]) -> Sequence[Fact]:
         column = f"{last}{unit.group()}" if unit else last
         out.append(replace(fact, row=fact.row * 1000 + g, metric=metric, column=column))
     return out if groups else facts
+
+
+# A column label's last characters that alone tell it from its neighbours: a share class (A, C).
+_CLASS = re.compile(r"[A-Z]{1,2}")
+
+
+def classes_named(labels: dict[int, str], question: str) -> dict[int, str]:
+    """Of columns whose labels differ only in a class's capital letters at their end (汀岚景和混合A,
+    汀岚景和混合C), those whose letters the question writes standing alone (A类, C类份额, Class A),
+    each with its letters."""
+    prefix = os.path.commonprefix(list(labels.values())) if len(labels) >= 2 else ""
+    named = {}
+    for c, label in labels.items():
+        tail = label[len(prefix) :].strip()
+        if prefix and class_at(tail, question) >= 0:
+            named[c] = tail
+    return named
+
+
+def class_at(letters: str, question: str) -> int:
+    """Where the question writes a class's capitals standing alone (A of "A类"), -1 when it does
+    not or ``letters`` are no class."""
+    if not _CLASS.fullmatch(letters):
+        return -1
+    found = re.search(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", question)
+    return found.start() if found else -1
+
+
+def pair_asked(pairs: list[tuple[int, int, str]], question: str) -> tuple[int, int] | None:
+    """Of a table's current and prior column pairs (``rows.period_pairs``), the one the question
+    asks: the one whose labels' words it writes (累计, 同月), else a running total's for a run of
+    months (1-10月), else the first that is not a running total."""
+    if len(pairs) == 1:
+        return pairs[0][:2]
+    said = [p for p in pairs if p[2] and any(w in question for w in cut(p[2]) if len(w) > 1)]
+    if len(said) == 1:
+        return said[0][:2]
+    running = month_range(question) is not None
+    kept = [p for p in pairs if p[2].startswith("累计") == running]
+    return kept[0][:2] if kept else None

@@ -42,10 +42,7 @@ from rag_app.understand.analysis import QueryAnalysis, analyse_query
 # Re-exported: the result types used to live here, and callers still import them from here.
 __all__ = ["Answer", "AskOptions", "Mode", "Pipeline", "PipelineEvent", "build_request"]
 _log = logging.getLogger(__name__)
-_CHECK_NOTE = {
-    "zh": "检索核对：",
-    "en": "Library check: ",
-}
+_CHECK_NOTE = {"zh": "检索核对：", "en": "Library check: "}
 
 
 class Pipeline:
@@ -211,9 +208,11 @@ class Pipeline:
                     data={"question": understood.text, "how": understood.how},
                 )
         t0 = time.perf_counter()
-        # The question (as the conversation means it) is read once here and passed down to
-        # every stage; its embedding, once, by retrieval and the operation read alike.
-        analysis = analyse_query(question, understood, self.library.embedder)
+        # Read once (its embedding too) with the library's companies, and passed to every stage.
+        from rag_app.retrieve.subjects import company_names_by_document
+
+        companies = company_names_by_document(self.library, options.kb)
+        analysis = analyse_query(question, understood, self.library.embedder, companies)
         trace = self.retrieve_query(analysis, options)
         rewrites = self.settings.rewrites
         if self.llm is not self.offline and (

@@ -199,3 +199,32 @@ def month_range(text: str) -> tuple[int, int] | None:
     if match is None or int(match.group(1)) >= int(match.group(2)):
         return None
     return int(match.group(1)), int(match.group(2))
+
+
+# A change against the period just before (环比, month on month, sequentially), not a year before.
+_SEQUENTIAL = re.compile(
+    r"环比|较上月|比上月|\b(?:month[- ]on[- ]month|month[- ]over[- ]month|sequential(?:ly)?|mom)\b",
+    re.I,
+)
+
+
+def month_before(text: str) -> tuple[int, int] | None:
+    """For a change against the month before (10月环比, October month on month): that month and
+    the one before it, (10, 9); None when ``text`` names no one month so compared, or January."""
+    months = months_named(text)
+    if len(months) != 1 or not _SEQUENTIAL.search(text) or months[0][1] == 1:
+        return None
+    return months[0][1], months[0][1] - 1
+
+
+def part_months(text: str) -> tuple[int, int] | None:
+    """The run of months a part of a year ``text`` names without its year spans: 上半年 (1, 6),
+    下半年 (7, 12), 三季度 (7, 9), 前三季度 (1, 9); None when it names none."""
+    found = YEARLESS_PART.search(text)
+    if found is None:
+        return None
+    part = found.group()
+    if part.endswith("半年"):
+        return (1, 6) if part.startswith("上") else (7, 12)
+    quarter = "一二三四".find(part.lstrip("前第")[0]) + 1 or int(part.lstrip("前第")[0])
+    return (1 if part.startswith("前") else quarter * 3 - 2), quarter * 3

@@ -44,7 +44,6 @@ from rag_app.text.names import (
     is_proper,
     is_verb,
     noun_run,
-    proper_names,
     qualified_noun,
     sounds_like,
     source_clause,
@@ -57,9 +56,10 @@ from rag_app.text.subjects import (
     name_prefixes,
 )
 from rag_app.text.tables import parse_table
+from rag_app.trust.asked_names import asked_names, given_names
 from rag_app.trust.document_reading import Document, read_document
 from rag_app.trust.findings import Finding, Gap
-from rag_app.trust.mentions import gives, known_start, mention_context, own_row
+from rag_app.trust.mentions import gives, mention_context, own_row
 from rag_app.trust.metric_gaps import (
     named_before_held,
     unheld_lexicon_metrics,
@@ -69,8 +69,6 @@ from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
 _WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
-# The fewest characters of each of two names a question joins with one (柏湾证券对华棱动力).
-_PART = 3
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
@@ -93,10 +91,7 @@ def assess(
     # "报告给出的目标价": what names the source ("报告给出的") is not what is asked
     source = source_clause(question.text, frozenset().union(*(profile[d].genres for d in docs)))
     text = question.text.replace(source, " ", 1) if source else question.text
-    known = [n for d in docs for n in profile[d].names]
-    asked = _joined(
-        known_start(_asked_names(text, question.name), known), [profile[d].text for d in docs]
-    )
+    asked = asked_names(text, question.name, [profile[d] for d in docs])
     snap = library.snapshot(kb)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
@@ -286,7 +281,7 @@ def _unheld_name(
     for d in about:
         for written in (*profile[d].subjects, *profile[d].names):
             rest = rest.replace(written, " ")
-    named = _asked_names(rest)
+    named = given_names(rest)
     others = [
         n
         for n in named
@@ -333,31 +328,6 @@ def _writes_any(asked: tuple[str, ...], document: Document) -> bool:
     """Whether a document writes one of the names a question gives (of four characters or
     more: a company's short name, not a bare surname)."""
     return any(len(n) >= 4 and n.lower() in document.text for n in asked)
-
-
-def _asked_names(question: str, leading: str = "") -> tuple[str, ...]:
-    """The names the question gives: the one it leads with, then the proper nouns and Latin
-    names it writes (``text.names``); an acronym (CATL, ROE) is not held against the library:
-    it may be a Chinese report's company or a metric."""
-    names = [leading, *proper_names(question)]
-    return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
-
-
-def _joined(asked: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:
-    """The asked names, one that two names joined by one character make ("柏湾证券对华棱动力":
-    no document writes it, they write 柏湾证券 and 华棱动力) read as the second, what the first
-    says something of, then the first."""
-    out: list[str] = []
-    for name in asked:
-        lowered = name.lower()
-        if not any(lowered in t for t in texts):
-            for k in range(_PART, len(lowered) - _PART):
-                head, tail = lowered[:k], lowered[k + 1 :]
-                if all(any(part in t for t in texts) for part in (head, tail)):
-                    out += [name[k + 1 :], name[:k]]
-                    break
-        out.append(name)
-    return tuple(dict.fromkeys(out))
 
 
 def _sounds_like(name: str, document: Document) -> bool:

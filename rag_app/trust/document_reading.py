@@ -40,6 +40,7 @@ class Document:
     text: str  # its chunks' searched text, lower-cased
     chunks: tuple[str, ...]  # the same, chunk by chunk
     labels: tuple[str, ...]  # the metrics its tables and terms name (lower-case)
+    quantities: frozenset[str]  # those of them given with a unit (公允价值（元）), lower-case
     headers: tuple[str, ...]  # every row and column label of its tables (lower-case)
     table_years: frozenset[str]  # the years its tables are laid out by (headers, row labels)
     table_periods: frozenset[str]  # those periods as written: 2024q2, 2025e
@@ -173,6 +174,7 @@ def read_document(chunks: list[Chunk]) -> Document:
         text="\n".join(c.search_text for c in chunks).lower(),
         chunks=tuple(c.search_text.lower() for c in chunks),
         labels=tuple(m.name.lower() for m in profile.metrics),
+        quantities=frozenset(m.name.lower() for m in profile.metrics if m.unit),
         headers=_headers(chunks),
         table_years=frozenset(y for p in profile.periods for y in find_years(p)),
         table_periods=frozenset(p.lower() for p in profile.periods),

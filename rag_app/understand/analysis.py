@@ -9,7 +9,7 @@ library's embedder the pipeline hands it: dense retrieval and the operation read
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -76,6 +76,10 @@ class QueryAnalysis:
     # The index tokens of the Chinese terms whose English names the question writes
     # (``text.synonyms``' bridges): keyword search reads them as the question's own words.
     bridged_tokens: tuple[str, ...] = ()
+    # What the library's company reports are about, by document: every name each gives its
+    # company (``retrieve.subjects.company_names_by_document``), for a report whose title is a
+    # section's heading and names none.
+    companies: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The library's embedder, whose vector of the question the operation read shares with
     # retrieval (None: the operation is read from the words alone).
     embedder: Embedder | None = field(default=None, repr=False, compare=False, hash=False)
@@ -139,7 +143,10 @@ class QueryAnalysis:
 
 
 def analyse_query(
-    question: str, understood: Understood | None = None, embedder: Embedder | None = None
+    question: str,
+    understood: Understood | None = None,
+    embedder: Embedder | None = None,
+    companies: Mapping[str, tuple[str, ...]] | None = None,
 ) -> QueryAnalysis:
     """Analyse a question once for every stage.
 
@@ -147,7 +154,7 @@ def analyse_query(
     standalone (the pipeline's follow-up step), whose text is the one analysed; without it the
     question stands alone as asked. ``embedder``, the library's, embeds the question when a
     stage first asks (``QueryAnalysis.embedding``); without it the operation is read from the
-    question's words.
+    question's words. ``companies``: the library's company reports' names, by document.
     """
     understood = understood if understood is not None else Understood(question)
     text = understood.text
@@ -171,5 +178,6 @@ def analyse_query(
         cjk_share=cjk_share(text),
         asked=question,
         understood=understood,
+        companies=tuple((companies or {}).items()),
         embedder=embedder,
     )

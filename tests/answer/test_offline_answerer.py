@@ -385,6 +385,20 @@ def test_a_question_naming_one_report_is_not_answered_from_a_look_alike_table():
     )  # one report
 
 
+def test_reports_titled_by_a_section_are_told_apart_by_the_librarys_company_names():
+    """Two annual reports' excerpts titled "第二节 …" name no subject in their titles; the
+    library's profiles name their companies, so a question about one quotes only its report."""
+    bank = _forecast("bank", "第二节 公司简介和主要财务指标", "3,286")
+    maker = _forecast("maker", "第二节 公司简介和主要财务指标", "1,574")
+    companies = {"bank": ("嵘城银行股份有限公司", "嵘城银行", "601128.SH"), "maker": ("澄远智能",)}
+    asked = analyse_query("嵘城银行2025年的营业收入预测是多少？", companies=companies)
+    assert named_sources(asked, [(1, maker), (2, bank)]) == {2}
+    answer = ExtractiveAnswerer().answer_text(asked, [(1, maker), (2, bank)])
+    assert "3,286 [Source 2]" in answer and "1,574" not in answer
+    # without the profiles' names, neither is told apart
+    assert named_sources(analyse_query(asked.text), [(1, maker), (2, bank)]) is None
+
+
 def test_finance_synonyms_meet_across_languages():
     """An English question meets a Chinese row: P/E is 市盈率, and 2026 is the 2026E column."""
     smic = _forecast("smic", "中芯国际（688981.SH）深度报告", "106.2", label="市盈率（倍）")

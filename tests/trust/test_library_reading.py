@@ -245,7 +245,7 @@ def test_a_rate_of_what_a_verb_names_is_a_metric_asked(library: Library) -> None
 
 
 def test_joined_names_are_split_where_the_library_writes_both() -> None:
-    from rag_app.trust.answerability import _joined
+    from rag_app.trust.asked_names import joined as _joined
 
     texts = ["资料来源：柏湾证券研究所", "表1 华棱动力 47.2"]
     assert _joined(("柏湾证券对华棱动力",), texts) == ("华棱动力", "柏湾证券", "柏湾证券对华棱动力")
@@ -259,11 +259,27 @@ def test_a_two_character_short_form_of_a_label_is_held() -> None:
 
     document = Document(
         subjects=frozenset(), names=(), listed=True, title="", genres=frozenset(), entities=(),
-        text="", chunks=(), labels=("生猪销售量（万头）", "营业收入"), headers=(),
+        text="", chunks=(), labels=("生猪销售量（万头）", "营业收入"), quantities=frozenset(), headers=(),
         table_years=frozenset(), table_periods=frozenset(),
     )  # fmt: skip
     assert document.writes("销量") and document.gives_value("销量")  # 销售量, unit aside
     assert not document.writes("产量") and not document.shortens("收入量")
+
+
+def test_a_label_of_a_quantity_is_no_name_but_a_companys_row_is() -> None:
+    from rag_app.trust.asked_names import asked_names
+    from rag_app.trust.document_reading import Document
+
+    fund = Document(
+        subjects=frozenset(), names=("汀岚景和混合",), listed=True, title="", genres=frozenset(),
+        entities=("岑岭微电子",), text="公允价值（元） 岑岭微电子 川禾食品", chunks=(),
+        labels=("公允价值", "川禾食品"), quantities=frozenset({"公允价值"}), headers=(),
+        table_years=frozenset(), table_periods=frozenset(),
+    )  # fmt: skip
+    # jieba tags 公允 a person's name; the tables label a quantity in 元 with it
+    assert asked_names("第一大重仓股的公允价值是多少元？", "", [fund]) == ()
+    # a row of a table (another company's, no unit) is still a name asked
+    assert asked_names("川禾食品三季度毛利率是多少？", "川禾食品", [fund]) == ("川禾食品",)
 
 
 def test_a_change_or_a_part_of_a_year_is_no_metric_of_its_own(library: Library) -> None:

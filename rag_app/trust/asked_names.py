@@ -1,0 +1,53 @@
+"""The names a question asks about, read against the library's documents.
+
+The name it leads with and the proper nouns and Latin names it writes (``text.names``), then
+read as the library writes them: a name that runs on past a report's company cut to it, two names
+joined by one character that no document writes together read apart, and a word the tables label
+a quantity with (公允价值, which jieba tags a person's name) dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_app.text.names import proper_names
+from rag_app.trust.document_reading import Document
+from rag_app.trust.mentions import known_start
+
+# The fewest characters of each of two names a question joins with one (柏湾证券对华棱动力).
+_PART = 3
+
+
+def asked_names(question: str, leading: str, documents: Sequence[Document]) -> tuple[str, ...]:
+    """The names ``question`` gives (``leading``: the one it leads with), read against
+    ``documents`` (see the module)."""
+    given = given_names(question, leading)
+    known = [n for d in documents for n in d.names]
+    asked = joined(known_start(given, known), [d.text for d in documents])
+    quantities = {x for d in documents for x in d.quantities}
+    return tuple(n for n in asked if n.lower() not in quantities)
+
+
+def given_names(question: str, leading: str = "") -> tuple[str, ...]:
+    """The names the question gives: the one it leads with, then the proper nouns and Latin
+    names it writes (``text.names``); an acronym (CATL, ROE) is not held against the library:
+    it may be a Chinese report's company or a metric."""
+    names = [leading, *proper_names(question)]
+    return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
+
+
+def joined(asked: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:
+    """The asked names, one that two names joined by one character make ("柏湾证券对华棱动力":
+    no document writes it, they write 柏湾证券 and 华棱动力) read as the second, what the first
+    says something of, then the first."""
+    out: list[str] = []
+    for name in asked:
+        lowered = name.lower()
+        if not any(lowered in t for t in texts):
+            for k in range(_PART, len(lowered) - _PART):
+                head, tail = lowered[:k], lowered[k + 1 :]
+                if all(any(part in t for t in texts) for part in (head, tail)):
+                    out += [name[k + 1 :], name[:k]]
+                    break
+        out.append(name)
+    return tuple(dict.fromkeys(out))

@@ -1,0 +1,160 @@
+"""Computed answers over an operating-data announcement's and a fund report's tables
+(rag_app/answer/fact_lines.py with rag_app/facts/rows.py and columns.py): a month's and the
+year to date's columns each against their prior (本月 / 上年同月, 本年累计 / 上年累计), a part
+over its own quantity's total, a month against the one before it in a table split by rows, and
+share classes as columns (混合A, 混合C)."""
+
+from __future__ import annotations
+
+from rag_app.answer.fact_lines import fact_value_lines
+from rag_app.facts.cells import table_facts
+from rag_app.facts.rows import classes_named, label_core, period_pairs
+from rag_app.models import Chunk
+from rag_app.text.periods import month_before, part_months
+from rag_app.understand.analysis import analyse_query
+from rag_app.understand.operations import Operation
+
+
+def _as(question: str, operation: str):  # type: ignore[no-untyped-def]
+    """The question read as asking ``operation`` (the model's reading fixed)."""
+    query = analyse_query(question)
+    query._lazy["operation"] = Operation(operation, 0.9)
+    return query
+
+
+def _chunk(html: str, n: int = 1, parent: str = "") -> Chunk:
+    return Chunk(f"t:{n}", "t", "table", "", "", (0,), table_html=html, parent_table_id=parent)
+
+
+_HEAD = (
+    "<tr><th colspan='2'>指标</th><th>本月</th><th>上年同月</th><th>同比增减（%）</th>"
+    "<th>本年累计</th><th>上年累计</th><th>累计同比（%）</th></tr>"
+)
+_THROUGHPUT = [
+    (
+        1,
+        _chunk(
+            f"<table>{_HEAD}"
+            "<tr><td rowspan='3'>集装箱吞吐量（万标准箱）</td><td>合计</td><td>309.72</td>"
+            "<td>286.15</td><td>8.24</td><td>2,962.75</td><td>2,836.47</td><td>4.45</td></tr>"
+            "<tr><td>其中：外贸</td><td>193.28</td><td>174.82</td><td>10.56</td>"
+            "<td>1,848.13</td><td>1,742.16</td><td>6.08</td></tr>"
+            "<tr><td>内贸</td><td>116.44</td><td>111.33</td><td>4.59</td>"
+            "<td>1,114.62</td><td>1,094.31</td><td>1.86</td></tr>"
+            "<tr><td rowspan='2'>货物吞吐量（万吨）</td><td>合计</td><td>11,105.82</td>"
+            "<td>10,683.54</td><td>3.95</td><td>107,323.03</td><td>104,926.35</td><td>2.28</td>"
+            "</tr><tr><td>其中：金属矿石</td><td>3,462.18</td><td>3,391.62</td><td>2.08</td>"
+            "<td>33,815.46</td><td>32,947.18</td><td>2.64</td></tr></table>"
+        ),
+    )
+]
+_DISTRICTS = [
+    (
+        1,
+        _chunk(
+            "<table><tr><th>港区</th><th>本月</th><th>上年同月</th><th>本年累计</th></tr>"
+            "<tr><td>东屿港区</td><td>128.46</td><td>121.07</td><td>1,237.62</td></tr>"
+            "<tr><td>金沙港区</td><td>52.18</td><td>46.24</td><td>494.57</td></tr>"
+            "<tr><td>其他港区</td><td>129.08</td><td>118.84</td><td>1,230.56</td></tr>"
+            "<tr><td>合计</td><td>309.72</td><td>286.15</td><td>2,962.75</td></tr></table>"
+        ),
+    )
+]
+
+
+def test_a_months_and_the_year_to_dates_columns_are_each_read_against_their_prior() -> None:
+    facts = table_facts(_THROUGHPUT[0][1])
+    assert [p[:2] for p in period_pairs(facts)] == [(2, 3), (5, 6)]
+    month = fact_value_lines(
+        _as("10月集装箱吞吐量比去年同月多了多少万标准箱？", "diff"), _THROUGHPUT
+    )
+    assert month and "309.72 - 286.15 = 23.57" in month[0]
+    to_date = fact_value_lines(
+        _as("今年1-10月货物吞吐量比上年同期增加了多少万吨？", "diff"), _THROUGHPUT
+    )
+    assert to_date and "107323.03 - 104926.35 = 2396.68" in to_date[0]
+    district = fact_value_lines(
+        _as("金沙港区本月集装箱吞吐量同比增长了多少？", "change_ratio"), _DISTRICTS
+    )
+    assert district and "(52.18 - 46.24) / 46.24 = 12.85%" in district[0]
+
+
+def test_a_part_is_a_share_of_its_own_quantitys_total_in_the_months_column() -> None:
+    question = "本月外贸集装箱占集装箱吞吐量的比重是多少？"
+    lines = fact_value_lines(_as(question, "share"), _THROUGHPUT)
+    assert lines and "193.28 / 309.72 = 62.4%" in lines[0]  # not 货物吞吐量's 合计
+    district = fact_value_lines(
+        _as("当月东屿港区集装箱吞吐量占全港的比例是多少？", "share"), _DISTRICTS
+    )
+    assert district and "128.46 / 309.72" in district[0]  # 当月: the 本月 column
+
+
+_MONTHS_HEAD = (
+    "<tr><th>月份</th><th>集装箱吞吐量（万标准箱）</th><th>其中：外贸（万标准箱）</th></tr>"
+)
+_MONTHS = [
+    (
+        1,
+        _chunk(
+            f"<table>{_MONTHS_HEAD}<tr><td>7月</td><td>312.56</td><td>196.02</td></tr>"
+            "<tr><td>8月</td><td>318.47</td><td>200.84</td></tr></table>",
+            1,
+            "t:m",
+        ),
+    ),
+    (
+        2,
+        _chunk(
+            f"<table>{_MONTHS_HEAD}<tr><td>9月</td><td>296.38</td><td>184.57</td></tr>"
+            "<tr><td>10月</td><td>309.72</td><td>193.28</td></tr></table>",
+            2,
+            "t:m",
+        ),
+    ),
+]
+
+
+def test_a_month_against_the_one_before_it_across_a_table_split_by_rows() -> None:
+    assert month_before("10月集装箱吞吐量环比增长了多少？") == (10, 9)
+    assert month_before("10月集装箱吞吐量同比增长了多少？") is None
+    rise = fact_value_lines(_as("10月集装箱吞吐量环比增长了多少？", "change_ratio"), _MONTHS)
+    assert rise and "(309.72 - 296.38) / 296.38 = 4.5%" in rise[0]
+    fall = fact_value_lines(_as("9月外贸集装箱量环比下降了多少？", "diff"), _MONTHS)
+    assert fall and "184.57 - 200.84 = -16.27" in fall[0]  # 8月 in the other sub-table
+    assert (part_months("上半年"), part_months("前三季度"), part_months("2025年")) == (
+        (1, 6),
+        (1, 9),
+        None,
+    )
+    average = fact_value_lines(_as("三季度平均每月集装箱吞吐量是多少？", "average"), _MONTHS)
+    assert average and "(312.56 + 318.47 + 296.38) / 3 = 309.14" in average[0]
+
+
+_FUND = [
+    (
+        1,
+        _chunk(
+            "<table><tr><th rowspan='2'>主要财务指标</th>"
+            "<th colspan='2'>报告期（2025年7月1日-2025年9月30日）</th></tr>"
+            "<tr><th>汀岚景和混合A</th><th>汀岚景和混合C</th></tr>"
+            "<tr><td>1.本期已实现收益</td><td>58,317,462.09</td><td>15,826,093.71</td></tr>"
+            "<tr><td>2.本期利润</td><td>396,284,713.58</td><td>109,472,186.35</td></tr>"
+            "<tr><td>4.期末基金资产净值</td><td>2,558,098,015.85</td><td>780,989,267.55</td></tr>"
+            "</table>"
+        ),
+    )
+]
+
+
+def test_share_classes_are_columns_named_by_their_letters() -> None:
+    labels = {1: "报告期 / 汀岚景和混合A", 2: "报告期 / 汀岚景和混合C"}
+    assert classes_named(labels, "A类和C类合计") == {1: "A", 2: "C"}
+    assert classes_named(labels, "What is a fund's net asset value?") == {}  # an article
+    assert label_core("1.本期已实现收益") == "本期已实现收益"
+    assert label_core("（3）投资收益") == "投资收益"
+    total = fact_value_lines(_as("A类和C类期末基金资产净值合计多少元？", "sum"), _FUND)
+    assert total and "2558098015.85 + 780989267.55 = 3339087283.4" in total[0]
+    ratio = fact_value_lines(_as("A类份额的本期利润是C类的多少倍？", "divide"), _FUND)
+    assert ratio and "396284713.58 / 109472186.35 = 3.62" in ratio[0]
+    more = fact_value_lines(_as("本报告期A类的本期利润比本期已实现收益多多少元？", "diff"), _FUND)
+    assert more and "396284713.58 - 58317462.09 = 337967251.49" in more[0]
