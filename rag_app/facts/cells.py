@@ -116,13 +116,21 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
 
 
 def _sub_labels(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> int:
-    """1 when a table labels its rows in two columns under one header spanning both (指标: a
-    quantity, then 合计 / 其中：外贸 / 内贸 under it), its second column words with no number;
-    else 0."""
-    if len(labels) < 3 or not labels[0] or labels[0] != labels[1]:
+    """1 when a table labels its rows in two columns, its second column words with no number:
+    under one header spanning both (指标: a quantity, then 合计 / 其中：外贸 / 内贸 under it), or
+    its first column a label repeated down runs of rows (份额类别: 混合A over 过去三个月, 过去
+    六个月 … of 阶段); else 0."""
+    if len(labels) < 3 or not labels[0]:
         return 0
     second = [row[1].strip() for row in rows if len(row) > 1 and row[1].strip()]
-    return int(bool(second) and all(number_of(cell) is None for cell in second))
+    if not second or any(number_of(cell) is not None for cell in second):
+        return 0
+    if labels[0] == labels[1]:
+        return 1
+    firsts = [row[0].strip() for row in rows if row and row[0].strip()]
+    runs = [f for i, f in enumerate(firsts) if i == 0 or firsts[i - 1] != f]
+    repeated = len(runs) < len(firsts) and len(runs) == len(set(runs))
+    return int(repeated and len(second) == len(firsts) and number_of(firsts[0]) is None)
 
 
 def _groups(rows: Sequence[Sequence[str]]) -> dict[int, str]:

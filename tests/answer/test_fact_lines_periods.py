@@ -158,3 +158,27 @@ def test_share_classes_are_columns_named_by_their_letters() -> None:
     assert ratio and "396284713.58 / 109472186.35 = 3.62" in ratio[0]
     more = fact_value_lines(_as("本报告期A类的本期利润比本期已实现收益多多少元？", "diff"), _FUND)
     assert more and "396284713.58 - 58317462.09 = 337967251.49" in more[0]
+
+
+def test_rows_labelled_in_two_columns_a_class_then_its_periods() -> None:
+    """份额类别 repeated down runs of rows, 阶段 beside it: each row is named by both."""
+    chunk = _chunk(
+        "<table><tr><th>份额类别</th><th>阶段</th><th>份额净值增长率（%）</th></tr>"
+        "<tr><td rowspan='2'>混合A</td><td>过去六个月</td><td>21.43</td></tr>"
+        "<tr><td>过去一年</td><td>32.57</td></tr>"
+        "<tr><td rowspan='2'>混合C</td><td>过去六个月</td><td>21.19</td></tr>"
+        "<tr><td>过去一年</td><td>32.04</td></tr></table>"
+    )
+    metrics = [f.metric for f in table_facts(chunk)]
+    assert metrics == [
+        "混合A / 过去六个月",
+        "混合A / 过去一年",
+        "混合C / 过去六个月",
+        "混合C / 过去一年",
+    ]
+    ranking = _chunk(  # a label column that does not repeat is the only label
+        "<table><tr><th>公司</th><th>评级</th><th>PE</th></tr>"
+        "<tr><td>甲公司</td><td>买入</td><td>21.4</td></tr>"
+        "<tr><td>乙公司</td><td>增持</td><td>18.2</td></tr></table>"
+    )
+    assert {f.metric for f in table_facts(ranking)} == {"甲公司", "乙公司"}
