@@ -311,7 +311,11 @@ def _worked(
     }["en" if lang == "en" else "zh"]
     span = f"{years[-1]}-{years[0]}"
     if not distinct_years(fact.column):  # a year-less pair: the columns as the table names them
-        span = f"{ordered[-1].column}-{fact.column}"
+        span = (
+            f"{fact.column}比{ordered[-1].column}"
+            if lang != "en"
+            else f"{fact.column} vs {ordered[-1].column}"
+        )
     head = (
         f"{fact.metric}, {names[operation]} {span}"
         if lang == "en"
@@ -380,8 +384,9 @@ def _across_rows(
     else:
         result, working = sum(numbers), " + ".join(texts)
     signs = {"diff": " - ", "change_ratio": " / ", "average": " + ", "sum": " + "}
-    parts = [f.metric if by == "row" else f.column for f in facts]
+    shared, parts = _shared_head([f.metric if by == "row" else f.column for f in facts])
     head, rest = signs[operation].join(parts), facts[0].column if by == "row" else facts[0].metric
+    head = f"{shared} / {head}" if shared else head
     head = (
         f"{rest}, {head}"
         if by == "column" and lang == "en"
@@ -393,6 +398,16 @@ def _across_rows(
     )
     scale = "" if percent else cell_scale(facts[0], asked[0].source, sources)
     return fact_line(head, f"{working} = {written(result)}{percent}", scale, asked[0].source, lang)
+
+
+def _shared_head(labels: list[str]) -> tuple[str, list[str]]:
+    """The leading parts the labels share ("报告期（…）" of "报告期（…） / 混合A" and "… / 混合C"),
+    written once, and what is left of each; ("", labels) when they share none."""
+    split = [label.split(" / ") for label in labels]
+    common = 0
+    while all(len(s) > common + 1 for s in split) and len({s[common] for s in split}) == 1:
+        common += 1
+    return " / ".join(split[0][:common]), [" / ".join(s[common:]) for s in split]
 
 
 def _relative_year(label: str) -> list[str]:

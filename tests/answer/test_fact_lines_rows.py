@@ -114,7 +114,7 @@ def test_a_change_between_year_less_columns_of_the_report_and_its_prior_period()
     question = "上半年营业收入同比增长了百分之几？"
     lines = fact_value_lines(_as(question, "change_ratio"), sources)
     assert lines and "(1250 - 1000) / 1000 = 25%" in lines[0]
-    assert "上年同期-本报告期" in lines[0]
+    assert "本报告期比上年同期" in lines[0]
     diff = fact_value_lines(_as("营业收入比上年同期增加了多少？", "diff"), sources)
     assert diff and "1250 - 1000 = 250" in diff[0]
 
