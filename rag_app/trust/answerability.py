@@ -103,7 +103,9 @@ def assess(
         reports = [d for d in about if profile[d].strict()]
         scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
     if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
-        gap = _metric_gap(question, text, asked, scope, docs, profile, snap)
+        gap = _metric_gap(
+            question, _from_name(text, asked, docs, profile), asked, scope, docs, profile, snap
+        )
     if gap is not None:
         return Finding((gap,), declines=True)
     # a company's periods may be given where another report writes it (an industry report's
@@ -212,6 +214,19 @@ def _metric_gap(
     if qualifiers and term and not any(profile[d].writes_together(qualifiers) for d in scope):
         return Gap("metric", phrase, held)
     return None
+
+
+def _from_name(
+    question: str, asked: tuple[str, ...], docs: list[str], profile: Mapping[str, Document]
+) -> str:
+    """The question from the first name it asks that the library writes: the words before it
+    describe it (第三大重仓股 of "第三大重仓股衡沙电气持有多少股"), they are not what is asked."""
+    lowered = question.lower()
+    for name in asked:
+        at = lowered.find(name.lower())
+        if at > 0 and any(name.lower() in profile[d].text for d in docs):
+            return question[at:]
+    return question
 
 
 def _mentioned_scope(

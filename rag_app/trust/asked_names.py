@@ -23,7 +23,9 @@ def asked_names(question: str, leading: str, documents: Sequence[Document]) -> t
     ``documents`` (see the module)."""
     given = given_names(question, leading)
     known = [n for d in documents for n in d.names]
-    asked = joined(known_start(given, known), [d.text for d in documents])
+    texts = [d.text for d in documents]
+    entities = [e for d in documents for e in (*d.names, *d.entities)]
+    asked = known_end(joined(known_start(given, known), texts), entities, texts)
     quantities = {x for d in documents for x in d.quantities}
     return tuple(n for n in asked if n.lower() not in quantities)
 
@@ -34,6 +36,20 @@ def given_names(question: str, leading: str = "") -> tuple[str, ...]:
     it may be a Chinese report's company or a metric."""
     names = [leading, *proper_names(question)]
     return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
+
+
+def known_end(asked: tuple[str, ...], entities: list[str], texts: list[str]) -> tuple[str, ...]:
+    """The asked names, each that no document writes but that ends in a name the library holds
+    cut to it ("中衡沙电气" of "前十大重仓股中衡沙电气": 中, among; "第三大重仓股衡沙电气")."""
+    held = {e.lower() for e in entities}
+    out = []
+    for name in asked:
+        lowered = name.lower()
+        if not any(lowered in t for t in texts):
+            ends = range(1, len(name) - _PART + 1)
+            name = next((name[k:] for k in ends if lowered[k:] in held), name)
+        out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 def joined(asked: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:

@@ -280,6 +280,19 @@ def test_a_label_of_a_quantity_is_no_name_but_a_companys_row_is() -> None:
     assert asked_names("第一大重仓股的公允价值是多少元？", "", [fund]) == ()
     # a row of a table (another company's, no unit) is still a name asked
     assert asked_names("川禾食品三季度毛利率是多少？", "川禾食品", [fund]) == ("川禾食品",)
+    # a held name glued to the word before it (中, among) is cut to the held name
+    assert asked_names("前十大重仓股中岑岭微电子的公允价值是多少？", "", [fund]) == ("岑岭微电子",)
+    # what comes before a held name describes it; it is not the metric asked
+    from rag_app.trust.answerability import _from_name
+
+    asked = ("岑岭微电子",)
+    assert (
+        _from_name("第一大重仓股岑岭微电子持有多少股？", asked, ["f"], {"f": fund})
+        == "岑岭微电子持有多少股？"
+    )
+    assert _from_name(
+        "第一大重仓股鹏屿科技持有多少股？", ("鹏屿科技",), ["f"], {"f": fund}
+    ).startswith("第一")
 
 
 def test_a_change_or_a_part_of_a_year_is_no_metric_of_its_own(library: Library) -> None:
