@@ -14,7 +14,13 @@ from rag_app.answer.fact_counts import counted
 from rag_app.answer.fact_format import cell_scale, fact_line, written
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
-from rag_app.facts.columns import asked_columns, month_cells, month_rows, relative_pair
+from rag_app.facts.columns import (
+    asked_columns,
+    month_cells,
+    month_rows,
+    ranked_cells,
+    relative_pair,
+)
 from rag_app.facts.lookup import (
     EVERY_YEAR,
     AskedFact,
@@ -77,6 +83,8 @@ def worked_lines(
         return []
     if operation.name in _ACROSS_ROWS:  # several rows it names, in one column
         line = _across_rows(operation.name, asked_rows(query, sources), sources, lang)
+        if not line:  # rows it names by rank (第一大 against 第二大, 前十大)
+            line = _across_rows(operation.name, ranked_cells(query, sources), sources, lang)
         if line:
             return [line]
     # one row it names, in several columns it names (第四季度 against 第三季度, 营业收入 and 营业成本)
@@ -166,10 +174,12 @@ def ranked_lines(
     if not rows:
         return []
     names = ("; " if lang == "en" else "、").join(r.name for r in rows)
-    if len(rows) == 1:
-        head = f"Rank {rows[0].rank}" if lang == "en" else f"第{rows[0].rank}名"
-    else:
+    ranks = [r.rank for r in rows]
+    if len(rows) > 1 and ranks == list(range(1, len(rows) + 1)):
         head = f"Top {len(rows)}" if lang == "en" else f"前{len(rows)}名"
+    else:
+        listed = ", ".join(map(str, ranks))
+        head = f"Rank {listed}" if lang == "en" else f"第{'、'.join(map(str, ranks))}名"
     caption = f"{rows[0].caption} " if rows[0].caption else ""
     return [fact_line(f"{caption}{head}", names, "", rows[0].source, lang)]
 

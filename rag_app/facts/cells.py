@@ -196,6 +196,17 @@ def _heads_columns(cells: list[str]) -> bool:
     return len(filled) >= 2 and all(find_years(c) == [c] for c in filled)
 
 
+def table_parts(
+    sources: Sequence[tuple[int, Chunk]],
+) -> list[list[tuple[int, Chunk]]]:
+    """The sources grouped by table, a table split by rows into sub-tables read as one (their
+    parts in the order found), in the order each table is first found."""
+    tables: dict[str, list[tuple[int, Chunk]]] = {}
+    for number, chunk in sources:
+        tables.setdefault(chunk.parent_table_id or chunk.chunk_id, []).append((number, chunk))
+    return list(tables.values())
+
+
 def source_scale(number: int, sources: Sequence[tuple[int, Chunk]]) -> str:
     """The scale source ``number`` states for its amounts (its caption, introducing paragraph,
     header line, headings, footnote), else the nearest other source of its document that

@@ -6,8 +6,9 @@ report's (``relative_pair``); ``rag_app.facts.lookup`` reads a row in the column
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from rag_app.facts.cells import table_facts
+from rag_app.facts.cells import table_facts, table_parts
 from rag_app.facts.lookup import (
     _UNIT,
     AskedFact,
@@ -17,6 +18,7 @@ from rag_app.facts.lookup import (
     _place,
     _rows_named,
 )
+from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import (
     classes_named,
     labelled_total,
@@ -96,15 +98,26 @@ def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
     return bool(_named(core, question, words))
 
 
-def table_parts(
-    sources: Sequence[tuple[int, Chunk]],
-) -> list[list[tuple[int, Chunk]]]:
-    """The sources grouped by table, a table split by rows into sub-tables read as one (their
-    parts in the order found), in the order each table is first found."""
-    tables: dict[str, list[tuple[int, Chunk]]] = {}
-    for number, chunk in sources:
-        tables.setdefault(chunk.parent_table_id or chunk.chunk_id, []).append((number, chunk))
-    return list(tables.values())
+def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
+    """The cells of a ranking table's rows at the ranks the question names (第一大 and 第二大,
+    前十大: ``ranks.ranked_rows``), in the one column it names, each labelled by its row's name,
+    in the order it names them; [] for fewer than two, or a column not told apart."""
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    chunks = dict(sources)
+    out = []
+    for item in ranked_rows(query.text, sources):
+        facts = table_facts(chunks[item.source])
+        labels = {f.col: f.column for f in facts if f.number is not None}
+        named = {c for c, label in labels.items() if _column_named(label, question, words)}
+        row = next((f.row for f in facts if item.name in (f.metric, f.value)), None)
+        cell = next(
+            (f for f in facts if f.row == row and f.col in named and f.number is not None), None
+        )
+        if len(named) != 1 or cell is None:
+            return []
+        out.append(AskedFact(item.source, replace(cell, metric=item.name)))
+    return out if len(out) >= 2 else []
 
 
 def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:

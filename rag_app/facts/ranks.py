@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_app.facts.cells import table_parts
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
 from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, find_years, period_tokens
@@ -94,11 +95,8 @@ def asked_ranks(question: str) -> tuple[int, ...]:
     if first_n:
         n = _number(next(g for g in first_n.groups() if g))
         return tuple(range(1, n + 1)) if 1 < n <= 20 else ()
-    nth = _NTH.search(question)
-    if nth:
-        n = _number(next(g for g in nth.groups() if g))
-        return (n,) if 1 <= n <= 50 else ()
-    return ()
+    named = [_number(next(g for g in nth.groups() if g)) for nth in _NTH.finditer(question)]
+    return tuple(dict.fromkeys(n for n in named if 1 <= n <= 50))
 
 
 def _number(text: str) -> int:
@@ -141,26 +139,35 @@ def ranked_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> list[Ran
         return []
     words = match_terms(question)[0]
     years = find_years(question)
-    for number, chunk in sources:
-        if chunk.type != "table" or not chunk.table_html:
-            continue
-        try:
-            grid = parse_table(chunk.table_html, chunk.header_rows)
-        except (TableTooLarge, ValueError):
-            continue
-        if not words & match_terms(" ".join([chunk.caption, *column_labels(grid)]))[0]:
-            continue
-        ranking = _ranking(grid.data_rows, grid.n_cols, years)
-        if ranking is None:
-            continue
-        rank_col, rows = ranking
-        name_col = _name_column(rows, grid.n_cols, rank_col)
-        if name_col is None:
-            continue
-        by_rank = {int(r[rank_col].strip()): r[name_col].strip() for r in rows}
-        if all(rank in by_rank for rank in ranks):
-            return [RankedRow(number, rank, by_rank[rank], chunk.caption) for rank in ranks]
+    for parts in table_parts(sources):  # a table split by rows read whole
+        by_rank: dict[int, RankedRow] = {}
+        for number, chunk in parts:
+            for rank, name in _ranked(chunk, words, years).items():
+                by_rank.setdefault(rank, RankedRow(number, rank, name, chunk.caption))
+        if by_rank and all(rank in by_rank for rank in ranks):
+            return [by_rank[rank] for rank in ranks]
     return []
+
+
+def _ranked(chunk: Chunk, words: frozenset[str] | set[str], years: list[str]) -> dict[int, str]:
+    """A ranking table's names by rank, when its caption or headers share a word with the
+    question's ``words``; {} for another table or chunk."""
+    if chunk.type != "table" or not chunk.table_html:
+        return {}
+    try:
+        grid = parse_table(chunk.table_html, chunk.header_rows)
+    except (TableTooLarge, ValueError):
+        return {}
+    if not words & match_terms(" ".join([chunk.caption, *column_labels(grid)]))[0]:
+        return {}
+    ranking = _ranking(grid.data_rows, grid.n_cols, years)
+    if ranking is None:
+        return {}
+    rank_col, rows = ranking
+    name_col = _name_column(rows, grid.n_cols, rank_col)
+    if name_col is None:
+        return {}
+    return {int(r[rank_col].strip()): r[name_col].strip() for r in rows}
 
 
 def _ranking(

@@ -24,6 +24,7 @@ from rag_app.understand.analysis import analyse_query
         ("2024年第一季度营收是多少？", ()),  # a quarter
         ("前三季度营收是多少？", ()),
         ("中芯国际排名第几？", ()),  # asks the rank, not by it
+        ("第一大重仓股的公允价值比第二大重仓股多多少？", (1, 2)),  # two ranks, in their order
     ],
 )
 def test_the_ranks_a_question_asks_by(question: str, ranks: tuple[int, ...]) -> None:
@@ -79,3 +80,35 @@ def test_a_ranking_within_each_period_is_read_in_the_period_asked() -> None:
     rows = ranked_rows("2022年前两名客户是谁？", [(4, table)])
     assert [(r.rank, r.name, r.source) for r in rows] == [(1, "乙公司", 4), (2, "丙公司", 4)]
     assert [r.name for r in ranked_rows("前两名客户是谁？", [(4, table)])] == ["甲公司", "乙公司"]
+
+
+def _holdings(rows: str, n: int, head: str = "") -> Chunk:
+    return Chunk(
+        f"f:{n}", "f", "table", "", "", (0,), caption="前十名股票投资明细", parent_table_id="f:t",
+        table_html="<table><tr><th>序号</th><th>股票名称</th><th>公允价值（元）</th></tr>"
+        f"{rows}</table>",
+    )  # fmt: skip
+
+
+def test_rows_named_by_rank_are_worked_out_across_a_table_split_by_rows() -> None:
+    from dataclasses import replace
+
+    from rag_app.answer.fact_lines import fact_value_lines
+    from rag_app.understand.operations import Operation
+
+    first = _holdings("<tr><td>1</td><td>岑岭微电子</td><td>220.6</td></tr>"
+                      "<tr><td>2</td><td>溯光通信</td><td>199.6</td></tr>", 1)  # fmt: skip
+    second = _holdings("<tr><td>3</td><td>衡沙电气</td><td>184.6</td></tr>"
+                       "<tr><td>4</td><td>琨源新材</td><td>153.8</td></tr>", 2)  # fmt: skip
+    sources = [(1, first), (2, replace(second))]
+
+    def lines(question: str, operation: str) -> list[str]:
+        query = analyse_query(question)
+        query._lazy["operation"] = Operation(operation, 0.9)
+        return fact_value_lines(query, sources)
+
+    diff = lines("第一大重仓股的公允价值比第二大重仓股多多少元？", "diff")
+    assert diff and "岑岭微电子 - 溯光通信" in diff[0] and "220.6 - 199.6 = 21" in diff[0]
+    average = lines("前三大重仓股平均每只的公允价值是多少元？", "average")
+    assert average and "(220.6 + 199.6 + 184.6) / 3 = 201.6" in average[0]  # 3 in the second part
+    assert [r.name for r in ranked_rows("第三大重仓股的公允价值", sources)] == ["衡沙电气"]
