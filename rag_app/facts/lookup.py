@@ -56,9 +56,12 @@ def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
     "其中：", aside)."""
     label = label_core(label)
     lowered = label.lower().strip()
+    terms = match_terms(label)[0]
+    # a volume named by its verb (销售生猪 of 生猪销售量): its 量 aside, the verb is the label's
+    terms = terms - {w for w in terms if w.endswith("量") and w[:-1] in terms}
     if len(lowered) >= 2 and lowered in question_lower:
-        return max(1, len(match_terms(label)[0]))
-    label_words = {w for w in match_terms(label)[0] if not w.isdigit()}
+        return max(1, len(terms))
+    label_words = {w for w in terms if not w.isdigit()}
     return len(label_words) if label_words and label_words <= words else 0
 
 

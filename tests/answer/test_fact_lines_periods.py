@@ -182,3 +182,19 @@ def test_rows_labelled_in_two_columns_a_class_then_its_periods() -> None:
         "<tr><td>乙公司</td><td>增持</td><td>18.2</td></tr></table>"
     )
     assert {f.metric for f in table_facts(ranking)} == {"甲公司", "乙公司"}
+
+
+def test_a_volume_is_named_by_its_verb_in_either_order() -> None:
+    """销售生猪 names the row 生猪销售量: its 量 aside, the words are the label's."""
+    sales = [
+        (
+            1,
+            _chunk(
+                "<table><tr><th>指标</th><th>9月</th><th>10月</th></tr>"
+                "<tr><td>生猪销售量（万头）</td><td>149.7</td><td>161.5</td></tr>"
+                "<tr><td>生猪销售收入（亿元）</td><td>25.1</td><td>27.8</td></tr></table>"
+            ),
+        )
+    ]
+    lines = fact_value_lines(_as("9-10月平均每月销售生猪多少万头？", "average"), sales)
+    assert lines and "(149.7 + 161.5) / 2 = 155.6" in lines[0]
