@@ -106,11 +106,15 @@ def resolve(
     if not now.pieces:
         return Resolution(question)  # nothing to read: "？", "好的"
     subject = before.subject
-    if before.asks_which and answer:  # 这家公司 after 哪家公司…: the company the answer gives
+    pointer = now.first("pointer")
+    if answer and (before.asks_which or pointer is not None):
         said = read(answer, known)  # 该险种 after 哪个险种…: the thing the answer gives first
-        if rewritten := answered(question, now.first("pointer"), before, said, answer):
+        first = said.first("name")
+        company = first is not None and getattr(known.names.get(first.value), "subject", False)
+        if rewritten := answered(question, pointer, before, company, answer):
             return resolve(rewritten, previous, known, max_ellipsis_chars, "", latest_period)
-        subject = said.first("name") or said.subject or subject
+        if before.asks_which:  # 这家公司 after 哪家公司…: the company the answer gives
+            subject = said.first("name") or said.subject or subject
     # English words are about four characters: a short question has six besides its slots
     short = (
         len(_unnamed(question, now).split()) <= max_ellipsis_chars // 4

@@ -68,18 +68,21 @@ def pointed(pointer: Piece | None, before: Reading, subject: Piece) -> str:
 
 
 def answered(
-    question: str, pointer: Piece | None, before: Reading, said: Reading, answer: str
+    question: str, pointer: Piece | None, before: Reading, company: bool, answer: str
 ) -> str:
     """``question`` with its pointer replaced by what the earlier answer named first, when the
     pointer's noun is what the earlier question asked which of (该险种 after 哪个险种…最高？
-    answered "责任保险，…"): the answer's first phrase, no name the library holds (a company is
-    the subject: ``followup.resolve``) and no number; "" otherwise."""
+    answered "责任保险，…"; 这个产品 after 收入最高的产品是什么？): the answer's first phrase, not
+    a ``company`` (a company is the subject: ``followup.resolve``) and no number; "" otherwise."""
     noun = pointer_noun(pointer)
     at = before.text.find(noun) if noun and not before.english else -1
-    if pointer is None or at < 1 or "哪" not in before.text[max(0, at - 3) : at]:
+    after = before.text[at + len(noun) : at + len(noun) + 3] if at >= 0 else ""
+    # which of the noun it asked: 哪个险种, or 最高的产品是什么 / 是哪个
+    which = "哪" in before.text[max(0, at - 3) : at] or after.startswith(("是什么", "是哪"))
+    if pointer is None or at < 1 or not which:
         return ""
     lead = _FIRST_PHRASE.match(answer.strip())
-    if lead is None or said.first("name") is not None or noun in lead.group(1):
+    if lead is None or company or noun in lead.group(1):
         return ""
     return question.replace(pointer.text, lead.group(1), 1)
 

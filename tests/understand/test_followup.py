@@ -434,3 +434,12 @@ def test_a_part_of_a_year_jieba_cuts_in_two_is_read_whole() -> None:
     )
     resolution = resolve("前三季度呢？", "中芯国际2025年第三季度的营业收入是多少？", KNOWN)
     assert resolution.text == "中芯国际2025年前三季度的营业收入是多少？"
+
+
+def test_a_pointer_after_what_is_the_thing_asks_for_what_the_answer_names_first() -> None:
+    """"…最高的产品是什么？" asks which product as 哪类产品 does: what the answer names first is
+    what the pointer stands for."""
+    earlier = ["中芯国际收入占比最高的产品是什么？"]
+    answer = "成熟制程，2024年收入占比为61.2% [Source 1]。"
+    resolution = standalone("这个产品的毛利率是多少？", earlier, KNOWN, answer=answer)
+    assert "成熟制程的毛利率" in resolution.text
