@@ -179,6 +179,32 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled",),
             index="fourth",
         ),
+        # The fifth set (assets/fifth_eval): written and frozen on 2026-11-28 like the fourth, on
+        # four broker reports; the inverter and the drug maker's reports are held out (only run).
+        "fifth": _ours(
+            "fifth_zh (ours, frozen)", "fifth_eval", "questions.jsonl", ("pooled", "doc")
+        ),
+        "fifth_multi": _ours(
+            "fifth_zh two-document (ours, frozen)",
+            "fifth_eval",
+            "questions_multi.jsonl",
+            ("pooled",),
+            index="fifth",
+        ),
+        "fifth_followup": _ours(
+            "fifth_zh follow-ups (ours, frozen)",
+            "fifth_eval",
+            "questions_followup.jsonl",
+            ("pooled", "doc"),
+            index="fifth",
+        ),
+        "fifth_answerability": _ours(
+            "fifth_zh answerability (ours, frozen)",
+            "fifth_eval",
+            "questions_unanswerable.jsonl",
+            ("pooled",),
+            index="fifth",
+        ),
     }
 
 

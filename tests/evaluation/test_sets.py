@@ -15,6 +15,10 @@ from rag_app.evaluation.sets.__main__ import write_sets
 from rag_app.evaluation.sets.broker import questions
 from rag_app.evaluation.sets.broker.build import COMPANY
 from rag_app.evaluation.sets.broker.huahong import build_report
+from rag_app.evaluation.sets.fifth import questions as fifth_questions
+from rag_app.evaluation.sets.fifth.build import DOCUMENTS as FIFTH_DOCUMENTS
+from rag_app.evaluation.sets.fifth.build import FITTING as FIFTH_FITTING
+from rag_app.evaluation.sets.fifth.build import HELD_OUT as FIFTH_HELD_OUT
 from rag_app.evaluation.sets.fourth import questions as fourth_questions
 from rag_app.evaluation.sets.fourth.build import DOCUMENTS as FOURTH_DOCUMENTS
 from rag_app.evaluation.sets.fourth.build import FITTING, HELD_OUT
@@ -45,7 +49,14 @@ def test_the_generators_reproduce_the_shipped_data(
     made = _files(tmp_path)
     shipped = {
         name: data
-        for folder in ("sample_report", "broker_eval", "second_eval", "third_eval", "fourth_eval")
+        for folder in (
+            "sample_report",
+            "broker_eval",
+            "second_eval",
+            "third_eval",
+            "fourth_eval",
+            "fifth_eval",
+        )
         for name, data in _files(ASSETS).items()
         if name.startswith(folder + "/")
     }
@@ -265,3 +276,51 @@ def test_the_fourth_set_is_split_into_a_fitting_and_a_held_out_half() -> None:
     for name in ("questions.jsonl", "questions_followup.jsonl", "questions_arithmetic.jsonl"):
         for line in (folder / name).read_text(encoding="utf-8").splitlines():
             assert json.loads(line)["doc_id"] in doc_ids
+
+
+def test_the_fifth_set_is_split_into_a_fitting_and_a_held_out_half() -> None:
+    """As the fourth: every document is in exactly one half, every question of the shipped set
+    names one document of the set, and every unanswerable row's twin is answerable."""
+    assert sorted(FIFTH_FITTING + FIFTH_HELD_OUT) == sorted(FIFTH_DOCUMENTS)
+    doc_ids = {spec[0]().doc_id for spec in FIFTH_DOCUMENTS.values()}
+    folder = ASSETS / "fifth_eval"
+    for name in ("questions.jsonl", "questions_followup.jsonl", "questions_arithmetic.jsonl"):
+        for line in (folder / name).read_text(encoding="utf-8").splitlines():
+            assert json.loads(line)["doc_id"] in doc_ids
+    lines = (folder / "questions_unanswerable.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = {r["id"]: r for r in map(json.loads, lines)}
+    for row in rows.values():
+        twin = rows[row["pair"]]
+        assert twin["pair"] == row["id"] and twin["answerable"] != row["answerable"]
+        assert (row if row["answerable"] else twin)["doc_id"] in doc_ids
+
+
+def test_the_fifth_set_stops_on_a_count_over_a_cell_it_cannot_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """表1 has two 同比（%） rows: named under its parent a cell is found, bare it stops the build."""
+    row = {
+        "doc": "pharma",
+        "question": "康屹生物营收同比增速超过50%的有几年？",
+        "operation": "count",
+        "threshold": "50",
+        "cells": [
+            ["t_forecast", "营业收入（百万元）>同比（%）", "2023A"],
+            ["t_forecast", "营业收入（百万元）>同比（%）", "2027E"],
+        ],
+        "lang": "zh",
+    }
+    (tmp_path / "arithmetic.jsonl").write_text(
+        json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(fifth_questions, "DATA", tmp_path)
+    docs = {key: spec[0]() for key, spec in FIFTH_DOCUMENTS.items()}
+    errors: list[str] = []
+    (made,) = fifth_questions.arithmetic_rows(docs, errors)
+    assert errors == [] and (made["answer"], made["derivation"]) == ("1", "2023A")
+    bare = {**row, "cells": [["t_forecast", "同比（%）", "2023A"]]}
+    (tmp_path / "arithmetic.jsonl").write_text(
+        json.dumps(bare, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    assert fifth_questions.arithmetic_rows(docs, errors) == []
+    assert "2 rows labelled" in errors[0]

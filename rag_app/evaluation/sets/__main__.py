@@ -2,8 +2,9 @@
 
 Writes ``DIR/sample_report`` and ``DIR/broker_eval`` (``DIR`` is the repository's ``assets/``
 unless given), then the question sets read back off the broker reports, ``DIR/second_eval``
-(the second set, frozen before tuning), ``DIR/third_eval`` (the third, frozen before tuning) and
-``DIR/fourth_eval`` (the fourth, frozen before tuning, half of it held out).
+(the second set, frozen before tuning), ``DIR/third_eval`` (the third, frozen before tuning),
+``DIR/fourth_eval`` (the fourth, frozen before tuning, half of it held out) and ``DIR/fifth_eval``
+(the fifth, four broker reports, frozen before tuning, half of it held out).
 Every answer is verified against its gold items; a failure stops the build.
 """
 
@@ -16,6 +17,7 @@ from rag_app.evaluation.sets.broker.build import write_broker
 from rag_app.evaluation.sets.broker.followups import write_followups
 from rag_app.evaluation.sets.broker.lists import write_lists
 from rag_app.evaluation.sets.broker.unanswerable import write_unanswerable
+from rag_app.evaluation.sets.fifth.build import write_fifth
 from rag_app.evaluation.sets.fourth.build import write_fourth
 from rag_app.evaluation.sets.sample.build import write_sample
 from rag_app.evaluation.sets.sample.report import build_smic
@@ -28,8 +30,8 @@ ASSETS = Path(__file__).resolve().parents[3] / "assets"
 def write_sets(out: Path) -> None:
     """Write the sample report into ``out/sample_report``, the broker set into
     ``out/broker_eval``, the second set into ``out/second_eval``, the third into
-    ``out/third_eval`` and the fourth into ``out/fourth_eval``; raises ``SystemExit`` when a
-    question fails verification."""
+    ``out/third_eval``, the fourth into ``out/fourth_eval`` and the fifth into ``out/fifth_eval``;
+    raises ``SystemExit`` when a question fails verification."""
     write_sample(out / "sample_report")
     broker = out / "broker_eval"
     write_broker(broker, build_smic())
@@ -39,6 +41,7 @@ def write_sets(out: Path) -> None:
     write_second(out / "second_eval")
     write_third(out / "third_eval")
     write_fourth(out / "fourth_eval")
+    write_fifth(out / "fifth_eval")
 
 
 def main(argv: list[str] | None = None) -> None:
