@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 from rag_app.answer.fact_format import fact_line, power_of_ten, written
 from rag_app.facts.cells import Fact
-from rag_app.facts.columns import column_cells, month_cells
+from rag_app.facts.columns import column_cells, month_cells, quarter_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.models import Chunk
 from rag_app.text.comparisons import Threshold, threshold
-from rag_app.text.periods import distinct_years
+from rag_app.text.periods import asks_by_quarter, distinct_years
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -35,6 +35,10 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     months = month_cells(query, sources)
     if len(months) >= max(2, len(cells)):  # a table of the months, a column each (1月 … 10月)
         asked, cells, kind = months, {m.fact.column: m.fact for m in months}, ("months", "月份")
+    quarters = quarter_cells(query, sources) if asks_by_quarter(query.text) else []
+    if len(quarters) >= 2:  # 有几个季度: a table of the quarters, a column each (2024Q1 …)
+        asked, cells = quarters, {q.fact.column: q.fact for q in quarters}
+        kind = ("quarters", "季度")
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return _counted_rows(limit, column_cells(query, sources), sources, lang)
     space = " " if limit.unit.isascii() else ""

@@ -38,3 +38,13 @@ def power_of_ten(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) 
 
 def cell_scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:
     return fact.scale or source_scale(source, sources)
+
+
+def shared_head(labels: list[str]) -> tuple[str, list[str]]:
+    """The leading parts the labels share ("报告期（…）" of "报告期（…） / 混合A" and "… / 混合C"),
+    written once, and what is left of each; ("", labels) when they share none."""
+    split = [label.split(" / ") for label in labels]
+    common = 0
+    while all(len(s) > common + 1 for s in split) and len({s[common] for s in split}) == 1:
+        common += 1
+    return " / ".join(split[0][:common]), [" / ".join(s[common:]) for s in split]

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_app.answer.fact_counts import counted
-from rag_app.answer.fact_format import cell_scale, fact_line, written
+from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import (
     asked_columns,
     month_cells,
     month_rows,
+    quarter_cells,
     ranked_cells,
     relative_pair,
 )
@@ -92,9 +93,11 @@ def worked_lines(
     run = None
     if operation.name in ("sum", "average"):  # a run of months, or a part of a year's months
         run = month_range(query.text) or part_months(query.text)
-    if not line and run is not None:  # a run of months of a monthly table (1-9月)
+    if not line and run is not None:  # a run of months of a monthly table (1-9月), or its quarters
         line = _across_rows(
             operation.name, month_cells(query, sources, run), sources, lang, "column"
+        ) or _across_rows(
+            operation.name, quarter_cells(query, sources, run), sources, lang, "column"
         )
     if not line and (run is not None or len(months_named(query.text)) >= 2):  # months as rows
         line = _across_rows(operation.name, month_rows(query, sources, run), sources, lang)
@@ -394,7 +397,7 @@ def _across_rows(
     else:
         result, working = sum(numbers), " + ".join(texts)
     signs = {"diff": " - ", "change_ratio": " / ", "average": " + ", "sum": " + "}
-    shared, parts = _shared_head([f.metric if by == "row" else f.column for f in facts])
+    shared, parts = shared_head([f.metric if by == "row" else f.column for f in facts])
     head, rest = signs[operation].join(parts), facts[0].column if by == "row" else facts[0].metric
     head = f"{shared} / {head}" if shared else head
     head = (
@@ -408,16 +411,6 @@ def _across_rows(
     )
     scale = "" if percent else cell_scale(facts[0], asked[0].source, sources)
     return fact_line(head, f"{working} = {written(result)}{percent}", scale, asked[0].source, lang)
-
-
-def _shared_head(labels: list[str]) -> tuple[str, list[str]]:
-    """The leading parts the labels share ("报告期（…）" of "报告期（…） / 混合A" and "… / 混合C"),
-    written once, and what is left of each; ("", labels) when they share none."""
-    split = [label.split(" / ") for label in labels]
-    common = 0
-    while all(len(s) > common + 1 for s in split) and len({s[common] for s in split}) == 1:
-        common += 1
-    return " / ".join(split[0][:common]), [" / ".join(s[common:]) for s in split]
 
 
 def _relative_year(label: str) -> list[str]:

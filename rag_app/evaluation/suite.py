@@ -58,6 +58,36 @@ def _ours(
     return EvalSet(name, (base / "docs",), base / questions, scopes, index=index)
 
 
+def _frozen(name: str) -> dict[str, EvalSet]:
+    """A frozen set of ours (``assets/<name>_eval``): its one-document, two-document,
+    follow-up and answerability questions, each a set of its own on one index."""
+    folder, label = f"{name}_eval", f"{name}_zh"
+    return {
+        name: _ours(f"{label} (ours, frozen)", folder, "questions.jsonl", ("pooled", "doc")),
+        f"{name}_multi": _ours(
+            f"{label} two-document (ours, frozen)",
+            folder,
+            "questions_multi.jsonl",
+            ("pooled",),
+            name,
+        ),
+        f"{name}_followup": _ours(
+            f"{label} follow-ups (ours, frozen)",
+            folder,
+            "questions_followup.jsonl",
+            ("pooled", "doc"),
+            name,
+        ),
+        f"{name}_answerability": _ours(
+            f"{label} answerability (ours, frozen)",
+            folder,
+            "questions_unanswerable.jsonl",
+            ("pooled",),
+            name,
+        ),
+    }
+
+
 def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
     return {
         "tatqa": EvalSet(
@@ -101,110 +131,15 @@ def eval_sets(eval_dir: Path) -> dict[str, EvalSet]:
             ("pooled",),
             index="broker",
         ),
-        # The second set (assets/second_eval): other documents and phrasings, frozen before the
-        # question reading was tuned, to report changes on questions they were not fitted on.
-        "second": _ours(
-            "second_zh (ours, frozen)", "second_eval", "questions.jsonl", ("pooled", "doc")
-        ),
-        "second_multi": _ours(
-            "second_zh two-document (ours, frozen)",
-            "second_eval",
-            "questions_multi.jsonl",
-            ("pooled",),
-            index="second",
-        ),
-        "second_followup": _ours(
-            "second_zh follow-ups (ours, frozen)",
-            "second_eval",
-            "questions_followup.jsonl",
-            ("pooled", "doc"),
-            index="second",
-        ),
-        "second_answerability": _ours(
-            "second_zh answerability (ours, frozen)",
-            "second_eval",
-            "questions_unanswerable.jsonl",
-            ("pooled",),
-            index="second",
-        ),
-        # The third set (assets/third_eval): written and frozen on 2026-11-28, after the second set
-        # had been tuned on, so that a change is judged on questions nobody has fitted.
-        "third": _ours(
-            "third_zh (ours, frozen)", "third_eval", "questions.jsonl", ("pooled", "doc")
-        ),
-        "third_multi": _ours(
-            "third_zh two-document (ours, frozen)",
-            "third_eval",
-            "questions_multi.jsonl",
-            ("pooled",),
-            index="third",
-        ),
-        "third_followup": _ours(
-            "third_zh follow-ups (ours, frozen)",
-            "third_eval",
-            "questions_followup.jsonl",
-            ("pooled", "doc"),
-            index="third",
-        ),
-        "third_answerability": _ours(
-            "third_zh answerability (ours, frozen)",
-            "third_eval",
-            "questions_unanswerable.jsonl",
-            ("pooled",),
-            index="third",
-        ),
-        # The fourth set (assets/fourth_eval): written and frozen on 2026-11-28 like the third, on
-        # four new kinds of document; the airline and quarterly reports are held out (only run).
-        "fourth": _ours(
-            "fourth_zh (ours, frozen)", "fourth_eval", "questions.jsonl", ("pooled", "doc")
-        ),
-        "fourth_multi": _ours(
-            "fourth_zh two-document (ours, frozen)",
-            "fourth_eval",
-            "questions_multi.jsonl",
-            ("pooled",),
-            index="fourth",
-        ),
-        "fourth_followup": _ours(
-            "fourth_zh follow-ups (ours, frozen)",
-            "fourth_eval",
-            "questions_followup.jsonl",
-            ("pooled", "doc"),
-            index="fourth",
-        ),
-        "fourth_answerability": _ours(
-            "fourth_zh answerability (ours, frozen)",
-            "fourth_eval",
-            "questions_unanswerable.jsonl",
-            ("pooled",),
-            index="fourth",
-        ),
-        # The fifth set (assets/fifth_eval): written and frozen on 2026-11-28 like the fourth, on
-        # four broker reports; the inverter and the drug maker's reports are held out (only run).
-        "fifth": _ours(
-            "fifth_zh (ours, frozen)", "fifth_eval", "questions.jsonl", ("pooled", "doc")
-        ),
-        "fifth_multi": _ours(
-            "fifth_zh two-document (ours, frozen)",
-            "fifth_eval",
-            "questions_multi.jsonl",
-            ("pooled",),
-            index="fifth",
-        ),
-        "fifth_followup": _ours(
-            "fifth_zh follow-ups (ours, frozen)",
-            "fifth_eval",
-            "questions_followup.jsonl",
-            ("pooled", "doc"),
-            index="fifth",
-        ),
-        "fifth_answerability": _ours(
-            "fifth_zh answerability (ours, frozen)",
-            "fifth_eval",
-            "questions_unanswerable.jsonl",
-            ("pooled",),
-            index="fifth",
-        ),
+        # Sets frozen before anyone tuned on them, each judging the changes made after it: the
+        # second (other documents and phrasings), the third (written after the second had been
+        # tuned on), the fourth (four new kinds of document; the airline and quarterly reports
+        # held out: only run) and the fifth (four broker reports; the inverter and the drug
+        # maker's held out). Their READMEs say what may be read.
+        **_frozen("second"),
+        **_frozen("third"),
+        **_frozen("fourth"),
+        **_frozen("fifth"),
     }
 
 

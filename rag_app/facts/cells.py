@@ -82,6 +82,7 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
     facts = []
     groups = _groups(grid.data_rows)
     sub = _sub_labels(grid.data_rows, labels)
+    ranked = not sub and _ranked_first(grid.data_rows)
     for r, row in enumerate(grid.data_rows):
         cells = [cell.strip() for cell in row[1:]]
         if _heads_columns(cells):  # a row of years heads the columns below it
@@ -97,12 +98,15 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
             )
             continue
         metric = row[0].strip() if row else ""
+        columns = range(1 + sub, len(row))
+        if ranked and len(row) > 1 and row[1].strip():  # a ranking's row: named by its name
+            metric, columns = row[1].strip(), range(len(row))
         if not metric:
             continue
         metric = f"{metric} {groups[r]}" if r in groups else metric
         if sub and len(row) > 1 and row[1].strip():  # 集装箱吞吐量（万标准箱） / 其中：外贸
             metric = f"{metric} / {row[1].strip()}"
-        for c in range(1 + sub, len(row)):
+        for c in columns:
             value = row[c].strip()
             if not value or value == metric:
                 continue
@@ -113,6 +117,20 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
                 scale = "percent"
             facts.append(Fact(chunk_id, r, c, metric, column, value, number, scale))
     return tuple(facts)
+
+
+def _ranked_first(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether a table's first column ranks its rows (1, 2, 3 …, a residual or total row aside)
+    beside a column of names: each row is named by its name, its rank one of its values."""
+    firsts = [row[0].strip() for row in rows if len(row) > 1]
+    ranks = [f for f in firsts if f.isdigit()]
+    names = [row[1].strip() for row in rows if len(row) > 1 and row[0].strip().isdigit()]
+    return (
+        len(ranks) >= 2
+        and [int(f) for f in ranks] == list(range(int(ranks[0]), int(ranks[0]) + len(ranks)))
+        and all(n and number_of(n) is None for n in names)
+        and len(set(names)) == len(names)
+    )
 
 
 def _sub_labels(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> int:

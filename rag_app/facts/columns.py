@@ -21,13 +21,14 @@ from rag_app.facts.lookup import (
 from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import (
     classes_named,
+    labelled_residual,
     labelled_total,
     names_prior,
     pair_asked,
     period_pairs,
 )
 from rag_app.models import Chunk
-from rag_app.text.periods import find_years, months_named
+from rag_app.text.periods import find_years, months_named, quarter_of
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -122,7 +123,7 @@ def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
 
 def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
     """The cells of every row of the first table with one column the question names (its year's
-    when it names one: "2023年 / 综合成本率（%）"), a total row aside: what a count of rows beyond
+    when it names one: "2023年 / 综合成本率（%）"), a total or the rest (其他) aside: what a count of rows beyond
     an amount reads ("有几个月高于7.5万元/吨"); [] when no table has one such column."""
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
@@ -139,7 +140,10 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
             AskedFact(number, f)
             for number, chunk in parts
             for f in table_facts(chunk)
-            if f.col in named and f.number is not None and not labelled_total(f.metric)
+            if f.col in named
+            and f.number is not None
+            and not labelled_total(f.metric)
+            and not labelled_residual(f.metric)
         ]
         if len(cells) >= 2:
             return cells
@@ -168,6 +172,42 @@ def month_cells(
             continue
         rows = _rows_named(facts, question, words)[0]
         cells = [f for f in facts if f.row in rows and f.col in months and f.number is not None]
+        if len(rows) == 1 and len(cells) > len(best):
+            best = [AskedFact(number, f) for f in cells]
+    return best
+
+
+def quarter_cells(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    within: tuple[int, int] | None = None,
+) -> list[AskedFact]:
+    """The cells of the row the question names in the table with the most columns of one
+    quarter each (2024Q1 … 2025Q3), quarter by quarter: with ``within`` (a run of months: 1-6
+    of 上半年) only the quarters inside it, of the year the question names (else the latest);
+    [] when no table has two."""
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    asked = find_years(query.text)
+    best: list[AskedFact] = []
+    for number, chunk in sources:
+        facts = table_facts(chunk)
+        quarters = {f.col: q for f in facts if (q := quarter_of(f.column)) is not None}
+        if within is not None:
+            year = (
+                asked[0]
+                if len(set(asked)) == 1
+                else max((y for y, _ in quarters.values()), default="")
+            )
+            quarters = {
+                c: (y, n)
+                for c, (y, n) in quarters.items()
+                if y == year and within[0] <= 3 * n - 2 and 3 * n <= within[1]
+            }
+        if len(quarters) < max(2, len(best) + 1):
+            continue
+        rows = _rows_named(facts, question, words)[0]
+        cells = [f for f in facts if f.row in rows and f.col in quarters and f.number is not None]
         if len(rows) == 1 and len(cells) > len(best):
             best = [AskedFact(number, f) for f in cells]
     return best

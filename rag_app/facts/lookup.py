@@ -288,6 +288,7 @@ def asked_pair(
         for n, c in sources
         if _named_columns({f.col: f.column for f in table_facts(c)}, question, words)
     ]
+    singles: list[AskedFact] = []  # one cell named, its whole not in its table
     for number, chunk in labelled + [s for s in sources if s not in labelled]:
         facts = _of_period(chunk, part)
         # a label's unit need not be named (生猪销售量 of "生猪销售量（万头）")
@@ -296,8 +297,10 @@ def asked_pair(
             for m in {f.metric for f in facts}
             if _named(m, question, words) or _named(_bare(m), question, words)
         }
-        if len(named) > 2:  # of labels named alike, the most specific ("Total costs", not "Total")
-            named = _most_specific(named)
+        if len(named) > 2 or (share and len(named) == 2):  # of labels named alike, the most
+            named = _most_specific(
+                named
+            )  # specific ("Total costs", not "Total"; 挖掘机械, not 机械)
         if len(named) != 2 and not (share and len(named) == 1):
             continue
         columns = _one_column(facts, years, question, words, query.text)
@@ -308,12 +311,27 @@ def asked_pair(
         if len(cells) == 1 and len(named) == 1:  # a share of the whole its rows add up to
             piece = next(iter(cells.values()))
             whole = whole_of(piece, facts)
-            if whole is not None:
+            if whole is None:
+                singles.append(AskedFact(number, piece))
+            elif not singles or (number, chunk) in labelled:  # a part of the table it names
                 return AskedFact(number, piece), AskedFact(number, whole)
+            continue
         if len(cells) != 2:
             continue
         first, second = sorted(cells, key=lambda m: _place(m, order, question))
         return AskedFact(number, cells[first]), AskedFact(number, cells[second])
+    return _across_tables(singles) if share else None
+
+
+def _across_tables(singles: list[AskedFact]) -> tuple[AskedFact, AskedFact] | None:
+    """A share whose part one table gives and whose whole another (挖掘机械 of 分产品收入, 营业
+    收入 of 盈利预测) in the same year: the smaller of the first two such cells over the larger."""
+    for i, a in enumerate(singles):
+        for b in singles[i + 1 :]:
+            year = distinct_years(a.fact.column)
+            if a.source != b.source and year and year == distinct_years(b.fact.column):
+                small, large = sorted((a, b), key=lambda x: abs(x.fact.number or 0.0))
+                return small, large
     return None
 
 

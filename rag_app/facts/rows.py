@@ -102,6 +102,15 @@ def whole_of(part: Fact, facts: Sequence[Fact]) -> Fact | None:
     return labelled[0] if labelled else None
 
 
+# A row gathering what the table does not list one by one (其他, Others): no item of its own.
+_RESIDUAL = re.compile(r"^\s*(?:其他|其它|其余|others?|all others?)\s*$", re.I)
+
+
+def labelled_residual(label: str) -> bool:
+    """Whether a row's label says it is the rest of the items ("其他", "Others")."""
+    return _RESIDUAL.search(label) is not None
+
+
 def labelled_total(label: str) -> bool:
     """Whether a row's label says it is a total ("合计", "营业收入合计", "Total")."""
     return _TOTAL_LABEL.search(label) is not None

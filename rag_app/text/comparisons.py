@@ -18,7 +18,8 @@ _ABOVE = (
 )
 _BELOW = "below|less than|lower than|smaller than|under|at most|低于|小于|少于|不足|以下"
 _AMOUNT = r"[$£€¥]?\s?(?P<number>\d[\d,]*(?:\.\d+)?)"
-_BEFORE = re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:the\s+|of\s+)?{_AMOUNT}", re.I)
+# the comparative, then the amount; a Chinese one may take 了 ("超过了4,300百万元")
+_BEFORE = re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:了\s*|the\s+|of\s+)?{_AMOUNT}", re.I)
 _AFTER = re.compile(rf"{_AMOUNT}[^\d\s]{{0,3}}(?P<word>以上|以下)")  # "50亿元以上"
 _MILLIONS = re.compile(r"\s?m\b", re.I)  # "$100m"
 _WORD_AFTER = re.compile(r"\s?([^\W\d_]+)")

@@ -15,7 +15,7 @@ import re
 from rag_app.text import lexicon
 from rag_app.text.analyzer import in_dictionary, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
-from rag_app.text.periods import MONTH_NAMED, PERIOD_SPAN, YEARLESS_PART
+from rag_app.text.periods import MONTH_NAMED, PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART
 from rag_app.text.spans import METRICS, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
@@ -42,8 +42,8 @@ def leading_name(question: str) -> str:
     text = question.strip()
     while True:
         before = text
-        if PERIOD_SPAN.match(text):
-            text = PERIOD_SPAN.sub("", text, count=1)
+        if PERIOD_SPAN.match(text) or RELATIVE_PERIOD.match(text):  # 2024年, 去年
+            text = (PERIOD_SPAN if PERIOD_SPAN.match(text) else RELATIVE_PERIOD).sub("", text, 1)
             text = text[1:] if text[:1] in ("末", "初", "底") else text  # 2024年末
         for word in _LEADING:
             if text.startswith(word):
@@ -64,6 +64,7 @@ def leading_name(question: str) -> str:
         cut = min(
             [lowered.find(m) for m in METRICS if not m.isascii() and lowered.find(m) > 0]
             + [name.find(s) for s in _STOPS if name.find(s) > 0]
+            + [m.start() for m in RELATIVE_PERIOD.finditer(name) if m.start() >= 2][:1]
             + [name.find(w) for w in _QUESTION_WORDS if name.find(w) >= 0]
             + [len(name)]
         )
@@ -79,7 +80,11 @@ def leading_name(question: str) -> str:
         rest = re.sub(r"^(的|公司|集团|股份)+|^[（(][^）)]*[）)]", "", text[len(name) :]).lstrip()
         rest = re.sub(r"^(的)+", "", rest)
         lowered_rest = strip_modifiers(rest.lower())
-        if PERIOD_SPAN.match(rest) or any(lowered_rest.startswith(m) for m in METRICS):
+        if (
+            PERIOD_SPAN.match(rest)
+            or RELATIVE_PERIOD.match(rest)
+            or any(lowered_rest.startswith(m) for m in METRICS)
+        ):
             return name
         # before 的 and a noun, a name shaped like one: a word the dictionary does not hold
         # (嵘 of 嵘城银行, 沐溪) or a proper noun ("嵘城银行的流动性覆盖率")
@@ -414,37 +419,3 @@ def is_place(name: str) -> bool:
     # that starts with a direction (北麓乳业) or in legal form (常州…有限公司) is a company's
     place = words[0][1] == "ns" or (len(words) == 1 and words[0][1] in ("s", "f"))
     return place and not _LEGAL_CJK.fullmatch(name)
-
-
-def sounds_like(latin: str, chinese: str) -> bool:
-    """Whether a Latin name is a Chinese name written in pinyin, as companies' English names
-    often are ("Hua Hong" of 华虹半导体, "LONGi" of 隆基绿能, "Chengyuan Intelligent" of
-    澄远智能): its letters, or their start, within one edit of the pinyin of two or more
-    characters of the Chinese name (pypinyin's readings), starting at one of its first four."""
-    from pypinyin import lazy_pinyin
-
-    letters = re.sub(r"[^a-z]", "", latin.lower())
-    if len(letters) < 4:
-        return False
-    run = _CJK_RUN.match(chinese)
-    syllables = lazy_pinyin(run.group()) if run else []
-    # a legal name may lead with its place (江苏澄远智能…): the name may start up to 3 in
-    for start in range(min(4, max(len(syllables) - 1, 0))):
-        for end in range(start + 2, len(syllables) + 1):
-            reading = "".join(syllables[start:end])
-            if _within_one_edit(letters[: len(reading) + 1], reading) or _within_one_edit(
-                letters, reading
-            ):
-                return True
-    return False
-
-
-def _within_one_edit(a: str, b: str) -> bool:
-    if abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i:] == b[i + 1 :] or (len(a) == len(b) and a[i + 1 :] == b[i + 1 :])

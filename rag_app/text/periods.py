@@ -228,3 +228,22 @@ def part_months(text: str) -> tuple[int, int] | None:
         return (1, 6) if part.startswith("上") else (7, 12)
     quarter = "一二三四".find(part.lstrip("前第")[0]) + 1 or int(part.lstrip("前第")[0])
     return (1 if part.startswith("前") else quarter * 3 - 2), quarter * 3
+
+
+_QUARTER_LABEL = re.compile(rf"(?<!\d)({_YEAR_DIGITS})\s*年?\s*Q([1-4])(?![0-9])", re.I)
+# A question asking by quarters (有几个季度, which quarters): the unit it counts or compares in.
+_BY_QUARTER = re.compile(r"季度|\bquarters?\b", re.I)
+
+
+def quarter_of(label: str) -> tuple[str, int] | None:
+    """The one quarter a column label names, as (its year, its number): "2025Q1" and
+    "2025年第一季度" give ("2025", 1); None when it names none or several."""
+    found = [(m.group(1), int(m.group(2))) for m in _QUARTER_LABEL.finditer(label)]
+    found += [(t[:4], int(t[5])) for t in period_tokens(label) if t[4:5] == "q"]
+    found = list(dict.fromkeys(found))
+    return found[0] if len(found) == 1 else None
+
+
+def asks_by_quarter(text: str) -> bool:
+    """Whether ``text`` asks by quarters (有几个季度, 一季度和二季度, which quarters)."""
+    return _BY_QUARTER.search(text) is not None

@@ -45,10 +45,10 @@ from rag_app.text.names import (
     is_verb,
     noun_run,
     qualified_noun,
-    sounds_like,
     source_clause,
 )
 from rag_app.text.periods import find_years, month_tokens
+from rag_app.text.pinyin import sounds_like
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
     covers,

@@ -13,10 +13,10 @@ from rag_app.text.names import (
     leading_name,
     proper_names,
     qualified_noun,
-    sounds_like,
     source_clause,
     title_genres,
 )
+from rag_app.text.pinyin import sounds_like
 from rag_app.text.subjects import covers, is_listed, subject_names
 
 

@@ -1,0 +1,92 @@
+"""Computed answers over a broker report's tables (rag_app/answer/fact_lines.py and
+fact_counts.py with rag_app/facts): a ranking's rows named by their companies, the rest of a
+ranking (其他) no item of its own, a share whose whole another table gives, and a row's quarters
+summed over a part of a year or counted."""
+
+from __future__ import annotations
+
+from rag_app.answer.fact_lines import fact_value_lines
+from rag_app.facts.cells import table_facts
+from rag_app.models import Chunk
+from rag_app.text.comparisons import threshold
+from rag_app.text.names import leading_name
+from rag_app.text.periods import asks_by_quarter, quarter_of
+from rag_app.understand.analysis import analyse_query
+from rag_app.understand.operations import Operation
+
+
+def _as(question: str, operation: str):  # type: ignore[no-untyped-def]
+    query = analyse_query(question)
+    query._lazy["operation"] = Operation(operation, 0.9)
+    return query
+
+
+def _table(n: int, html: str, caption: str = "") -> tuple[int, Chunk]:
+    return n, Chunk(f"t:{n}", "t", "table", "", "", (n,), table_html=html, caption=caption)
+
+
+_FORECAST = _table(
+    1,
+    "<table><tr><td>指标</td><td>2023A</td><td>2024A</td></tr>"
+    "<tr><td>营业收入（百万元）</td><td>38,624</td><td>41,187</td></tr></table>",
+    "表1：盈利预测与估值",
+)
+_PRODUCTS = _table(
+    2,
+    "<table><tr><td rowspan='2'>产品</td><td colspan='2'>营业收入（百万元）</td></tr>"
+    "<tr><td>2023A</td><td>2024A</td></tr>"
+    "<tr><td>挖掘机械</td><td>15,237</td><td>17,582</td></tr>"
+    "<tr><td>桩工机械</td><td>3,105</td><td>3,387</td></tr></table>",
+    "表2：分产品营业收入",
+)
+_RANKING = _table(
+    3,
+    "<table><tr><td>排名</td><td>公司</td><td>2024年销量（台）</td><td>市场份额（%）</td></tr>"
+    "<tr><td>1</td><td>岱山重工</td><td>27,122</td><td>26.8</td></tr>"
+    "<tr><td>2</td><td>垣工重机</td><td>14,472</td><td>14.3</td></tr>"
+    "<tr><td>3</td><td>柳岳机械</td><td>9,311</td><td>9.2</td></tr>"
+    "<tr><td>—</td><td>其他</td><td>50,295</td><td>49.7</td></tr>"
+    "<tr><td colspan='2'>合计</td><td>101,200</td><td>100.0</td></tr></table>",
+    "表3：2024年国内挖掘机销量及市场份额",
+)
+_QUARTERS = _table(
+    4,
+    "<table><tr><td>指标</td><td>2024Q3</td><td>2024Q4</td><td>2025Q1</td><td>2025Q2</td></tr>"
+    "<tr><td>营业收入（百万元）</td><td>4,215</td><td>2,917</td><td>6,408</td><td>4,287</td></tr>"
+    "</table>",
+    "表4：单季度经营数据",
+)
+
+
+def test_a_rankings_rows_are_named_by_their_companies() -> None:
+    facts = table_facts(_RANKING[1])
+    assert {f.metric for f in facts} >= {"岱山重工", "垣工重机", "其他", "合计"}
+    assert any(f.metric == "垣工重机" and f.column == "排名" and f.value == "2" for f in facts)
+    ratio = fact_value_lines(
+        _as("岱山重工去年的挖掘机销量是垣工重机的几倍？", "divide"), [_RANKING]
+    )
+    assert ratio and "27122 / 14472 = 1.87" in ratio[0]
+    assert leading_name("岱山重工去年的挖掘机销量是多少？") == "岱山重工"  # 去年: a period
+
+
+def test_the_rest_of_a_ranking_is_not_counted_as_one_of_its_companies() -> None:
+    assert threshold("有几家超过了9%？") is not None  # 了 after the comparative
+    lines = fact_value_lines(_as("市场份额超过9%的厂商有几家？", "count"), [_RANKING])
+    assert lines and lines[0].endswith("：3 [Source 3]") and "其他" not in lines[0]
+
+
+def test_a_share_whose_whole_another_table_gives() -> None:
+    """挖掘机械 is a row of the product table, which has no total; 总营收 is 表1's 营业收入."""
+    question = "2024年挖掘机械收入占垣工重机总营收的比例是多少？"
+    lines = fact_value_lines(_as(question, "share"), [_FORECAST, _PRODUCTS, _RANKING])
+    assert lines and "17582 / 41187 = 42.69%" in lines[0]  # not 桩工机械, nor the ranking's row
+
+
+def test_a_rows_quarters_summed_over_a_half_and_counted() -> None:
+    assert quarter_of("2025Q1") == ("2025", 1) and quarter_of("2025年第二季度") == ("2025", 2)
+    assert asks_by_quarter("有几个季度") and not asks_by_quarter("有几年")
+    half = fact_value_lines(_as("2025年上半年收入合计多少？", "sum"), [_FORECAST, _QUARTERS])
+    assert half and "2025Q1 + 2025Q2：6408 + 4287 = 10695" in half[0]
+    question = "有几个季度单季收入超过了4,300百万元？"
+    count = fact_value_lines(_as(question, "count"), [_FORECAST, _QUARTERS])
+    assert count and "的季度" in count[0] and count[0].endswith("：1 [Source 4]")
