@@ -409,13 +409,23 @@ def is_proper(word: str) -> bool:
     return bool(words) and words[0][1] in _PROPER_TAGS
 
 
+# The last character of an administrative place's name, or of a sector's of three characters
+# or more (制造业: 中国制造业; not 酒业, 剑阳酒业 being a company)
+_LOCALITY = "省市县区州镇乡村国洲业"
+
+
 def is_place(name: str) -> bool:
-    """Whether a name is a place's: its first word a place (中国, 德国), or one place or
+    """Whether a name is a place's: a place's words (中国, 德国, 常州市武进区), or one place or
     direction word alone (国内, 境外)."""
     words = tagged(name)
     if not words:
         return False
     # a place's name (中国, 德国), or a place word alone (国内, 境外); a name of several words
-    # that starts with a direction (北麓乳业) or in legal form (常州…有限公司) is a company's
+    # that starts with a direction (北麓乳业), goes on past its place but not to a sector (岱山
+    # 重工, 上海电气; not 中国制造业) or is in legal form (常州…有限公司) is a company's
     place = words[0][1] == "ns" or (len(words) == 1 and words[0][1] in ("s", "f"))
-    return place and not _LEGAL_CJK.fullmatch(name)
+    rest = all(
+        t in ("ns", "s", "f") or w[-1] in _LOCALITY[:-1] or (w[-1] == "业" and len(w) > 2)
+        for w, t in words[1:]
+    )
+    return place and rest and not _LEGAL_CJK.fullmatch(name)

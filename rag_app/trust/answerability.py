@@ -32,7 +32,7 @@ answered with a note.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.stage_settings import OfflineSettings
@@ -58,8 +58,9 @@ from rag_app.text.subjects import (
 from rag_app.text.tables import parse_table
 from rag_app.trust.asked_names import asked_names, given_names
 from rag_app.trust.document_reading import Document, read_document
+from rag_app.trust.exhibits import exhibit_gap, shown
 from rag_app.trust.findings import Finding, Gap
-from rag_app.trust.mentions import gives, mention_context, own_row
+from rag_app.trust.mentions import Mention, gives, mention_context, own_row
 from rag_app.trust.metric_gaps import (
     named_before_held,
     unheld_lexicon_metrics,
@@ -102,6 +103,7 @@ def assess(
     else:
         reports = [d for d in about if profile[d].strict()]
         scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
+    gap = gap or exhibit_gap(question, scope, profile)
     if gap is None and question.language == "zh" and all(profile[d].strict() for d in scope):
         gap = _metric_gap(
             question, _from_name(text, asked, docs, profile), asked, scope, docs, profile, snap
@@ -186,7 +188,7 @@ def _metric_gap(
             # what is worked out is no metric a report gives (平均值, 复合增长率): the noun
             # it is worked out of, before it, is asked
             text = text[: text.find(head.split()[0])]
-    if _shown(question, scope, profile):  # "表6" asked for by number: shown, whatever named
+    if shown(question, scope, profile):  # "表6" asked for by number: shown, whatever named
         return None
     held = _row_labels(snap, scope)[:8]
     head = head_noun(text, asked)
@@ -261,6 +263,10 @@ def _mentioned_scope(
         # the words up to a label the mention gives are what it must give
         ends = range(len(words), 0, -1) if worked else (len(words),)
         giving = [m for m in mentions if any(gives(m, words[:k]) for k in ends)]
+        giving += [m for m in mentions if m not in giving and _counts_asked(m, question)]
+        # a table's row gives the years its columns name (2024年营业收入), not another's
+        years = find_years(question)
+        giving = [m for m in giving if not (years and m.labels) or _names_year(m, years)]
     else:
         # read against a Chinese report by its finance terms' Chinese synonyms; an English
         # report's rows (a segment, a region) are not held against an English question's words
@@ -284,6 +290,24 @@ def _mentioned_scope(
     # filing's rows, a segment or a region) narrow nothing
     narrowed = [m.doc_id for m in giving if m.labels and profile[m.doc_id].chinese() >= 0.5]
     return list(dict.fromkeys(narrowed)) or docs, None
+
+
+# A count a question asks in ("多少台", "几万辆"): a column in that unit gives it, whatever the
+# verb (卖了多少台 of 销量（台）); money and percentages are too common to tell a column.
+_COUNT_ASKED = re.compile(r"(?:多少|几)\s*([^\s\d元%？?，,。的]{1,3})")
+
+
+def _counts_asked(mention: Mention, question: str) -> bool:
+    """Whether a table's mention has a column in the unit the question counts in."""
+    units = {m.group(1)[:k] for m in _COUNT_ASKED.finditer(question) for k in (1, 2, 3)}
+    return any(f"（{u}）" in label or f"({u})" in label for u in units for label in mention.labels)
+
+
+def _names_year(mention: Mention, years: list[str]) -> bool:
+    """Whether a table's mention names one of ``years`` in its labels or rows (2025E of 2025);
+    a table naming no year at all may state it elsewhere."""
+    written = " ".join((*mention.labels, mention.text))
+    return not find_years(written) or any(y in written for y in years)
 
 
 def _unheld_name(
@@ -421,14 +445,3 @@ def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:
                 continue
             labels.extend(r[0] for r in grid.data_rows if r and r[0])
     return tuple(dict.fromkeys(labels))
-
-
-def _shown(question: QueryAnalysis, scope: Sequence[str], profile: Mapping[str, Document]) -> bool:
-    """Whether the question points at a numbered table or figure ("表6", "Figure 3") that a
-    document in scope has: showing it answers the question, whatever noun it is asked by
-    ("表6 产线一览表" of a table captioned "表6：中芯国际产线一览")."""
-    for _, label in question.references:
-        written = re.compile(re.escape(label.lower()) + r"(?!\d)")
-        if any(written.search(profile[d].text) for d in scope):
-            return True
-    return False

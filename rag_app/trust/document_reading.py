@@ -41,6 +41,7 @@ class Document:
     chunks: tuple[str, ...]  # the same, chunk by chunk
     labels: tuple[str, ...]  # the metrics its tables and terms name (lower-case)
     quantities: frozenset[str]  # those of them given with a unit (公允价值（元）), lower-case
+    exhibits: tuple[tuple[str, str], ...]  # its numbered tables and figures: (kind, "图3")
     headers: tuple[str, ...]  # every row and column label of its tables (lower-case)
     table_years: frozenset[str]  # the years its tables are laid out by (headers, row labels)
     table_periods: frozenset[str]  # those periods as written: 2024q2, 2025e
@@ -175,6 +176,7 @@ def read_document(chunks: list[Chunk]) -> Document:
         chunks=tuple(c.search_text.lower() for c in chunks),
         labels=tuple(m.name.lower() for m in profile.metrics),
         quantities=frozenset(m.name.lower() for m in profile.metrics if m.unit),
+        exhibits=tuple((e.kind, e.label) for e in profile.exhibits),
         headers=_headers(chunks),
         table_years=frozenset(y for p in profile.periods for y in find_years(p)),
         table_periods=frozenset(p.lower() for p in profile.periods),

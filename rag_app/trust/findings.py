@@ -9,7 +9,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Gap:
     """Something a question asks for that the library does not hold: ``kind`` subject / period /
-    metric, what was ``asked``, and the closest things ``held``."""
+    metric / exhibit (a numbered table or figure), what was ``asked``, and the closest things
+    ``held``."""
 
     kind: str
     asked: str
@@ -44,6 +45,10 @@ def say(gap: Gap, language: str) -> str:
             return f"The library's report does not mention {gap.asked}" + (
                 f"; it gives: {held}." if held else "."
             )
+        if gap.kind == "exhibit":
+            return f"No report in the library has {gap.asked}" + (
+                f"; they have: {held}." if held else "."
+            )
         if gap.kind == "period":
             return f"The library's reports do not cover {gap.asked}" + (
                 f" (they cover {held.replace(', ', ' to ')})." if held else "."
@@ -59,6 +64,8 @@ def say(gap: Gap, language: str) -> str:
         )
     if gap.kind == "name":
         return f"库中相关报告没有提到{gap.asked}" + (f"；报告中有：{held}。" if held else "。")
+    if gap.kind == "exhibit":
+        return f"库中报告没有{gap.asked}" + (f"；现有：{held}。" if held else "。")
     if gap.kind == "period":
         unit = "" if gap.asked.endswith("月") else "年"  # a month names its year
         return f"库中报告不含{gap.asked}{unit}的数据" + (

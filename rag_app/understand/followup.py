@@ -322,6 +322,11 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
         new = replace(part, text=year + part.text)
     elif new is None and relative is not None and old is not None and kind == "period":
         new = replace(relative, text=shifted(old.text, relative.text))  # 去年呢, the year before
+    same = relative is not None or (new is not None and now.text[new.end :].startswith("同期"))
+    if kind == "period" and new is not None and same and old is not None:
+        part = old.text[old.text.find("年") + 1 :] if "年" in old.text else ""
+        if part and new.text[:-1].isdigit() and new.text.endswith("年"):  # 2025年同期: its 二季度
+            new = replace(new, text=new.text + part)
     several = now.of(kind)
     if new is not None and len(several) > 1:  # 2026年和2027年呢, What about 2026 and 2027?
         new = replace(new, text=(" and " if now.english else "和").join(p.text for p in several))
@@ -354,7 +359,13 @@ def _carried(
         owner += "'s"
     period = ""
     old_period = before.first("period")
-    if (
+    # 同比变化多少, 占比多少: a rate of something, asked of what the earlier question asked
+    asked = [p for p in now.pieces if p.kind == "metric" or (p.kind == "words" and p.nominal)]
+    relative = [p.text.lower().startswith(tuple(RELATIVE)) for p in asked]
+    of_fact = asks_of_earlier_fact(now, pointer) or (relative and all(relative) and not pointer)
+    if of_fact:
+        pass  # the earlier question's span carries its period
+    elif (
         not now.english
         and now.first("period") is None
         and now.first("same_period") is None
@@ -371,7 +382,7 @@ def _carried(
     ):
         period = latest
         carried.append(f"period {period} (latest reported)")
-    if asks_of_earlier_fact(now, pointer):
+    if of_fact:
         # 原因是什么？ 为什么提升了？ 增长了多少？ Why did it narrow?: of what the earlier question
         # asked, then
         span = asked_span(before, subject)

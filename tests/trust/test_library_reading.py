@@ -259,7 +259,7 @@ def test_a_two_character_short_form_of_a_label_is_held() -> None:
 
     document = Document(
         subjects=frozenset(), names=(), listed=True, title="", genres=frozenset(), entities=(),
-        text="", chunks=(), labels=("生猪销售量（万头）", "营业收入"), quantities=frozenset(), headers=(),
+        text="", chunks=(), labels=("生猪销售量（万头）", "营业收入"), quantities=frozenset(), exhibits=(), headers=(),
         table_years=frozenset(), table_periods=frozenset(),
     )  # fmt: skip
     assert document.writes("销量") and document.gives_value("销量")  # 销售量, unit aside
@@ -273,7 +273,7 @@ def test_a_label_of_a_quantity_is_no_name_but_a_companys_row_is() -> None:
     fund = Document(
         subjects=frozenset(), names=("汀岚景和混合",), listed=True, title="", genres=frozenset(),
         entities=("岑岭微电子",), text="公允价值（元） 岑岭微电子 川禾食品", chunks=(),
-        labels=("公允价值", "川禾食品"), quantities=frozenset({"公允价值"}), headers=(),
+        labels=("公允价值", "川禾食品"), quantities=frozenset({"公允价值"}), exhibits=(), headers=(),
         table_years=frozenset(), table_periods=frozenset(),
     )  # fmt: skip
     # jieba tags 公允 a person's name; the tables label a quantity in 元 with it
@@ -303,3 +303,42 @@ def test_a_change_or_a_part_of_a_year_is_no_metric_of_its_own(library: Library) 
         "澄远智能4月份营业收入是多少？",
     ):
         assert not any(g.kind == "metric" for g in _finding(library, question).gaps), question
+
+
+def test_a_figure_no_report_in_scope_has_is_a_gap_its_figures_are_not() -> None:
+    from rag_app.trust.document_reading import Document
+    from rag_app.trust.exhibits import exhibit_gap
+    from rag_app.understand.analysis import analyse_query
+
+    report = Document(
+        subjects=frozenset(), names=("岳泉酒业",), listed=True, title="", genres=frozenset(),
+        entities=(), text="如图2所示，产品结构持续升级", chunks=(), labels=(), quantities=frozenset(),
+        exhibits=(("image", "图1"), ("image", "图2"), ("table", "表1")), headers=(),
+        table_years=frozenset(), table_periods=frozenset(),
+    )  # fmt: skip
+    docs = {"r": report}
+    gap = exhibit_gap(analyse_query("岳泉酒业那篇报告的图5讲的是什么？"), ["r"], docs)
+    assert gap is not None and gap.kind == "exhibit" and gap.held == ("图1", "图2")
+    assert exhibit_gap(analyse_query("图2讲的是什么？"), ["r"], docs) is None
+    assert exhibit_gap(analyse_query("What does Figure 2 show?"), ["r"], docs) is None
+    assert exhibit_gap(analyse_query("表1的营业收入是多少？"), ["r"], docs) is None
+
+
+def test_a_place_then_an_industry_is_a_company_not_a_place() -> None:
+    from rag_app.text.names import is_place
+
+    assert is_place("德国") and is_place("华东地区") and is_place("常州市武进区")
+    assert not is_place("岱山重工") and not is_place("上海电气")
+
+
+def test_a_rankings_row_gives_the_counts_and_years_of_its_columns() -> None:
+    from rag_app.trust.answerability import _counts_asked, _names_year
+    from rag_app.trust.mentions import Mention
+
+    row = Mention(
+        "m", ("排名", "公司", "2024年销量（台）", "市场份额（%）"), "1 岱山重工 27,122 26.8"
+    )
+    assert _counts_asked(row, "岱山重工2024年在国内卖了多少台挖掘机？")  # 台: the 销量 column
+    assert not _counts_asked(row, "岱山重工2024年营收多少元？")  # money tells no column
+    assert _names_year(row, ["2024"]) and not _names_year(row, ["2025"])
+    assert _names_year(Mention("m", ("公司", "销量（台）"), "岱山重工 27,122"), ["2025"])

@@ -437,9 +437,21 @@ def test_a_part_of_a_year_jieba_cuts_in_two_is_read_whole() -> None:
 
 
 def test_a_pointer_after_what_is_the_thing_asks_for_what_the_answer_names_first() -> None:
-    """"…最高的产品是什么？" asks which product as 哪类产品 does: what the answer names first is
+    """ "…最高的产品是什么？" asks which product as 哪类产品 does: what the answer names first is
     what the pointer stands for."""
     earlier = ["中芯国际收入占比最高的产品是什么？"]
     answer = "成熟制程，2024年收入占比为61.2% [Source 1]。"
     resolution = standalone("这个产品的毛利率是多少？", earlier, KNOWN, answer=answer)
     assert "成熟制程的毛利率" in resolution.text
+
+
+def test_the_same_period_of_another_year_keeps_its_part_of_the_year() -> None:
+    earlier = ["中芯国际2024年第二季度营业收入是多少？"]
+    assert "2025年第二季度营业收入" in standalone("2025年同期呢？", earlier, KNOWN).text
+    assert "第二季度" not in standalone("2025年呢？", earlier, KNOWN).text  # the year asked
+
+
+def test_a_rate_asked_alone_is_of_what_the_earlier_question_asked() -> None:
+    resolution = standalone("同比变化多少？", ["中芯国际2023年归母净利润是多少？"], KNOWN)
+    assert resolution.text.startswith("中芯国际2023年归母净利润") and "同比变化" in resolution.text
+    assert resolution.text.count("2023年") == 1
