@@ -297,10 +297,11 @@ def asked_pair(
             for m in {f.metric for f in facts}
             if _named(m, question, words) or _named(_bare(m), question, words)
         }
-        if len(named) > 2 or (share and len(named) == 2):  # of labels named alike, the most
-            named = _most_specific(
-                named
-            )  # specific ("Total costs", not "Total"; 挖掘机械, not 机械)
+        # of labels named alike, the most specific ("Total costs", not "Total"); for a share,
+        # unless it writes both whole (个人定期存款 of 个人存款; not 桩工机械 by 机械 alone)
+        whole = all(label_core(_bare(m)).lower() in question for m in named)
+        if len(named) > 2 or (share and len(named) == 2 and not whole):
+            named = _most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
             continue
         columns = _one_column(facts, years, question, words, query.text)

@@ -65,6 +65,7 @@ def leading_name(question: str) -> str:
             [lowered.find(m) for m in METRICS if not m.isascii() and lowered.find(m) > 0]
             + [name.find(s) for s in _STOPS if name.find(s) > 0]
             + [m.start() for m in RELATIVE_PERIOD.finditer(name) if m.start() >= 2][:1]
+            + [i for i, c in enumerate(name) if c in "和与及" and i >= 2][:1]  # 梅湾和金沙
             + [name.find(w) for w in _QUESTION_WORDS if name.find(w) >= 0]
             + [len(name)]
         )

@@ -90,3 +90,18 @@ def test_a_rows_quarters_summed_over_a_half_and_counted() -> None:
     question = "有几个季度单季收入超过了4,300百万元？"
     count = fact_value_lines(_as(question, "count"), [_FORECAST, _QUARTERS])
     assert count and "的季度" in count[0] and count[0].endswith("：1 [Source 4]")
+
+
+def test_a_share_of_two_rows_both_written_whole_keeps_both() -> None:
+    """个人存款's words are all in 个人定期存款's, yet the question writes both: both are read."""
+    deposits = _table(
+        5,
+        "<table><tr><td>项目</td><td>2024年末</td></tr>"
+        "<tr><td>个人存款</td><td>1,910.78</td></tr>"
+        "<tr><td>其中：个人定期存款</td><td>1,508.63</td></tr></table>",
+    )
+    lines = fact_value_lines(
+        _as("2024年末个人定期存款占个人存款的比例是多少？", "share"), [deposits]
+    )
+    assert lines and "1508.63 / 1910.78 = 78.95%" in lines[0]
+    assert leading_name("梅湾和金沙两个港区今年累计完成多少？") == ""  # two places, no company
