@@ -299,8 +299,8 @@ def asked_pair(
         }
         # of labels named alike, the most specific ("Total costs", not "Total"); for a share,
         # unless it writes both whole (个人定期存款 of 个人存款; not 桩工机械 by 机械 alone)
-        whole = all(label_core(_bare(m)).lower() in question for m in named)
-        if len(named) > 2 or (share and len(named) == 2 and not whole):
+        written = all(label_core(_bare(m)).lower() in question for m in named)
+        if len(named) > 2 or (share and len(named) == 2 and not written):
             named = _most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
             continue

@@ -324,9 +324,9 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
         new = replace(relative, text=shifted(old.text, relative.text))  # 去年呢, the year before
     same = relative is not None or (new is not None and now.text[new.end :].startswith("同期"))
     if kind == "period" and new is not None and same and old is not None:
-        part = old.text[old.text.find("年") + 1 :] if "年" in old.text else ""
-        if part and new.text[:-1].isdigit() and new.text.endswith("年"):  # 2025年同期: its 二季度
-            new = replace(new, text=new.text + part)
+        within = old.text[old.text.find("年") + 1 :] if "年" in old.text else ""
+        if within and new.text[:-1].isdigit() and new.text.endswith("年"):  # 2025年同期: 二季度
+            new = replace(new, text=new.text + within)
     several = now.of(kind)
     if new is not None and len(several) > 1:  # 2026年和2027年呢, What about 2026 and 2027?
         new = replace(new, text=(" and " if now.english else "和").join(p.text for p in several))
