@@ -51,6 +51,10 @@ def mention_context(snap: Snapshot, doc_ids: Sequence[str], name: str) -> list[M
                     continue
                 rows = [" ".join(r) for r in grid.data_rows if lowered in " ".join(r).lower()]
                 labels = (*column_labels(grid), chunk.caption)
+                if not rows and any(lowered in x.lower() for x in column_labels(grid)):
+                    # a column of its own (鹏屿人寿 2024年12月31日): every row is of it
+                    rows = [" ".join(r) for r in grid.data_rows]
+                    labels = (*labels, *(r[0] for r in grid.data_rows if r))
                 out.append(Mention(doc_id, tuple(x for x in labels if x), "\n".join(rows),
                                    chunk.caption))  # fmt: skip
             else:

@@ -342,3 +342,21 @@ def test_a_rankings_row_gives_the_counts_and_years_of_its_columns() -> None:
     assert not _counts_asked(row, "岱山重工2024年营收多少元？")  # money tells no column
     assert _names_year(row, ["2024"]) and not _names_year(row, ["2025"])
     assert _names_year(Mention("m", ("公司", "销量（台）"), "岱山重工 27,122"), ["2025"])
+
+
+def test_a_company_with_a_column_of_its_own_is_given_every_row_of_the_table() -> None:
+    from types import SimpleNamespace
+
+    from rag_app.models import Chunk
+    from rag_app.trust.mentions import gives, mention_context
+
+    html = (
+        "<table><tr><td>项目</td><td>本集团</td><td>鹏屿人寿</td></tr>"
+        "<tr><td>核心资本</td><td>412,350</td><td>301,226</td></tr>"
+        "<tr><td>实际资本</td><td>498,710</td><td>356,118</td></tr></table>"
+    )
+    table = Chunk("g:1", "g", "table", "项目 本集团 鹏屿人寿", "", (1,), table_html=html)
+    chunks = SimpleNamespace(doc_chunk_ids=lambda d: ["g:1"], get_many=lambda ids: {"g:1": table})
+    [mention] = mention_context(SimpleNamespace(chunks=chunks), ["g"], "鹏屿人寿")  # type: ignore[arg-type]
+    assert "核心资本" in mention.labels and gives(mention, ("核心", "资本"))
+    assert not gives(mention, ("董事长",))
