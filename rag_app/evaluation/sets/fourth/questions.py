@@ -25,11 +25,19 @@ followup_rows, unanswerable_rows = ROWS.followup, ROWS.unanswerable
 
 
 def arithmetic_rows(docs: Mapping[str, Doc], errors: list[str]) -> list[dict]:
-    """Rows of questions_arithmetic.jsonl: the named cells read from the document, the answer and
-    the derivation worked out from them; a cell that cannot be found is appended to ``errors``."""
+    """Rows of questions_arithmetic.jsonl (``worked_rows`` of the fourth set)."""
+    return worked_rows("fourth", DATA, ARITHMETIC_SOURCE, docs, errors)
+
+
+def worked_rows(
+    name: str, data: Path, source: str, docs: Mapping[str, Doc], errors: list[str]
+) -> list[dict]:
+    """A set's arithmetic rows (``data/arithmetic.jsonl``): the named cells read from the
+    document, the answer and the derivation worked out from them, ids ``<name>_a001`` …; a cell
+    that cannot be found is appended to ``errors``."""
     rows = []
-    for n, q in enumerate(read_rows(DATA, "arithmetic.jsonl"), 1):
-        qid = f"fourth_a{n:03d}"
+    for n, q in enumerate(read_rows(data, "arithmetic.jsonl"), 1):
+        qid = f"{name}_a{n:03d}"
         d = docs[q["doc"]]
         try:
             texts = [cell(d, *ref) for ref in q["cells"]]
@@ -58,7 +66,7 @@ def arithmetic_rows(docs: Mapping[str, Doc], errors: list[str]) -> list[dict]:
                 "answer_from": "table",
                 "lang": q["lang"],
                 "scope": "single_doc",
-                "source": ARITHMETIC_SOURCE,
+                "source": source,
             }
         )
     return rows
