@@ -5,10 +5,10 @@ report's (``relative_pair``); ``rag_app.facts.lookup`` reads a row in the column
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from rag_app.facts.cells import table_facts, table_parts
+from rag_app.facts.cells import Fact, table_facts, table_parts
 from rag_app.facts.lookup import (
     _UNIT,
     AskedFact,
@@ -159,22 +159,16 @@ def month_cells(
     each (1月 … 10月; not a range, 1-10月累计), month by month, only those ``within`` a run of
     months when given: what a count of a row's months beyond an amount reads ("有几个月生猪销量
     超过150万头"), or a sum over months ("1-9月销售收入合计"); [] when no table has two."""
-    question = query.text.lower()
-    words = frozenset(w for w in query.terms.words if not w.isdigit())
-    best: list[AskedFact] = []
-    for number, chunk in sources:
-        facts = table_facts(chunk)
+
+    def months(facts: Sequence[Fact]) -> set[int]:
         named = {f.col: months_named(f.column) for f in facts}
-        months = {c for c, found in named.items() if len(found) == 1}
-        if within is not None:
-            months = {c for c in months if within[0] <= named[c][0][1] <= within[1]}
-        if len(months) < max(2, len(best) + 1):
-            continue
-        rows = _rows_named(facts, question, words)[0]
-        cells = [f for f in facts if f.row in rows and f.col in months and f.number is not None]
-        if len(rows) == 1 and len(cells) > len(best):
-            best = [AskedFact(number, f) for f in cells]
-    return best
+        return {
+            c
+            for c, found in named.items()
+            if len(found) == 1 and (within is None or within[0] <= found[0][1] <= within[1])
+        }
+
+    return _row_across(query, sources, months)
 
 
 def quarter_cells(
@@ -186,28 +180,40 @@ def quarter_cells(
     quarter each (2024Q1 … 2025Q3), quarter by quarter: with ``within`` (a run of months: 1-6
     of 上半年) only the quarters inside it, of the year the question names (else the latest);
     [] when no table has two."""
+    asked = find_years(query.text)
+
+    def quarters(facts: Sequence[Fact]) -> set[int]:
+        found = {f.col: q for f in facts if (q := quarter_of(f.column)) is not None}
+        if within is None:
+            return set(found)
+        latest = max((y for y, _ in found.values()), default="")
+        year = asked[0] if len(set(asked)) == 1 else latest
+        return {
+            c
+            for c, (y, n) in found.items()
+            if y == year and within[0] <= 3 * n - 2 and 3 * n <= within[1]
+        }
+
+    return _row_across(query, sources, quarters)
+
+
+def _row_across(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    columns: Callable[[Sequence[Fact]], set[int]],
+) -> list[AskedFact]:
+    """The cells of the one row the question names, in the ``columns`` of its table (months,
+    quarters), from the table with the most such cells; [] when no table has two."""
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
-    asked = find_years(query.text)
     best: list[AskedFact] = []
     for number, chunk in sources:
         facts = table_facts(chunk)
-        quarters = {f.col: q for f in facts if (q := quarter_of(f.column)) is not None}
-        if within is not None:
-            year = (
-                asked[0]
-                if len(set(asked)) == 1
-                else max((y for y, _ in quarters.values()), default="")
-            )
-            quarters = {
-                c: (y, n)
-                for c, (y, n) in quarters.items()
-                if y == year and within[0] <= 3 * n - 2 and 3 * n <= within[1]
-            }
-        if len(quarters) < max(2, len(best) + 1):
+        wanted = columns(facts)
+        if len(wanted) < max(2, len(best) + 1):
             continue
         rows = _rows_named(facts, question, words)[0]
-        cells = [f for f in facts if f.row in rows and f.col in quarters and f.number is not None]
+        cells = [f for f in facts if f.row in rows and f.col in wanted and f.number is not None]
         if len(rows) == 1 and len(cells) > len(best):
             best = [AskedFact(number, f) for f in cells]
     return best
