@@ -34,10 +34,11 @@ class IncrementalReads:
 
     def doc_versions(self, kb: str) -> dict[str, str]:
         """Every listed document with its version: what changes whenever its chunks do (the
-        generation that wrote it, its content hash and chunk count)."""
+        generation that wrote it, its content hash and chunk count), in listing order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT doc_id, version, content_hash, n_chunks FROM documents WHERE kb = ?",
+                "SELECT doc_id, version, content_hash, n_chunks FROM documents WHERE kb = ? "
+                "ORDER BY ingested_at, doc_id",
                 (kb,),
             ).fetchall()
         return {r[0]: doc_version(r[1], r[2], r[3]) for r in rows}
@@ -104,15 +105,24 @@ class IncrementalReads:
             ).fetchone()
         return doc_version(*row) if row else None
 
-    def profiles(self, kb: str) -> dict[str, str]:
-        """The stored profiles (JSON) of the knowledge base's listed documents that have one."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT p.doc_id, p.data FROM profiles p JOIN documents d "
-                "ON d.kb = p.kb AND d.doc_id = p.doc_id WHERE p.kb = ?",
-                (kb,),
-            ).fetchall()
-        return {r[0]: r[1] for r in rows}
+    def profiles(self, kb: str, doc_ids: Sequence[str] | None = None) -> dict[str, str]:
+        """The stored profiles (JSON) of the knowledge base's listed documents that have one
+        (of ``doc_ids`` only, when given)."""
+        query = (
+            "SELECT p.doc_id, p.data FROM profiles p JOIN documents d "
+            "ON d.kb = p.kb AND d.doc_id = p.doc_id WHERE p.kb = ?"
+        )
+        if doc_ids is None:
+            with self._lock:
+                return {r[0]: r[1] for r in self._db.execute(query, (kb,)).fetchall()}
+        out: dict[str, str] = {}
+        for start in range(0, len(doc_ids), 500):  # under SQLite's bound on parameters
+            part = list(doc_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            with self._lock:
+                rows = self._db.execute(f"{query} AND p.doc_id IN ({marks})", (kb, *part))
+                out.update((r[0], r[1]) for r in rows.fetchall())
+        return out
 
     def store_profile(self, kb: str, doc_id: str, version: str, data: str) -> None:
         """Keep a profile computed for a document written without one (a library older than

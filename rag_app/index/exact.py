@@ -64,6 +64,7 @@ class ExactVectors:
         self.absent_retry_s = absent_retry_s
         self.folder_of = folder_of  # where a knowledge base's vectors are saved; None: nowhere
         self._held: dict[str, _Held] = {}
+        self._written: dict[str, dict[str, np.ndarray]] = {}  # per kb, rows not yet held
         self._lock = threading.Lock()
 
     @classmethod
@@ -72,6 +73,20 @@ class ExactVectors:
         whose vectors other instances change under their own catalogues' generations."""
         saved = None if settings.chroma.url else folder_of
         return cls(settings.exact_search_max_chunks, settings.index.absent_retry_s, saved)
+
+    def note_written(self, kb: str, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Keep the vectors just written with their chunks, unit length, for the next read of
+        the knowledge base's vectors: an upload's are then not read back from the store (at
+        100k chunks, a large upload's first question would wait seconds for them)."""
+        rows = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        rows = (rows / np.where(norms == 0, 1, norms)).astype(np.float32)
+        with self._lock:
+            written = self._written.setdefault(kb, {})
+            if len(written) + len(ids) > self.max_chunks:  # never searched whole: keep none
+                written.clear()
+                return
+            written.update(zip(ids, rows))
 
     def search(
         self,
@@ -89,6 +104,7 @@ class ExactVectors:
         if len(chunks) > self.max_chunks:
             with self._lock:
                 self._held.pop(kb, None)  # grown past the limit: free the memory
+                self._written.pop(kb, None)
             return None
         if k <= 0 or not len(chunks):
             return []
@@ -118,7 +134,7 @@ class ExactVectors:
                 held = _load(self.folder_of(kb) / SAVED_FILE, generation, chunks.ids)
                 stale = held is None
             if stale or retry:
-                held = _read(store, kb, generation, chunks.ids, held)
+                held = _read(store, kb, generation, chunks.ids, held, self._written.pop(kb, {}))
                 if self.folder_of is not None and held.present.all():
                     _save(self.folder_of(kb) / SAVED_FILE, held)
             assert held is not None
@@ -127,12 +143,18 @@ class ExactVectors:
 
 
 def _read(
-    store: VectorStore, kb: str, generation: int, ids: Sequence[str], before: _Held | None
+    store: VectorStore,
+    kb: str,
+    generation: int,
+    ids: Sequence[str],
+    before: _Held | None,
+    written: dict[str, np.ndarray],
 ) -> _Held:
-    """The vectors of ``ids``: rows held for an earlier generation reused, the rest read."""
-    known: dict[str, np.ndarray] = {}
+    """The vectors of ``ids``: rows held for an earlier generation or ``written`` since (unit
+    length already) reused, the rest read."""
+    known: dict[str, np.ndarray] = dict(written)
     if before is not None:
-        known = {i: before.rows[n] for n, i in enumerate(before.ids) if before.present[n]}
+        known.update((i, before.rows[n]) for n, i in enumerate(before.ids) if before.present[n])
     missing = [i for i in ids if i not in known]
     for start in range(0, len(missing), _READ_BATCH):
         for chunk_id, row in store.vectors(kb, missing[start : start + _READ_BATCH]).items():

@@ -321,6 +321,8 @@ class Library(LibraryFacts):
                     doc_id=doc.doc_id,
                     message=f"could not be indexed: {exc}",
                 )
+            self.note_profile(kb, doc.doc_id, version, profile)
+            self._exact.note_written(kb, [c.chunk_id for c in chunks], vectors)
             # the in-memory index and features: this document's cost only
             self._snapshots.note_written(
                 self._snapshot_lock, kb, self.catalogue, self.keyword_dir(kb), generation,

@@ -10,6 +10,7 @@ on whoever first shows its profiles, a document at a time.
 from __future__ import annotations
 
 import logging
+import threading
 
 from rag_app.index.catalogue import Catalogue
 from rag_app.index.profile import (
@@ -22,6 +23,8 @@ from rag_app.index.profile import (
 from rag_app.index.replica import LocalOnly
 
 _log = logging.getLogger(__name__)
+# Guards each library's profiles read so far: (kb, doc id) -> (its version, its profile).
+_READ_LOCK = threading.Lock()
 
 
 class LibraryProfiles:
@@ -30,22 +33,34 @@ class LibraryProfiles:
 
     def profiles(self, kb: str, doc_id: str | None = None) -> dict[str, DocumentProfile]:
         """Every listed document's profile (only ``doc_id``'s when given), in listing order;
-        computed and kept for those written without one."""
+        computed and kept for those written without one. Each is read once per version of its
+        document: after an upload only the new documents' profiles are read."""
         self.replica.sync(kb)  # shared server: pull what changed (rate-limited)
-        stored = self.catalogue.profiles(kb)
         versions = self.catalogue.doc_versions(kb)
-        out: dict[str, DocumentProfile] = {}
-        for info in self.catalogue.documents(kb):
-            if doc_id is not None and info.doc_id != doc_id:
-                continue
-            profile = _read(stored.get(info.doc_id, ""))
+        wanted = list(versions) if doc_id is None else [doc_id] if doc_id in versions else []
+        with _READ_LOCK:
+            read = self.__dict__.setdefault("_profiles_read", {})
+            missing = [d for d in wanted if read.get((kb, d), ("",))[0] != versions[d]]
+        stored = self.catalogue.profiles(kb, missing) if missing else {}
+        found: dict[str, DocumentProfile] = {}
+        for missed in missing:
+            profile = _read(stored.get(missed, ""))
             if profile is None:
-                profile = profile_of(self.catalogue.chunks(kb, info.doc_id))
-                if info.doc_id in versions:
-                    data = profile_to_json(profile)
-                    self.catalogue.store_profile(kb, info.doc_id, versions[info.doc_id], data)
-            out[info.doc_id] = profile
-        return out
+                profile = profile_of(self.catalogue.chunks(kb, missed))
+                data = profile_to_json(profile)
+                self.catalogue.store_profile(kb, missed, versions[missed], data)
+            found[missed] = profile
+        with _READ_LOCK:
+            read.update(((kb, d), (versions[d], p)) for d, p in found.items())
+            if doc_id is None:  # documents deleted since
+                for key in [key for key in read if key[0] == kb and key[1] not in versions]:
+                    del read[key]
+            return {d: found[d] if d in found else read[(kb, d)][1] for d in wanted}
+
+    def note_profile(self, kb: str, doc_id: str, version: str, profile: DocumentProfile) -> None:
+        """Keep the profile just written with a document's ``version``: not read back later."""
+        with _READ_LOCK:
+            self.__dict__.setdefault("_profiles_read", {})[(kb, doc_id)] = (version, profile)
 
     def profile(self, kb: str, doc_id: str) -> DocumentProfile | None:
         """One document's profile; None when the document is not listed."""

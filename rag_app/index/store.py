@@ -125,6 +125,7 @@ class ChromaStore:
         self.shared = client is not None
         self._payloads = self.shared and payloads
         self._opened = client
+        self._handles: dict[str, Any] = {}
 
     @property
     def client(self) -> Any:
@@ -135,12 +136,20 @@ class ChromaStore:
         return self._opened
 
     def _collection(self, kb: str):  # type: ignore[no-untyped-def]
-        return self.client.get_or_create_collection(
+        """The knowledge base's collection. A folder's handle is kept (opening it again costs
+        milliseconds on every query) until ``drop``; a server's is opened each time, since
+        another instance may drop it."""
+        if not self.shared and kb in self._handles:
+            return self._handles[kb]
+        collection = self.client.get_or_create_collection(
             collection_name(kb),
             embedding_function=None,
             configuration={"hnsw": {"space": "cosine"}},
             metadata={"kb": kb},
         )
+        if not self.shared:
+            self._handles[kb] = collection
+        return collection
 
     def upsert(self, kb: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
         collection = self._collection(kb)
@@ -256,6 +265,7 @@ class ChromaStore:
         return int(self._collection(kb).count())
 
     def drop(self, kb: str) -> None:
+        self._handles.pop(kb, None)
         try:
             self.client.delete_collection(collection_name(kb))
         except Exception:  # absent already: nothing to drop

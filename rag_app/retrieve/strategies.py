@@ -181,9 +181,8 @@ def caption_matches(run: _Run, minimum: float = 0.6) -> dict[str, list[str]]:
     # read, no segmenting per question).
     snap = run.search.snap
     query_set = set(query_tokens)
-    for chunk_id, share in sorted(run.signals.structure.items(), key=lambda p: -p[1]):
-        if share < minimum:
-            break
+    covering = [(i, share) for i, share in run.signals.structure.items() if share >= minimum]
+    for chunk_id, _share in sorted(covering, key=lambda p: -p[1]):
         found = snap.features[snap.chunks.doc_of(chunk_id)].captions.get(chunk_id)
         if found is not None and len(found[1] & query_set) >= 2:
             out.setdefault(snap.chunks.type_of(chunk_id), []).append(found[0])

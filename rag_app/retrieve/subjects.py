@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Hit, Reason, RetrievalTrace, SearchFilter
@@ -153,14 +153,75 @@ def _as_asked(names: Sequence[str], asked: str) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class _Companies:
+    """The company names of the library's own reports (``company_names_by_document``), looked
+    up by a question's words instead of read report by report: each name's character pairs
+    (Latin names: their words) and each report's other spellings (codes, Latin words), each to
+    the reports that hold it."""
+
+    names: dict[str, tuple[str, ...]]  # report -> its names, in listing order
+    place: dict[str, int]  # report -> its place in that order
+    by_pair: dict[str, tuple[str, ...]]
+    by_word: dict[str, tuple[str, ...]]
+    spellings: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]  # report -> (codes, words)
+    by_spelling: dict[str, tuple[str, ...]]
+
+    def holding(self, asked: str) -> list[str]:
+        """The reports whose names may hold ``asked`` or a head of it (``_as_asked``): those
+        sharing its first Latin word, or a character pair with it; in listing order."""
+        if asked.isascii():
+            words = re.findall(r"[a-z0-9&]+", asked.lower())
+            found = set(self.by_word.get(words[0], ())) if words else set()
+        else:
+            lowered = asked.lower()
+            pairs = {lowered[i : i + 2] for i in range(len(lowered) - 1)}
+            found = {d for pair in pairs for d in self.by_pair.get(pair, ())}
+        return sorted(found, key=self.place.__getitem__)
+
+    def spelled(self, question: str) -> set[str]:
+        """The reports one of whose other spellings the question writes as a whole word."""
+        runs = set(re.findall(r"[A-Za-z0-9]+", question))
+        return {d for run in runs for d in self.by_spelling.get(run, ())}
+
+
+def _companies(library: Library, kb: str) -> _Companies:
+    def build(_snap: Snapshot) -> _Companies:
+        names = company_names_by_document(library, kb)
+        pairs: dict[str, dict[str, None]] = {}
+        words: dict[str, dict[str, None]] = {}
+        spellings = {}
+        spelled: dict[str, dict[str, None]] = {}
+        for doc_id, held in names.items():
+            for name in (n.lower() for n in held if len(n) >= 2):
+                for i in range(len(name) - 1):
+                    pairs.setdefault(name[i : i + 2], {})[doc_id] = None
+                for word in re.findall(r"[a-z0-9&]+", name) if name.isascii() else ():
+                    words.setdefault(word, {})[doc_id] = None
+            codes, latin = _spellings_of(held)
+            spellings[doc_id] = (codes, latin)
+            for spelling in codes + latin:
+                spelled.setdefault(spelling, {})[doc_id] = None
+        return _Companies(
+            names,
+            {d: i for i, d in enumerate(names)},
+            {k: tuple(v) for k, v in pairs.items()},
+            {k: tuple(v) for k, v in words.items()},
+            spellings,
+            {k: tuple(v) for k, v in spelled.items()},
+        )
+
+    return per_generation("company index", library, kb, build)
+
+
 def company_named(
     question: str, lead: str, library: Library, kb: str, doc_ids: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The one company whose own report(s) ``question`` names: how the question writes it (each
     spelling) and its documents (those in ``doc_ids`` when given); empty when it names none, or
     names two companies' reports (``per_subject_trace``'s case)."""
-    by_document = company_names_by_document(library, kb)
-    if not by_document:
+    companies = _companies(library, kb)
+    if not companies.names:
         return (), ()
     spellings: dict[str, None] = {}
     found: set[tuple[str, ...]] = set()
@@ -168,10 +229,10 @@ def company_named(
         if not asked.isascii() and len(asked) < 3:
             continue  # a bare surname or place, not a company's name
         docs = []
-        for doc_id, names in by_document.items():
+        for doc_id in companies.holding(asked):
             if doc_ids and doc_id not in doc_ids:
                 continue
-            written = _as_asked(names, asked)
+            written = _as_asked(companies.names[doc_id], asked)
             if written:
                 docs.append(doc_id)
                 spellings[written] = None
@@ -179,10 +240,13 @@ def company_named(
             found.add(tuple(docs))
     named_docs = next(iter(found)) if len(found) == 1 else ()
     by_ticker = []
-    for doc_id, names in by_document.items():
+    for doc_id in sorted(
+        companies.spelled(question) | set(named_docs), key=companies.place.__getitem__
+    ):
         if doc_ids and doc_id not in doc_ids:
             continue
-        tickers, words = _other_spellings(names, question)
+        codes, latin = companies.spellings[doc_id]
+        tickers, words = _written(codes, question), _written(latin, question)
         if doc_id in named_docs or (not found and tickers):
             # its other spellings, or its ticker alone ("How much stock has ORVL bought back?")
             spellings.update(dict.fromkeys(tickers + words))
@@ -194,10 +258,10 @@ def company_named(
     return tuple(spellings), next(iter(found))
 
 
-def _other_spellings(names: Sequence[str], question: str) -> tuple[list[str], list[str]]:
-    """The company's other spellings a question writes, each as a whole word: its tickers'
-    codes (ORVL of "NYSE: ORVL", 688367 of 688367.SH) and the capitalised words of its Latin
-    names (Chengyuan of "Jiangsu Chengyuan Intelligent Equipment Co., Ltd.")."""
+def _spellings_of(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A company's other spellings: its tickers' codes (ORVL of "NYSE: ORVL", 688367 of
+    688367.SH) and the capitalised words of its Latin names (Chengyuan of "Jiangsu Chengyuan
+    Intelligent Equipment Co., Ltd.")."""
     codes: dict[str, None] = {}
     words: dict[str, None] = {}
     for name in names:
@@ -207,15 +271,16 @@ def _other_spellings(names: Sequence[str], question: str) -> tuple[list[str], li
             codes.update(dict.fromkeys(re.findall(r"[A-Z]{2,6}|\d{4,6}", _EXCHANGE.sub("", name))))
         else:
             words.update(dict.fromkeys(re.findall(r"[A-Z][a-z]{3,}", name)))
+    return tuple(codes), tuple(words)
 
-    def written(found: dict[str, None]) -> list[str]:
-        return [
-            w
-            for w in found
-            if re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", question)
-        ]
 
-    return written(codes), written(words)
+def _written(spellings: Sequence[str], question: str) -> list[str]:
+    """Those of ``spellings`` the question writes as a whole word."""
+    return [
+        w
+        for w in spellings
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", question)
+    ]
 
 
 def without(question: str, spellings: Sequence[str]) -> str:

@@ -11,6 +11,7 @@ matches nothing); a Chinese question is not changed by them.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rag_app.text import lexicon
@@ -56,9 +57,16 @@ class SynonymDictionary:
 def contains_term(text: str, term: str) -> bool:
     """Whether lower-cased ``text`` holds ``term``: Chinese as a substring, Latin as whole words
     ("pe" is not in "operating"), plurals included ("gross margins" holds "gross margin")."""
-    if term.isascii():
-        return re.search(latin_term_pattern(term), text) is not None
-    return term in text
+    if term not in text:  # the term itself is in the text whenever its pattern is
+        return False
+    return not term.isascii() or _latin(term).search(text) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _latin(term: str) -> re.Pattern[str]:
+    """The compiled pattern of a Latin term, kept: the glossary's terms outnumber the cache of
+    ``re``, which every query would otherwise compile again."""
+    return re.compile(latin_term_pattern(term))
 
 
 # The built-in dictionary, built once: retrieval and the offline answerer use it on every query.

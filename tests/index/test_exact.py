@@ -87,6 +87,35 @@ def test_exact_search_follows_writes_and_deletes(library: Library, ingest_json) 
     ]
 
 
+def test_an_uploads_vectors_are_held_as_written_not_read_back(
+    library: Library, ingest_json
+) -> None:  # type: ignore[no-untyped-def]
+    """The vectors an upload writes are kept for the next search: the store is asked for none
+    of its chunks' (at 100k chunks a large upload's first question waited for them), and the
+    scores are the store's."""
+    ingest_json(
+        [{"type": "text", "text": "中芯国际2024年毛利率为18.6%。"}], "smic_content_list.json"
+    )
+    vector = library.embedder.embed_queries(["华虹半导体毛利率"])[0]
+    library.nearest("default", vector, 5)
+    asked: list[str] = []
+    original = library.store.vectors
+
+    def counted(kb: str, ids):  # type: ignore[no-untyped-def]
+        asked.extend(ids)
+        return original(kb, ids)
+
+    library.store.vectors = counted  # type: ignore[method-assign]
+    ingest_json(
+        [{"type": "text", "text": "华虹半导体2024年毛利率为10.2%。"}], "hua_content_list.json"
+    )
+    exact = library.nearest("default", vector, 5)
+    assert [library.snapshot("default").chunks.doc_of(i) for i, _ in exact][0] == "hua"
+    assert asked == []
+    graph = dict(library.store.query("default", vector, 5, SearchFilter()))
+    assert all(abs(score - graph[i]) < 1e-5 for i, score in exact)
+
+
 def test_a_large_knowledge_base_is_left_to_the_store(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
     library = Library(
         replace(settings, exact_search_max_chunks=1), embedder=HashEmbedder(), counter=counter
