@@ -21,6 +21,7 @@ from rag_app.facts.columns import (
     quarter_cells,
     ranked_cells,
     relative_pair,
+    stated_rate,
 )
 from rag_app.facts.lookup import (
     EVERY_YEAR,
@@ -108,7 +109,12 @@ def worked_lines(
         return [line]
     years = _years_of(operation.name, find_years(query.text))
     asked = asked_facts(query, sources, years)
-    line = _worked(operation.name, asked, sources, lang) if asked else ""
+    rate = stated_rate(query, sources) if operation.name == "change_ratio" else None
+    if rate is not None:  # the change the table states (同比（%）), not one worked out
+        head = f"{rate.fact.metric} {rate.fact.column}"
+        line = fact_line(head, rate.fact.value, "percent", rate.source, lang)
+    else:
+        line = _worked(operation.name, asked, sources, lang) if asked else ""
     if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
         relative = relative_pair(query, sources)
         line = _worked(operation.name, list(relative), sources, lang) if relative else ""

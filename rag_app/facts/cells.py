@@ -154,8 +154,9 @@ def _sub_labels(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> int:
 def _groups(rows: Sequence[Sequence[str]]) -> dict[int, str]:
     """Rows in runs of two or more whose labels the table writes again (国内, 国际 under each of
     two quantities), each with the row right above its run ("旅客运输量（千人次）"), so that
-    "国内 旅客运输量（千人次）" and "国内 货邮运输量（吨）" are two; a lone repeated row (a block's
-    "Total") is left as it is."""
+    "国内 旅客运输量（千人次）" and "国内 货邮运输量（吨）" are two. A lone repeated row is the
+    rate of the amount above it when it is in percent and that row is not (同比（%） under 营业收入
+    and again under 归母净利润); else it is left as it is (a block's "Total")."""
     labels = [row[0].strip() if row else "" for row in rows]
     repeated = {label for label in labels if label and labels.count(label) > 1}
     out: dict[int, str] = {}
@@ -164,10 +165,18 @@ def _groups(rows: Sequence[Sequence[str]]) -> dict[int, str]:
         end = r
         while end < len(labels) and labels[end] in repeated:
             end += 1
-        if end - r >= 2 and r > 0 and labels[r - 1] and labels[r - 1] not in repeated:
-            out.update(dict.fromkeys(range(r, end), labels[r - 1]))
+        above = labels[r - 1] if r > 0 and labels[r - 1] not in repeated else ""
+        lone_rate = end - r == 1 and _in_percent(rows[r]) > _in_percent(rows[r - 1])
+        if above and (end - r >= 2 or lone_rate):
+            out.update(dict.fromkeys(range(r, end), above))
         r = max(end, r + 1)
     return out
+
+
+def _in_percent(row: Sequence[str]) -> bool:
+    """Whether a row is of percentages: its label says so ("同比（%）") or its values do."""
+    values = [cell for cell in row[1:] if number_of(cell) is not None]
+    return "%" in row[0] or bool(values) and all("%" in cell for cell in values)
 
 
 def _periods_down(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> bool:

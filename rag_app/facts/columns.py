@@ -17,6 +17,7 @@ from rag_app.facts.lookup import (
     _order,
     _place,
     _rows_named,
+    asked_facts,
 )
 from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import (
@@ -267,3 +268,33 @@ def relative_pair(
         if len(rows) == 1 and len(cells) == 2:
             return AskedFact(number, cells[min(current)]), AskedFact(number, cells[min(prior)])
     return None
+
+
+def stated_rate(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> AskedFact | None:
+    """The rate a table states for what the question names with one year: the cell it names
+    when that is in a percent row named with an amount (facts v6: 同比（%） under 营业收入), else
+    the cell of that row under the amount cell it names (归母净利润 of 2023); what a change asked
+    of one year reads before working one out; None when the table states none."""
+    years = find_years(query.text)
+    asked = asked_facts(query, sources, years) if len(years) == 1 else []
+    chunk = dict(sources).get(asked[0].source) if len(asked) == 1 else None
+    if chunk is None:
+        return None
+    cell = asked[0].fact
+    facts = table_facts(chunk)
+    if _in_percent(cell) and any(cell.metric.endswith(f" {f.metric}") for f in facts):
+        return asked[0]  # the rate row itself (营业收入同比增长率)
+    for fact in facts:
+        if (
+            fact.col == cell.col
+            and fact.row > cell.row
+            and fact.metric.endswith(f" {cell.metric}")
+            and _in_percent(fact)
+        ):
+            return AskedFact(asked[0].source, fact)
+    return None
+
+
+def _in_percent(fact: Fact) -> bool:
+    """A cell in percent: so written, or its row's label says so ("同比（%）")."""
+    return fact.scale == "percent" or "%" in fact.metric

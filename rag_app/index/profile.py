@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from rag_app.facts.ranks import NUMERIC, SENTENCE, is_ordinal, name_column, periods_of
+from rag_app.facts.rows import labelled_residual, labelled_total
 from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD
@@ -177,7 +178,11 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # part before the form is a name ("Bank of Rongcheng").
 # 5: a title's leading name the document writes again anywhere (not only on its first page) is
 # its subject (an industry report's 动力电池行业, not a company its first page names).
-PROFILE_VERSION = 6
+# 6: a title's company name ends at its legal form (not "…股份有限公司关于").
+# 7: a name before its ticker is cut to a tail only where the document writes that tail alone
+# (not 酒业 of 岳泉酒业); a column of tickers is read past a summary row spanning the first
+# columns (平均值), that row a metric; a ranking's 合计 and 其他 rows are no entities.
+PROFILE_VERSION = 7
 
 
 def profile_to_json(profile: DocumentProfile) -> str:
@@ -224,13 +229,18 @@ def _named(text: str, entities: dict[str, Entity], whole: str = "") -> None:
 
 def _name_end(run: str, whole: str) -> str:
     """The name a run of Chinese characters ends with: the longest tail the document writes
-    more often than the run ("宁德时代" of "公司与宁德时代"), else the run (a Latin name as is)."""
+    more often than the run, and somewhere as a name of its own, not the end of a longer one
+    ("宁德时代" of "公司与宁德时代"; not "酒业" of "岳泉酒业" for 剑阳酒业's), else the run (a Latin
+    name as is)."""
     if not _CJK_START.match(run):
         return run
     seen = whole.count(run)
     for start in range(1, len(run) - 1):
-        if whole.count(run[start:]) > seen:
-            return run[start:]
+        tail = run[start:]
+        if whole.count(tail) > seen and re.search(
+            f"(?:^|[^{CJK_UNIFIED}]){re.escape(tail)}", whole
+        ):
+            return tail
     return run
 
 
@@ -279,7 +289,7 @@ def _read_table(
     if codes is not None:
         # a column of tickers (可比公司估值): the rows are companies, each with its ticker, and
         # the headers, their periods aside ("EPS（元） 2025E"), the metrics
-        _companies(grid, codes, entities)
+        _companies(grid, codes, entities, metrics, caption_unit)
         for label in labels:
             name = " ".join(PERIOD_SPAN.sub(" ", label).split()) if periods_of(label) else ""
             if name and not SENTENCE.search(name):
@@ -315,8 +325,8 @@ def _read_table(
         cell = row[key].strip()
         if _NAMED_TICKER.search(cell):  # a name with its ticker in the cell: "华虹（1347.HK）"
             _named(cell, entities)
-        elif cell:
-            _add(entities, Entity(cell))
+        elif cell and not (labelled_total(cell) or labelled_residual(cell)):
+            _add(entities, Entity(cell))  # not 合计 or 其他 of a ranking
 
 
 def _ticker_column(grid: Grid) -> int | None:
@@ -324,20 +334,29 @@ def _ticker_column(grid: Grid) -> int | None:
     rows = grid.data_rows
     for c in range(grid.n_cols):
         cells = [
-            row[c].strip() for row in rows if c < len(row) and row[c].strip() not in ("", "—", "-")
+            row[c].strip()
+            for row in rows
+            if c < len(row)
+            and row[c].strip() not in ("", "—", "-")
+            and not (c and row[c] == row[0])  # 平均值 spanning the row's first columns
         ]
         if len(cells) >= 2 and all(_TICKER_ONLY.fullmatch(cell) for cell in cells):
             return c
     return None
 
 
-def _companies(grid: Grid, codes: int, entities: dict[str, Entity]) -> None:
-    """Each row's name (its first cell that is not the ticker) as an entity with the row's ticker."""
+def _companies(
+    grid: Grid, codes: int, entities: dict[str, Entity], metrics: dict[Metric, None], unit: str
+) -> None:
+    """Each row's name (its first cell that is not the ticker) as an entity with the row's
+    ticker; a row with no ticker (可比公司平均, 平均值: what the rows come to) as a metric."""
     for row in grid.data_rows:
         name = next((cell.strip() for c, cell in enumerate(row) if c != codes and cell.strip()), "")
         code = row[codes].strip() if codes < len(row) else ""
-        if name and _TICKER_ONLY.fullmatch(code):  # not 可比公司平均, a row with no ticker
+        if name and _TICKER_ONLY.fullmatch(code):
             _add(entities, Entity(name, (code,)))
+        elif name and not (NUMERIC.match(name) or SENTENCE.search(name)):
+            metrics[_metric(name, unit)] = None
 
 
 def _metric(label: str, caption_unit: str) -> Metric:

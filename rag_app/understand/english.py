@@ -11,7 +11,7 @@ from rag_app.understand.slots import Piece, Reading
 def english_metric(now: Reading, before: Reading, carried: list[str]) -> str:
     """The follow-up's metric (with the earlier one's modifiers when it names it bare:
     预测归母净利润 -> 预测每股收益), else the earlier question's metric words."""
-    olds = before.of("metric")
+    olds = metric_run(before)
     old = before.text[olds[0].start : olds[-1].end] if olds else ""
     new = now.first("metric")
     if new is None:
@@ -40,7 +40,7 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
     elif period:
         end = len(before.text.rstrip(CLOSING))
         edits.append((end, end, f" in {period}"))
-    olds = before.of("metric") or asked_words(before)
+    olds = metric_run(before) or asked_words(before)
     if olds and metric:
         start = olds[0].start
         if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
@@ -52,6 +52,19 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
             start = next((p.start for p in before.of("words") if p.end == start - 1), start)
         edits.append((start, olds[-1].end, metric))
     return edited(before.text, edits)
+
+
+def metric_run(before: Reading) -> list[Piece]:
+    """The earlier question's first metric and those right after it, up to a name or period
+    between them ("revenue" of "How much revenue did 垣工重机 make from cranes (起重机械)": not
+    through the company's name to the segment's)."""
+    run: list[Piece] = []
+    for piece in before.pieces:
+        if piece.kind == "metric":
+            run.append(piece)
+        elif run and piece.kind in ("name", "period", "pointer"):
+            break
+    return run
 
 
 def asked_words(before: Reading) -> list[Piece]:

@@ -361,8 +361,14 @@ def _carried(
     old_period = before.first("period")
     # 同比变化多少, 占比多少: a rate of something, asked of what the earlier question asked
     asked = [p for p in now.pieces if p.kind == "metric" or (p.kind == "words" and p.nominal)]
-    relative = [p.text.lower().startswith(tuple(RELATIVE)) for p in asked]
-    of_fact = asks_of_earlier_fact(now, pointer) or (relative and all(relative) and not pointer)
+    relative = [p for p in asked if p.text.lower().startswith(tuple(RELATIVE))]
+    # …or besides words the library holds nothing of, naming no period (同比变化多少: 变化 is no
+    # metric of its own)
+    alone = len(relative) == len(asked) or not (now.first("period") or now.first("same_period"))
+    alone = alone and all(
+        p in relative or known.closest(p.text)[2] < known.min_share for p in asked
+    )
+    of_fact = asks_of_earlier_fact(now, pointer) or bool(relative and alone and not pointer)
     if of_fact:
         pass  # the earlier question's span carries its period
     elif (

@@ -53,8 +53,8 @@ def pointed(pointer: Piece | None, before: Reading, subject: Piece) -> str:
     its company: 拓衡传感研发中心建设项目); 该公司 a noun it does not write: the company the
     earlier question asks about (澄远智能 of 澄远智能审计委员会召集人); 它, 其: the whole subject."""
     noun = pointer_noun(pointer)
-    if not noun:
-        return written(subject)
+    if not noun or before.text[subject.start : subject.end] != subject.text:
+        return written(subject)  # 它; or a subject the earlier answer gave, not its question
     name = next((p for p in before.of("name") if p.start == subject.start), subject)
     company = written(name)
     for piece in reversed(before.pieces):

@@ -105,19 +105,17 @@ class Reading:
         return next((p for p in self.pieces if p.kind == kind), None)
 
 
+@lru_cache(maxsize=256)
 def read(text: str, known: Known) -> Reading:
     """``text`` read into slots against ``known``."""
-    return _read(text, known)
-
-
-@lru_cache(maxsize=256)
-def _read(text: str, known: Known) -> Reading:
-    share = cjk_share(text)
-    english = share is not None and share < 0.5
     found = [
         Piece(s.kind if s.kind != "subject" else "name", s.start, s.end, s.text, s.text, s.lead)
         for s in spans(text, known.names)
     ]
+    # the question's own words, its names aside: "How much did 垣工重机 make…" is English
+    names = [range(p.start, p.end) for p in found if p.kind == "name"]
+    share = cjk_share("".join(" " if any(i in r for r in names) else c for i, c in enumerate(text)))
+    english = share is not None and share < 0.5
     found = [_named(p, known) for p in found]
     # a period named from another (去年同期, 上年末: one pointing back or forth; 本报告期 and
     # 报告期末 are the question's own words) or a part of a year in English (the first half):
@@ -300,6 +298,10 @@ def _close(text: str, run: list[tuple[int, int, str]], out: list[Piece], known: 
     if copula and not run:
         run[:], copula = copula, []
     piece = _kind_of(text, run[0][0], run[-1][1], known)
+    if piece is None and len(run) > 1 and run[0][2] == "v" and run[0][1] - run[0][0] == 1:
+        out.append(Piece("words", run[0][0], run[0][1], text[run[0][0] : run[0][1]]))
+        del run[0]  # 是剑阳酒业 (an answer's first words): a copula, not part of the name
+        piece = _kind_of(text, run[0][0], run[-1][1], known)
     if piece is None:
         last = max((i for i, (_, _, tag) in enumerate(run) if tag in _NAME_TAGS), default=-1)
         head, tail = run[: last + 1], run[last + 1 :]

@@ -342,3 +342,34 @@ def test_rows_labelled_in_two_columns_under_one_header() -> None:
     # the quantity named alone is its total
     lines = fact_value_lines(_as("10月集装箱吞吐量比9月多多少万标准箱？", "diff"), _table(html))
     assert lines and "309.72 - 296.38 = 13.34" in lines[0]
+
+
+_FORECAST = _table(
+    "<table><tr><th>指标</th><th>2023A</th><th>2024A</th><th>2025E</th></tr>"
+    "<tr><td>营业收入（百万元）</td><td>38,624</td><td>41,187</td><td>46,352</td></tr>"
+    "<tr><td>同比（%）</td><td>-10.0</td><td>6.6</td><td>12.5</td></tr>"
+    "<tr><td>归母净利润（百万元）</td><td>2,318</td><td>2,946</td><td>3,872</td></tr>"
+    "<tr><td>同比（%）</td><td>-16.6</td><td>27.1</td><td>31.4</td></tr>"
+    "<tr><td>毛利率（%）</td><td>24.6</td><td>26.3</td><td>27.5</td></tr></table>",
+    "表1：盈利预测",
+)
+
+
+def test_a_rate_row_repeated_under_each_amount_is_named_with_its_amount() -> None:
+    """同比（%） under 营业收入 and again under 归母净利润 (facts v6); 毛利率（%） under an
+    amount, written once, keeps its own name."""
+    metrics = {f.row: f.metric for f in table_facts(_FORECAST[0][1])}
+    assert metrics[1] == "同比（%） 营业收入（百万元）"
+    assert metrics[3] == "同比（%） 归母净利润（百万元）"
+    assert metrics[4] == "毛利率（%）"
+
+
+def test_a_change_of_one_year_is_the_rate_the_table_states() -> None:
+    """A change asked of one year is read off the rate row, not worked out of the rates or of
+    a year the table lacks; a change between two years named is still worked out."""
+    first = fact_value_lines(_as("2023年归母净利润同比变化多少？", "change_ratio"), _FORECAST)
+    assert first and "：-16.6 [Source 1]" in first[0] and "2023A" in first[0]
+    rate = fact_value_lines(_as("2025年营业收入同比增长率是多少？", "change_ratio"), _FORECAST)
+    assert rate and "：12.5 [Source 1]" in rate[0] and "=" not in rate[0]
+    worked = fact_value_lines(_as("2025年营业收入比2024年增长了多少？", "diff"), _FORECAST)
+    assert worked and "46352 - 41187 = 5165" in worked[0]

@@ -147,6 +147,32 @@ def test_stored_with_the_document_and_deleted_with_it(library: Library) -> None:
     assert library.library_profile("kb") == DocumentProfile("", "")
 
 
+def test_profiles_are_read_once_per_version_of_their_document(library: Library) -> None:
+    """A profile is parsed once per version of its document: a second read of the library
+    reads no stored profile again, a document written anew is read as written now, and a
+    deleted one is gone from the library's profiles."""
+    (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
+    first = library.profiles("kb")[report.doc_id]
+    asked: list[object] = []
+    original = library.catalogue.profiles
+
+    def counted(kb: str, doc_ids: object = None) -> dict[str, str]:
+        asked.append(doc_ids)
+        return original(kb, doc_ids)  # type: ignore[arg-type]
+
+    library.catalogue.profiles = counted  # type: ignore[method-assign]
+    assert library.profiles("kb")[report.doc_id] is first and asked == []
+    edited = json.loads(SAMPLE_CONTENT_LIST.read_text(encoding="utf-8"))
+    edited.append({"type": "text", "text": "附注：本版另有一段。", "page_idx": 0})
+    data = json.dumps(edited, ensure_ascii=False).encode()
+    (again,) = library.ingest_bytes([(SAMPLE_CONTENT_LIST.name, data)], "kb", on_conflict="replace")
+    assert again.doc_id == report.doc_id and again.status == "ingested"
+    now = library.profiles("kb")[report.doc_id]
+    assert asked == [] and now == profile_of(library.chunks("kb", report.doc_id))
+    assert library.delete_document("kb", report.doc_id)
+    assert library.profiles("kb") == {}
+
+
 def test_a_failed_write_leaves_neither_document_nor_profile(library: Library) -> None:
     (report,) = library.ingest_paths([SAMPLE_CONTENT_LIST], "kb")
     chunks = library.chunks("kb", report.doc_id)
@@ -214,6 +240,44 @@ def test_a_column_of_tickers_makes_its_rows_companies(settings: Settings, counte
     assert names["沐溪食品"].tickers == ("605376.SH",) and "可比公司平均" not in names
     metrics = {m.name for m in profile.metrics}
     assert "EPS" in metrics and not {"沐溪食品", "鼎味股份"} & metrics
+
+
+def test_a_column_of_tickers_is_read_past_an_average_spanning_the_first_columns(
+    settings: Settings,
+    counter,  # type: ignore[no-untyped-def]
+) -> None:
+    """平均值 written across 公司 and 代码 leaves the ticker column a column of tickers; a name
+    before its ticker keeps its whole name where the document never writes its tail alone
+    (岳泉酒业, not the 酒业 every liquor maker's name ends with); a ranking's 合计 and 其他 are no
+    companies."""
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {"type": "text", "text": "岳泉酒业（603386.SH）：高端化持续，维持买入评级"},
+            {
+                "type": "table",
+                "table_caption": ["表5：可比公司估值"],
+                "table_body": "<table><tr><td>公司</td><td>代码</td><td>PE 2025E</td></tr>"
+                "<tr><td>剑阳酒业</td><td>000869.SZ</td><td>15.2</td></tr>"
+                "<tr><td>酉水酒业</td><td>600784.SH</td><td>24.2</td></tr>"
+                "<tr><td colspan=2>平均值</td><td>19.7</td></tr></table>",
+            },
+            {
+                "type": "table",
+                "table_caption": ["表6：2024年挖掘机销量排名"],
+                "table_body": "<table><tr><td>排名</td><td>公司</td><td>销量（台）</td></tr>"
+                "<tr><td>1</td><td>岱山重工</td><td>27122</td></tr>"
+                "<tr><td>2</td><td>柳岳机械</td><td>15230</td></tr>"
+                "<tr><td>—</td><td>其他</td><td>9000</td></tr>"
+                "<tr><td>—</td><td>合计</td><td>51352</td></tr></table>",
+            },
+        ],
+    )
+    names = {e.name: e for e in profile.entities}
+    assert names["剑阳酒业"].tickers == ("000869.SZ",) and "平均值" not in names
+    assert names["岳泉酒业"].tickers == ("603386.SH",) and "酒业" not in names
+    assert {"岱山重工", "柳岳机械"} <= set(names) and not {"其他", "合计"} & set(names)
 
 
 def test_periods_named_from_the_reports_own_are_periods(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]

@@ -121,6 +121,16 @@ def test_a_pointer_after_a_question_for_a_name_is_the_name_the_answer_gives() ->
     assert not standalone("这家公司的市盈率是多少？", earlier, KNOWN).changed
 
 
+def test_a_pointer_after_which_one_of_a_ranking_is_the_company_the_answer_gives() -> None:
+    """The earlier question's phrase ending in the pointer's noun (白酒上市公司) is what it asked
+    which of, not what the pointer stands for; the answer's copula is no part of the name."""
+    ranking = known_of(["岳泉酒业"], [("剑阳酒业", "岳泉酒业", ("000869.SZ",))], ["营业收入", "PE"])
+    earlier = ["2024年白酒上市公司里收入排名第二的是哪家？"]
+    for answer in ("是剑阳酒业，2024年营业收入862.4亿元。", "剑阳酒业，2024年营业收入862.4亿元。"):
+        resolution = standalone("这家公司2026年的PE是多少？", earlier, ranking, answer=answer)
+        assert resolution.text == "剑阳酒业2026年的PE是多少？"
+
+
 def test_a_pointer_to_what_the_earlier_question_asked_which_of_is_what_the_answer_gives() -> None:
     earlier = ["中芯国际哪类产品的收入占比最高？"]
     answer = "28纳米及以上，2024年收入占比为61.2% [Source 1]。"  # a number first: no phrase
@@ -455,3 +465,24 @@ def test_a_rate_asked_alone_is_of_what_the_earlier_question_asked() -> None:
     resolution = standalone("同比变化多少？", ["中芯国际2023年归母净利润是多少？"], KNOWN)
     assert resolution.text.startswith("中芯国际2023年归母净利润") and "同比变化" in resolution.text
     assert resolution.text.count("2023年") == 1
+    # a library whose tables have a 同比 column: 变化 is no metric of its own
+    rates = known_of(REPORTS, [], ["归母净利润", "毛利率", "同比"])
+    resolution = standalone("同比变化多少？", ["中芯国际2023年归母净利润是多少？"], rates)
+    assert resolution.text == "中芯国际2023年归母净利润同比变化多少？"
+    assert standalone("毛利率同比变化多少？", ["中芯国际2023年归母净利润是多少？"], rates).text == (
+        "中芯国际2023年的毛利率同比变化多少？"
+    )  # a metric named: its own
+
+
+def test_an_english_question_naming_chinese_names_is_read_in_english() -> None:
+    """Its names aside, the question's own words are English (8 CJK characters and 8 Latin
+    words were read as Chinese, "How" taken for its subject); the earlier metric is the one
+    before the name, not a run through the name to the segment after it."""
+    machinery = known_of(["垣工重机"], [], ["revenue", "gross margin", "起重机械"])
+    earlier = ["How much revenue did 垣工重机 make from cranes (起重机械) in 2024?"]
+    assert read(earlier[0], machinery).english
+    resolution = standalone("And the gross margin?", earlier, machinery)
+    assert (
+        resolution.text == "How much gross margin did 垣工重机 make from cranes (起重机械) in 2024?"
+    )
+    assert "metric revenue -> gross margin" in resolution.carried
