@@ -15,6 +15,7 @@ from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, writt
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import (
+    amount_of,
     asked_columns,
     month_cells,
     month_rows,
@@ -113,7 +114,8 @@ def worked_lines(
     if rate is not None:  # the change the table states (同比（%）), not one worked out
         head = f"{rate.fact.metric} {rate.fact.column}"
         line = fact_line(head, rate.fact.value, "percent", rate.source, lang)
-    else:
+    else:  # a compound rate compounds the amount, not the rate row its words name
+        asked = amount_of(asked, sources) if operation.name == "cagr" else asked
         line = _worked(operation.name, asked, sources, lang) if asked else ""
     if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
         relative = relative_pair(query, sources)

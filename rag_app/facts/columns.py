@@ -298,3 +298,22 @@ def stated_rate(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> A
 def _in_percent(fact: Fact) -> bool:
     """A cell in percent: so written, or its row's label says so ("同比（%）")."""
     return fact.scale == "percent" or "%" in fact.metric
+
+
+def amount_of(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
+    """The cells of the amount a rate row is named with (facts v6: 营业收入 of "增长率（%）
+    营业收入（百万元）"), in the columns of ``asked`` when all of it is that rate row's: what
+    a compound growth rate compounds, though the question's 复合增长率 names the rate row;
+    ``asked`` itself otherwise."""
+    rows = {(a.source, a.fact.row) for a in asked}
+    if len(rows) != 1 or not _in_percent(asked[0].fact):
+        return asked
+    chunk = dict(sources).get(asked[0].source)
+    facts = table_facts(chunk) if chunk is not None else ()
+    label = asked[0].fact.metric
+    amount = next((f.metric for f in facts if label.endswith(f" {f.metric}")), "")
+    columns = {a.fact.col for a in asked}
+    cells = [
+        f for f in facts if f.metric == amount and f.col in columns and f.row < asked[0].fact.row
+    ]
+    return [AskedFact(asked[0].source, f) for f in cells] if len(cells) == len(asked) else asked

@@ -187,7 +187,7 @@ def _metric_gap(
         if operation.name in _WORKED and head and not any(profile[d].writes(head) for d in scope):
             # what is worked out is no metric a report gives (平均值, 复合增长率): the noun
             # it is worked out of, before it, is asked
-            text = text[: text.find(head.split()[0])]
+            text = text[: text.lower().find(head.split()[0].lower())]  # CAGR read as cagr
     if shown(question, scope, profile):  # "表6" asked for by number: shown, whatever named
         return None
     held = _row_labels(snap, scope)[:8]

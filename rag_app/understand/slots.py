@@ -6,11 +6,11 @@ The kinds come from the library, not from lists of phrasings: a name is one of i
 subjects, entities, aliases or tickers (``Known``, built from the document profiles); a metric
 is one of its tables' row labels or column headers, or a finance term (``text.spans``); a period
 is what ``text.periods`` reads. A run of words the library holds nothing of exactly is given the
-kind of the library entry whose character bigrams it shares most ("华虹" is a name, as 华虹集团
-is; "扣非净利润" a metric, as 归母净利润 is). Chinese function words are told apart by their part
-of speech (jieba's tagger, learned from its corpus: pronouns, particles, conjunctions,
-prepositions, adverbs, numerals, time words), so a follow-up that holds nothing else ("那2026年
-呢？", "和华虹比呢？") is seen to be elliptic; English ones are the question stopwords."""
+kind of the library entry whose character bigrams it shares most ("华虹" a name, as 华虹集团 is;
+"扣非净利润" a metric, as 归母净利润 is). Chinese function words are told apart by their part of
+speech (jieba's tagger: pronouns, particles, conjunctions, prepositions, adverbs, numerals, time
+words), so a follow-up holding nothing else ("那2026年呢？", "和华虹比呢？") is elliptic; English
+ones are the question stopwords. A question is English by its own words, its names aside."""
 
 from __future__ import annotations
 
@@ -112,7 +112,6 @@ def read(text: str, known: Known) -> Reading:
         Piece(s.kind if s.kind != "subject" else "name", s.start, s.end, s.text, s.text, s.lead)
         for s in spans(text, known.names)
     ]
-    # the question's own words, its names aside: "How much did 垣工重机 make…" is English
     names = [range(p.start, p.end) for p in found if p.kind == "name"]
     share = cjk_share("".join(" " if any(i in r for r in names) else c for i, c in enumerate(text)))
     english = share is not None and share < 0.5

@@ -373,3 +373,20 @@ def test_a_change_of_one_year_is_the_rate_the_table_states() -> None:
     assert rate and "：12.5 [Source 1]" in rate[0] and "=" not in rate[0]
     worked = fact_value_lines(_as("2025年营业收入比2024年增长了多少？", "diff"), _FORECAST)
     assert worked and "46352 - 41187 = 5165" in worked[0]
+
+
+def test_a_compound_rate_compounds_the_amount_not_the_rate_row_its_words_name() -> None:
+    """年均复合增长率 shares 增长率 with the rate row under 营业收入 (facts v6); what compounds is
+    the amount."""
+    rows = _table(
+        "<table><tr><th>指标</th><th>2024A</th><th>2025E</th><th>2026E</th><th>2027E</th></tr>"
+        "<tr><td>营业收入（百万元）</td><td>56,742.3</td><td>61,500.0</td><td>66,800.0</td>"
+        "<td>72,440.2</td></tr>"
+        "<tr><td>增长率（%）</td><td>8.5</td><td>8.4</td><td>8.6</td><td>8.4</td></tr>"
+        "<tr><td>归母净利润（百万元）</td><td>4,800.0</td><td>5,318.4</td><td>5,900.0</td>"
+        "<td>6,500.0</td></tr>"
+        "<tr><td>增长率（%）</td><td>9.0</td><td>10.8</td><td>10.9</td><td>10.2</td></tr></table>"
+    )
+    question = "2024A到2027E，营业收入的年均复合增长率是多少？"
+    lines = fact_value_lines(_as(question, "cagr"), rows)
+    assert lines and "(72440.2 / 56742.3)^(1/3) - 1 = 8.48%" in lines[0]
