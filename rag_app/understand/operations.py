@@ -2,7 +2,7 @@
 a rate, a date; ``span``: words), list several (``multi-span``), count them, or compute (``diff``,
 ``change_ratio``, ``average``, ``sum``, ``divide`` a ratio, ``share`` a part as a percentage of
 its whole, ``cagr`` a compound annual growth rate, ``other``). Read by a model learned from data, not from word lists: a logistic
-regression over the question's words and word pairs (``rag_app.text.analyzer``) and, when the
+regression over the question's words and word pairs (``features``) and, when the
 question was embedded by the encoder it was fitted with (multilingual-e5-small, the "query: "
 vector dense retrieval computes anyway, ``QueryAnalysis.embedding``), over that embedding too.
 Both are fitted by ``rag_app.evaluation.operations_fit`` on the TAT-QA dev questions of half its
@@ -20,22 +20,31 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rag_app.text.analyzer import index_tokens
+from rag_app.text.analyzer import cut
 
 MODEL_PATH = Path(__file__).with_name("data") / "operations.json"
 EMBEDDING_MODEL_PATH = Path(__file__).with_name("data") / "operations_embedding.json"
+_WORD = re.compile(r"\w")
 COMPUTED = ("diff", "change_ratio", "average", "sum", "divide", "share", "cagr", "other")
 
 
 def features(question: str) -> list[str]:
-    """The question's words (numbers and years aside) and its pairs of neighbouring words."""
-    words = [t for t in index_tokens(question) if not any(ch.isdigit() for ch in t)]
+    """The question's words as segmented, function words kept (了, 和, 比, the, between: they
+    say which operation) and a number as "#", and its pairs of neighbouring words. Not the
+    keyword index's tokens: their stopwords go, and their character pairs across words ("了多"
+    of 卖了多少) read 一共卖了多少台 as a difference (session 23)."""
+    words = []
+    for token in cut(question.lower()):
+        token = token.strip()
+        if token and _WORD.search(token):
+            words.append("#" if any(ch.isdigit() for ch in token) else token)
     return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
 
 
