@@ -364,10 +364,9 @@ def _carried(
     relative = [p for p in asked if p.text.lower().startswith(tuple(RELATIVE))]
     # …or besides words the library holds nothing of, naming no period (同比变化多少: 变化 is no
     # metric of its own)
-    alone = len(relative) == len(asked) or not (now.first("period") or now.first("same_period"))
-    alone = alone and all(
-        p in relative or known.closest(p.text)[2] < known.min_share for p in asked
-    )
+    unheld = all(p in relative or known.closest(p.text)[2] < known.min_share for p in asked)
+    dated = now.first("period") or now.first("same_period")
+    alone = len(relative) == len(asked) or (unheld and not dated)
     of_fact = asks_of_earlier_fact(now, pointer) or bool(relative and alone and not pointer)
     if of_fact:
         pass  # the earlier question's span carries its period
