@@ -135,6 +135,16 @@ def test_an_english_statement_term_the_reports_do_not_give_is_declined(sample: L
         assert not assess(analyse_query(held), sample, "default").declines, held
 
 
+def test_what_a_worked_question_works_out_is_no_missing_metric(sample: Library) -> None:
+    # CAGR is a glossary term the sample never writes: asked of a held metric it is what is
+    # worked out; of a metric the sample does not give (存货), the question is still declined
+    cagr = analyse_query("中芯国际2023-2026年营业收入的CAGR是多少？")
+    assert cagr.operation.name == "cagr"
+    assert not assess(cagr, sample, "default").declines
+    absent = assess(analyse_query("中芯国际2023-2026年存货的CAGR是多少？"), sample, "default")
+    assert absent.declines and absent.gaps[0].asked == "存货"
+
+
 def test_a_shares_whole_named_in_general_words_is_no_missing_metric(
     tmp_path_factory: pytest.TempPathFactory,
     counter,  # type: ignore[no-untyped-def]

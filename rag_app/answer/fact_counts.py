@@ -11,7 +11,7 @@ from rag_app.facts.columns import column_cells, month_cells, quarter_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.models import Chunk
 from rag_app.text.comparisons import Threshold, threshold
-from rag_app.text.periods import asks_by_quarter, distinct_years
+from rag_app.text.periods import asks_by_quarter, counts_rows, distinct_years
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -22,6 +22,9 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     limit = threshold(query.text)
     if limit is None:
         return ""
+    rows = column_cells(query, sources) if counts_rows(query.text) else []
+    if len(rows) >= 2:  # 有几家: the rows of the column it names, not one row's years
+        return _counted_rows(limit, rows, sources, lang)
     asked = asked_facts(query, sources, [EVERY_YEAR])
     dated = [
         (years[0], item.fact)

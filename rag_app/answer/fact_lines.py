@@ -115,7 +115,7 @@ def worked_lines(
         head = f"{rate.fact.metric} {rate.fact.column}"
         line = fact_line(head, rate.fact.value, "percent", rate.source, lang)
     else:  # a compound rate compounds the amount, not the rate row its words name
-        asked = amount_of(asked, sources) if operation.name == "cagr" else asked
+        asked = amount_of(asked, sources, query, years) if operation.name == "cagr" else asked
         line = _worked(operation.name, asked, sources, lang) if asked else ""
     if not line and operation.name in ("diff", "change_ratio"):  # 本报告期 against 上年同期
         relative = relative_pair(query, sources)

@@ -17,7 +17,9 @@ from rag_app.facts.lookup import (
     _order,
     _place,
     _rows_named,
+    asked_cells,
     asked_facts,
+    period_words,
 )
 from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import (
@@ -300,11 +302,17 @@ def _in_percent(fact: Fact) -> bool:
     return fact.scale == "percent" or "%" in fact.metric
 
 
-def amount_of(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
+def amount_of(
+    asked: list[AskedFact],
+    sources: Sequence[tuple[int, Chunk]],
+    query: QueryAnalysis,
+    years: Sequence[str],
+) -> list[AskedFact]:
     """The cells of the amount a rate row is named with (facts v6: 营业收入 of "增长率（%）
     营业收入（百万元）"), in the columns of ``asked`` when all of it is that rate row's: what
-    a compound growth rate compounds, though the question's 复合增长率 names the rate row;
-    ``asked`` itself otherwise."""
+    a compound growth rate compounds, though the question's 复合增长率 names the rate row; else
+    the cells of ``years`` of the row ``query`` names best among rows not in percent
+    (归母净利润 of "归母净利润的CAGR", not 净利润增长率（%）); ``asked`` itself otherwise."""
     rows = {(a.source, a.fact.row) for a in asked}
     if len(rows) != 1 or not _in_percent(asked[0].fact):
         return asked
@@ -316,4 +324,9 @@ def amount_of(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]]) -> l
     cells = [
         f for f in facts if f.metric == amount and f.col in columns and f.row < asked[0].fact.row
     ]
-    return [AskedFact(asked[0].source, f) for f in cells] if len(cells) == len(asked) else asked
+    if len(cells) == len(asked):
+        return [AskedFact(asked[0].source, f) for f in cells]
+    amounts = (
+        (n, [f for f in table_facts(c) if not _in_percent(f)], period_words(c)) for n, c in sources
+    )
+    return asked_cells(query, amounts, years) or asked

@@ -20,6 +20,7 @@ from rag_app.facts.rows import (
     classes_named,
     label_core,
     labelled_total,
+    most_specific,
     names_part_of_year,
     names_prior,
     pair_asked,
@@ -35,6 +36,8 @@ from rag_app.text.periods import (
     distinct_years,
     find_years,
     months_named,
+    period_tokens,
+    quarter_of,
 )
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -95,6 +98,7 @@ def _columns(
         # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")
         return {c for cols in by_year.values() for c in amount_columns(cols, facts, named)}
     named = {c for c, label in labels.items() if label and _named(label, question, words)}
+    named = named or _named_columns(labels, question, words) & numeric  # 业务量 of 10月业务量
     if named:
         return named
     picked = amount_columns(numeric, facts, set())  # the one column of amounts
@@ -210,21 +214,29 @@ def asked_cells(
         if rows:
             named.append((-score if best_first else 0, len(named), number, facts, rows))
     # best first: the table naming the row with the most words ("沧澜新能 营业收入" of companies
-    # by metric, before a ranking's "沧澜新能"); else the sources' order
+    # by metric, before a ranking's "沧澜新能"), else the sources' order; of several years, the
+    # table giving most (2025-2027年毛利率: a forecast's 2025E-2027E, not 2025Q1-Q3)
+    several = len(set(years) - {EVERY_YEAR}) >= 2
+    picked: tuple[int, list[AskedFact]] = (-1, [])
     for _, _, number, facts, rows in sorted(named, key=lambda t: t[:2]):
         columns = _of_class(facts, _columns(facts, years, question, words), query.text)
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
-        if not found:
-            continue
-        if len(rows) > 1 and len({(f.column, f.value) for f in found}) != len(
-            {f.column for f in found}
-        ):
-            return []  # two rows named alike with different values: not told apart
+        labels = {f.column for f in found}
+        if len(rows) > 1 and len({(f.column, f.value) for f in found}) != len(labels):
+            if not picked[1]:
+                return []  # two rows named alike with different values: not told apart
+            found = []
         by_column: dict[int, Fact] = {}
         for fact in found:
             by_column.setdefault(fact.col, fact)
-        return [AskedFact(number, f) for f in by_column.values()]
-    return []
+        if not found:
+            continue
+        cells = [AskedFact(number, f) for f in by_column.values()]
+        given = len({y for f in by_column.values() for y in distinct_years(f.column)} & set(years))
+        if not several:
+            return cells
+        picked = max(picked, (given, cells), key=lambda p: p[0])
+    return picked[1]
 
 
 def entity_facts(
@@ -301,7 +313,7 @@ def asked_pair(
         # unless it writes both whole (个人定期存款 of 个人存款; not 桩工机械 by 机械 alone)
         written = all(label_core(_bare(m)).lower() in question for m in named)
         if len(named) > 2 or (share and len(named) == 2 and not written):
-            named = _most_specific(named)
+            named = most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
             continue
         columns = _one_column(facts, years, question, words, query.text)
@@ -352,7 +364,7 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
     order = _order(query.text)
     for number, chunk in sources:
         facts = _of_period(chunk, part)
-        named = _most_specific({m for m in {f.metric for f in facts} if _named(m, question, own)})
+        named = most_specific({m for m in {f.metric for f in facts} if _named(m, question, own)})
         named = {m for m in named if not labelled_total(m)}
         if len(named) < 2:
             continue
@@ -368,11 +380,6 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
     return []
 
 
-def _most_specific(named: set[str]) -> set[str]:
-    """Of labels named alike, the most specific ("Total costs", not "Total")."""
-    return {m for m in named if not any(_less_specific(m, other) for other in named)}
-
-
 def _one_column(
     facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str], text: str = ""
 ) -> set[int]:
@@ -382,7 +389,10 @@ def _one_column(
     columns = _of_class(facts, _columns(facts, years, question, words), text)
     asked = [m for _, m in months_named(question)]
     if len(columns) > 1 and len(asked) == 1:  # the year's columns, one of them its month's
-        columns = {f.col for f in facts if f.col in columns and _month_of(f.column) == asked[0]}
+        columns &= {f.col for f in facts if [m for _, m in months_named(f.column)] == asked}
+    quarters = {(p[:4], int(p[5])) for p in period_tokens(text) if len(p) == 6 and p[4] == "q"}
+    if len(columns) > 1 and len(quarters) == 1:  # the year's quarters, one of them asked
+        columns &= {f.col for f in facts if quarter_of(f.column) in quarters}
     if years and not columns and not any(find_years(f.column) for f in facts):
         # a table stating its period elsewhere (its caption, the report's year): the column
         # the question names
@@ -408,18 +418,6 @@ def _of_class(facts: Sequence[Fact], columns: set[int], text: str) -> set[int]:
     """``columns``, or of a table's share-class columns the one the question names (A类)."""
     classes = classes_named({f.col: f.column for f in facts if f.number is not None}, text)
     return set(classes) if len(columns) != 1 and len(classes) == 1 else columns
-
-
-def _month_of(label: str) -> int:
-    """The one month a column is (10 of 2025年10月), 0 when it is none or several."""
-    found = months_named(label)
-    return found[0][1] if len(found) == 1 else 0
-
-
-def _less_specific(label: str, than: str) -> bool:
-    """Whether ``than`` names everything ``label`` does and more ("Total" than "Total costs")."""
-    mine, theirs = match_terms(label)[0], match_terms(than)[0]
-    return label != than and mine < theirs
 
 
 def _order(text: str) -> list[tuple[int, str]]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rag_app.facts.cells import Fact
-from rag_app.text.analyzer import cut
+from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import distinct_years, find_years, month_range
 
@@ -119,7 +119,7 @@ def labelled_total(label: str) -> bool:
 # A column or caption naming a part of a year: a span of months ("1-6月", "1-9月"), a half or a
 # quarter (上半年, 第三季度, Q3, H1).
 _PART = re.compile(
-    r"\d{1,2}\s*[-–~至]\s*\d{1,2}\s*月|半年|季度|(?<![0-9a-z])[qh][1-4](?![0-9a-z])", re.I
+    r"\d{1,2}\s*[-–~至]\s*\d{1,2}\s*月|半年|季度|(?<![a-z])[qh][1-4](?![0-9a-z])", re.I
 )
 # Column labels that place a period against the report's own (本报告期 / 上年同期, 期末 / 期初,
 # current / prior year): the conventions of a report's headers. A label saying a change
@@ -245,3 +245,14 @@ def pair_asked(pairs: list[tuple[int, int, str]], question: str) -> tuple[int, i
     running = month_range(question) is not None
     kept = [p for p in pairs if p[2].startswith("累计") == running]
     return kept[0][:2] if kept else None
+
+
+def most_specific(named: set[str]) -> set[str]:
+    """Of labels named alike, the most specific ("Total costs", not "Total")."""
+    return {m for m in named if not any(_less_specific(m, other) for other in named)}
+
+
+def _less_specific(label: str, than: str) -> bool:
+    """Whether ``than`` names everything ``label`` does and more ("Total" than "Total costs")."""
+    mine, theirs = match_terms(label)[0], match_terms(than)[0]
+    return label != than and mine < theirs

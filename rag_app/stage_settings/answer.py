@@ -55,6 +55,12 @@ class OfflineSettings:
     # sums it lets be worked out (291); below it, quoting the cells is safer than a number.
     fact_lines: bool = True
     operation_confidence: float = 0.6
+    # A term a worked question names (CAGR, 复合增长率, 均值) names its operation, not a metric
+    # the reports must give, when the words model's weights for the term's own words lean to
+    # that operation by at least ``operation_term_lean`` above their mean over the operations.
+    # 1.0, set from the shipped model: 复合增长率 3.2 and CAGR 2.0 toward cagr, 均值 2.2 toward
+    # average, 比值 1.0 toward divide; 毛利率 0.5 and 存货 0 (it has no weights) toward none.
+    operation_term_lean: float = 1.0
     # A question about a figure ("图3显示的趋势", "哪一年增速最高") prefers the description's
     # sentence stating the trend or naming the year asked over the axis and legend sentences,
     # by ``figure_bonus`` (a share of the largest idf, as the other bonuses); the figure the

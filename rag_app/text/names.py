@@ -11,11 +11,18 @@ against what the library holds.
 from __future__ import annotations
 
 import re
+from itertools import dropwhile
 
 from rag_app.text import lexicon
 from rag_app.text.analyzer import in_dictionary, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
-from rag_app.text.periods import MONTH_NAMED, PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART
+from rag_app.text.periods import (
+    MONTH_NAMED,
+    PERIOD_SPAN,
+    RELATIVE_PERIOD,
+    SINGLE_QUARTER,
+    YEARLESS_PART,
+)
 from rag_app.text.spans import METRICS, strip_modifiers
 
 _WORDS = lexicon.keyed_groups("question_names.txt")
@@ -33,7 +40,9 @@ _CJK_RUN = re.compile(f"[{CJK_UNIFIED}]+")
 _LEGAL_CJK = re.compile(f"[{CJK_UNIFIED}（）()]{{2,30}}?(?:股份有限公司|有限责任公司|有限公司)")
 # A quarter or half written without its year, and separators, before a name; not the 三一 of
 # 三一重工.
-_PERIOD_PART = re.compile(rf"^[\s，,、：:]*(?:{YEARLESS_PART.pattern})?[\s，,、：:]*")
+_PERIOD_PART = re.compile(
+    rf"^[\s，,、：:]*(?:{YEARLESS_PART.pattern}|{SINGLE_QUARTER.pattern})?[\s，,、：:]*"
+)
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
 
 
@@ -70,6 +79,8 @@ def leading_name(question: str) -> str:
             + [len(name)]
         )
         name = name[:cut]
+        if any(name.startswith(s) for s in _STOPS):
+            return ""  # 公司2025年…, 表中…, 图2…: the words a name ends before, no name
         part = YEARLESS_PART.search(name)
         if part is not None and part.start() >= 2:  # 沐溪食品前三季度: the name, then its period
             name = name[: part.start()]
@@ -144,13 +155,16 @@ def _is_clause(span: str) -> bool:
         all(t in ("n", "v") for _, t in words) and any(t == "v" for _, t in words[1:-1])
     ):
         return True  # 排名前三, 募集资金; 商品猪占生猪: common nouns a verb relates
+    numerals = len(words) - len(list(dropwhile(lambda w: w[1] == "m", words)))
+    if any(t == "m" and len(w) >= 2 and not w.isdigit() for w, t in words[max(1, numerals) :]):
+        return True  # a count after its first words: 表中四家可比 (公司); not 三一重工
     last, tag = words[-1]
-    return (
-        len(last) >= 2
-        and tag in ("v", "vn")
-        and in_dictionary(last)
-        and all(t in _COMMON_TAGS and t not in _PROPER_TAGS for _, t in words[:-1])
-    )
+    if not (len(last) >= 2 and tag in ("v", "vn") and in_dictionary(last)):
+        return False
+    if tag == "v" and words[0][1] == "n" and in_dictionary(words[0][0]):
+        # a common noun, any words, a verb: what it did (公司一共实现, 公司全年实现)
+        return not any(t in _PROPER_TAGS for _, t in words[1:-1])
+    return all(t in _COMMON_TAGS and t not in _PROPER_TAGS for _, t in words[:-1])
 
 
 # Words that carry no content of their own: pronouns and question words (r), numerals and

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from rag_app.text.language import CJK_UNIFIED
+
 _CN_DIGIT = {"一": "1", "二": "2", "三": "3", "四": "4", "1": "1", "2": "2", "3": "3", "4": "4"}
 _PERIOD_PATTERNS = (
     # 2024年第二季度, 2024年二季度, 2024年Q2 -> 2024q2
@@ -92,7 +94,9 @@ PERIOD_SPAN = re.compile(
     re.IGNORECASE,
 )
 # A part of a year written without its year: 第三季度, 前三季度, 一季度, 上半年.
-YEARLESS_PART = re.compile(r"(?:前|第)?[一二三四1-4]\s*季度|[上下]半年")
+YEARLESS_PART = re.compile(r"(?:前|第)?[一二三四1-4]\s*个?季度|[上下]半年")
+# A quarter's own figure, its year's part named before or not at all (三季度单季, 单季毛利率).
+SINGLE_QUARTER = re.compile(r"单季度?")
 # The same in English: the first half, H1, the third quarter, Q3, the first nine months, 9M.
 YEARLESS_PART_EN = re.compile(
     r"(?<![a-z0-9])(?:(?:the\s+)?(?:first|second)\s+half|h[12]|(?:the\s+)?(?:first|second|third|"
@@ -247,3 +251,19 @@ def quarter_of(label: str) -> tuple[str, int] | None:
 def asks_by_quarter(text: str) -> bool:
     """Whether ``text`` asks by quarters (有几个季度, 一季度和二季度, which quarters)."""
     return _BY_QUARTER.search(text) is not None
+
+
+# A count of things that are not periods: 有几家, 几只, 几个产品, how many companies; not 有几年,
+# 几个季度, 几个月, how many years, nor "的月份有几个" (the periods named before it).
+_COUNTS_ROWS = re.compile(
+    rf"几\s*(?:家|只|个(?=\s*[{CJK_UNIFIED}])(?!\s*(?:年|月|季度|财年|会计年度)))|"
+    r"\bhow\s+many\s+(?!years?\b|months?\b|quarters?\b|times?\b|periods?\b)[a-z]",
+    re.I,
+)
+_COUNTS_PERIODS = re.compile(r"(?:年份|月份|季度)[^，。？?]*几")
+
+
+def counts_rows(text: str) -> bool:
+    """Whether ``text`` counts things other than periods (a table's rows: 有几家, how many
+    segments), not years, months or quarters."""
+    return _COUNTS_ROWS.search(text) is not None and _COUNTS_PERIODS.search(text) is None

@@ -63,6 +63,7 @@ from rag_app.trust.findings import Finding, Gap
 from rag_app.trust.mentions import Mention, gives, mention_context, own_row
 from rag_app.trust.metric_gaps import (
     named_before_held,
+    names_operation,
     unheld_lexicon_metrics,
     unheld_statement_terms,
 )
@@ -148,7 +149,9 @@ def assess(
     if _worked(question):
         unheld = named_before_held(unheld, spans, question.text, [profile[d] for d in scope])
     if all(profile[d].strict() for d in scope):  # a Chinese report's terms, named either way
-        unheld += unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
+        terms = unheld_statement_terms(question.text, spans, [profile[d] for d in scope])
+        # what a worked question works out (its CAGR) is not asked of the reports
+        unheld += [t for t in terms if not (_worked(question) and names_operation(question, t))]
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
     declines = bool(gaps) and (
         any(g.kind == "metric" for g in gaps)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.names import head_noun
 from rag_app.text.periods import YEARLESS_PART
 from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
 from rag_app.trust.document_reading import Document
+from rag_app.understand.analysis import QueryAnalysis
+from rag_app.understand.operations import load_model
 
 
 def unheld_lexicon_metrics(spans: tuple[Span, ...], documents: Sequence[Document]) -> list[str]:
@@ -70,5 +73,16 @@ def named_before_held(
     named = [s.text for s in spans if s.kind == "metric"]
     first = next((i for i, m in enumerate(named) if m not in unheld), len(named))
     kept = [m for m in unheld if m not in named or named.index(m) < first]
-    before = {m: head_noun(text[: text.find(m)]) if m in text else "" for m in kept}
+    at = {m: text.lower().find(m.lower()) for m in kept}
+    before = {m: head_noun(text[: at[m]]) if at[m] >= 0 else "" for m in kept}
     return [m for m in kept if not any(before[m] and d.writes(before[m]) for d in documents)]
+
+
+def names_operation(question: QueryAnalysis, term: str) -> bool:
+    """Whether ``term`` names the operation ``question`` is read to ask (CAGR of a compound
+    rate), by the words model's weights for the term's own words."""
+    model = load_model()
+    if model is None:
+        return False
+    operation, lean = model.leans(term)
+    return operation == question.operation.name and lean >= OfflineSettings.operation_term_lean

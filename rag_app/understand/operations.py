@@ -95,6 +95,18 @@ class OperationModel:
         total = sum(exps)
         return {c: e / total for c, e in zip(self.classes, exps)}
 
+    def leans(self, term: str) -> tuple[str, float]:
+        """The operation the weights of ``term``'s own words lean to most, and by how much above
+        their mean over the operations ("", 0.0 when the model holds none of its words)."""
+        z = [0.0] * len(self.classes)
+        for feature in set(features(term)):
+            row = self.vocabulary.get(feature)
+            if row is not None:
+                z = [a + b for a, b in zip(z, self.weights[row])]
+        top = max(range(len(z)), key=z.__getitem__)
+        lean = z[top] - sum(z) / len(z)
+        return (self.classes[top], lean) if lean > 0 else ("", 0.0)
+
     def to_json(self) -> dict[str, object]:
         ordered = sorted(self.vocabulary, key=self.vocabulary.__getitem__)
         out: dict[str, object] = {

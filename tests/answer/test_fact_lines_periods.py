@@ -198,3 +198,42 @@ def test_a_volume_is_named_by_its_verb_in_either_order() -> None:
     ]
     lines = fact_value_lines(_as("9-10月平均每月销售生猪多少万头？", "average"), sales)
     assert lines and "(149.7 + 161.5) / 2 = 155.6" in lines[0]
+
+
+def test_of_several_years_asked_the_table_giving_most_of_them_is_read() -> None:
+    quarters = _chunk(
+        "<table><tr><th>项目</th><th>2024Q4</th><th>2025Q1</th><th>2025Q2</th></tr>"
+        "<tr><td>毛利率（%）</td><td>14.5</td><td>13.6</td><td>14.8</td></tr></table>",
+        1,
+    )
+    forecast = _chunk(
+        "<table><tr><th>会计年度</th><th>2024A</th><th>2025E</th><th>2026E</th><th>2027E</th>"
+        "</tr><tr><td>毛利率（%）</td><td>13.9</td><td>14.2</td><td>14.6</td><td>14.9</td></tr>"
+        "</table>",
+        2,
+    )
+    sources = [(1, quarters), (2, forecast)]
+    lines = fact_value_lines(_as("公司2025-2027年预测毛利率的均值是多少？", "average"), sources)
+    assert lines and "(14.9 + 14.6 + 14.2) / 3 = 14.57" in lines[0] and "[Source 2]" in lines[0]
+
+
+def test_a_compound_rate_compounds_the_amount_not_a_rate_row_its_words_name_more() -> None:
+    forecast = _chunk(
+        "<table><tr><th>会计年度</th><th>2024A</th><th>2025E</th><th>2026E</th><th>2027E</th>"
+        "</tr><tr><td>净利润增长率（%）</td><td>46.0</td><td>43.5</td><td>36.0</td><td>30.3</td>"
+        "</tr><tr><td>归母净利润（百万元）</td><td>1,186.3</td><td>1,702.5</td><td>2,315.8</td>"
+        "<td>3,018.4</td></tr></table>"
+    )
+    lines = fact_value_lines(_as("公司2024-2027年归母净利润的CAGR是多少？", "cagr"), [(1, forecast)])
+    assert lines and "(3018.4 / 1186.3)^(1/3) - 1 = 36.52%" in lines[0]
+
+
+def test_a_share_of_two_rows_in_the_quarter_asked() -> None:
+    quarters = _chunk(
+        "<table><tr><th>项目</th><th>2025Q1</th><th>2025Q2</th><th>2025Q3</th></tr>"
+        "<tr><td>营业收入（百万元）</td><td>100</td><td>110</td><td>120</td></tr>"
+        "<tr><td>归母净利润（百万元）</td><td>10</td><td>11</td><td>12</td></tr></table>"
+    )
+    question = "2025年三季度单季归母净利润占当季营业收入的百分之几？"
+    lines = fact_value_lines(_as(question, "share"), [(1, quarters)])
+    assert lines and "2025Q3：12 / 120 = 10%" in lines[0]

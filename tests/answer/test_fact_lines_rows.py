@@ -390,3 +390,28 @@ def test_a_compound_rate_compounds_the_amount_not_the_rate_row_its_words_name() 
     question = "2024A到2027E，营业收入的年均复合增长率是多少？"
     lines = fact_value_lines(_as(question, "cagr"), rows)
     assert lines and "(72440.2 / 56742.3)^(1/3) - 1 = 8.48%" in lines[0]
+
+
+_RANKING = _table(
+    "<table><tr><th>排名</th><th>公司</th><th>10月业务量（亿票）</th><th>同比（%）</th></tr>"
+    "<tr><td>1</td><td>远川快递</td><td>35.62</td><td>11.49</td></tr>"
+    "<tr><td>2</td><td>韵峰物流</td><td>31.48</td><td>12.99</td></tr>"
+    "<tr><td>3</td><td>星河速运</td><td>15.26</td><td>16.31</td></tr></table>"
+)
+_PEERS = _table(
+    "<table><tr><th>公司名称</th><th>PE 2025E</th><th>PE 2026E</th></tr>"
+    "<tr><td>甲芯科技</td><td>52.6</td><td>38.7</td></tr>"
+    "<tr><td>乙微电子</td><td>68.1</td><td>47.2</td></tr>"
+    "<tr><td>丙华半导体</td><td>75.3</td><td>55.0</td></tr></table>"
+)
+
+
+def test_two_rows_of_a_ranking_in_the_column_named_by_its_words() -> None:
+    # the column's label adds its month and unit to 业务量, which the question names apart
+    lines = fact_value_lines(_as("10月远川快递的业务量是星河速运的几倍？", "divide"), _RANKING)
+    assert lines and "35.62 / 15.26 = 2.33" in lines[0]
+
+
+def test_a_count_of_companies_counts_the_rows_of_the_column_named() -> None:
+    lines = fact_value_lines(_as("可比公司中2025E PE高于60倍的有几家？", "count"), _PEERS)
+    assert lines and lines[0].startswith("PE 2025E 高于60的行") and "：2" in lines[0]

@@ -148,6 +148,10 @@ def test_the_noun_a_question_asks_is_read_with_what_qualifies_it(
         ("2025年1-9月销售收入合计多少亿元？", ""),  # a metric first: 销售 is no name
         ("营业收入是多少？", ""),
         ("2025年10月商品猪占生猪销售量的比例是多少？", ""),  # nouns a verb (占) relates
+        ("2024年全年公司一共实现营业收入多少？", ""),  # a common noun, then what it did
+        ("今年公司累计实现归母净利润多少亿元？", ""),
+        ("表中三家可比公司2026年PE的平均值是多少？", ""),  # a count among its words
+        ("三只松鼠2024年营收是多少？", "三只松鼠"),  # a count its name starts with
     ],
 )
 def test_a_question_leads_with_a_name_not_with_a_clause(question: str, name: str) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.text.periods import month_range, month_tokens, months_named, shift_year, years_away
+from rag_app.text.periods import (
+    counts_rows,
+    month_range,
+    month_tokens,
+    months_named,
+    shift_year,
+    years_away,
+)
 
 
 @pytest.mark.parametrize(
@@ -54,3 +61,20 @@ def test_months_named_with_or_without_their_year_and_runs_of_months() -> None:
     assert month_range("2025年1-9月销售收入合计") == (1, 9)
     assert month_range("1至10月") == (1, 10)
     assert month_range("10月比9月") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "rows"),
+    [
+        ("可比公司中2025E PE高于60倍的有几家？", True),
+        ("有几个产品的毛利率超过30%？", True),
+        ("How many segments had revenue above 500?", True),
+        ("1-10月里，业务量同比增速超过15%的月份有几个？", False),  # the months named before
+        ("这七个季度中，单季毛利率超过26%的有几个季度？", False),
+        ("净利润超过5亿元的年份一共有几年？", False),
+        ("How many years did revenue exceed 1000?", False),
+        ("净利润超过5亿元的有几个？", False),  # what is counted not said
+    ],
+)
+def test_a_count_of_rows_is_told_from_a_count_of_periods(question: str, rows: bool) -> None:
+    assert counts_rows(question) is rows

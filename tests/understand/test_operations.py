@@ -40,3 +40,19 @@ def test_no_model_reads_every_question_as_a_span(tmp_path) -> None:  # type: ign
 
 def test_features_leave_numbers_out() -> None:
     assert not any(any(ch.isdigit() for ch in f) for f in features("change from 2018 to 2019"))
+
+
+@pytest.mark.parametrize(
+    ("term", "operation"),
+    [("CAGR", "cagr"), ("复合增长率", "cagr"), ("均值", "average"), ("存货", ""), ("毛利率", "")],
+)
+def test_a_term_names_the_operation_its_words_lean_to(term: str, operation: str) -> None:
+    """What a worked question works out (its CAGR) is told from a metric it is worked out of
+    by the words model's own weights (``OperationModel.leans``), not by a list of words."""
+    from rag_app.stage_settings import OfflineSettings
+
+    model = load_model()
+    assert model is not None
+    leaning, lean = model.leans(term)
+    named = leaning if lean >= OfflineSettings.operation_term_lean else ""
+    assert named == operation
