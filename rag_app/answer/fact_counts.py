@@ -1,5 +1,5 @@
 """How many years of a row, or rows of a column, are beyond the amount a question compares
-with, each shown with its cell."""
+with, and which year of a row is largest or smallest, each shown with its cell."""
 
 from __future__ import annotations
 
@@ -83,3 +83,32 @@ def _count_line(
     else:
         head = f"{label} {'高于' if limit.above else '低于'}{bound}的{kind[1]}（{shown}）"
     return fact_line(head, str(len(passed)), "", first.source, lang)
+
+
+def which_years(
+    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+) -> str:
+    """The year whose cell of one row is largest or smallest, or the years the row gives, each
+    with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019")."""
+    cells: dict[str, Fact] = {}
+    for item in asked:
+        years = distinct_years(item.fact.column)
+        if len(years) == 1 and item.fact.number is not None:
+            cells.setdefault(years[0], item.fact)
+    if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
+        return ""
+    source, first = asked[0].source, asked[0].fact
+    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
+    if operation == "years":
+        answer = "; ".join(cells)
+        word = "years" if lang == "en" else "年份"
+    else:
+        pick = max if operation == "year_max" else min
+        answer = pick(cells, key=lambda y: float(cells[y].number or 0.0))
+        word = {"year_max": ("largest in", "最高年份"), "year_min": ("smallest in", "最低年份")}[
+            operation
+        ][0 if lang == "en" else 1]
+    head = (
+        f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
+    )
+    return fact_line(head, answer, "", source, lang)

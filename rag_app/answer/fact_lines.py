@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_app.answer.fact_counts import counted
+from rag_app.answer.fact_counts import counted, which_years
 from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
 from rag_app.answer.values import is_asked_subject
 from rag_app.facts.cells import Fact
@@ -22,6 +22,7 @@ from rag_app.facts.columns import (
     quarter_cells,
     ranked_cells,
     relative_pair,
+    stated_cells,
     stated_rate,
 )
 from rag_app.facts.lookup import (
@@ -84,8 +85,9 @@ def worked_lines(
         return [line] if line else []
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
-    if operation.name in _ACROSS_ROWS:  # several rows it names, in one column
-        line = _across_rows(operation.name, asked_rows(query, sources), sources, lang)
+    if operation.name in _ACROSS_ROWS:  # several rows it names (四家可比公司: that many)
+        cells = stated_cells(query, sources) or asked_rows(query, sources)
+        line = _across_rows(operation.name, cells, sources, lang)
         if not line:  # rows it names by rank (第一大 against 第二大, 前十大)
             line = _across_rows(operation.name, ranked_cells(query, sources), sources, lang)
         if line:
@@ -147,7 +149,7 @@ def fact_value_lines(
     sure = operation.confidence >= min_confidence
     if sure and operation.name in ("year_max", "year_min", "years"):
         asked = asked_facts(query, sources, [EVERY_YEAR])
-        line = _which_years(operation.name, asked, sources, lang) if asked else ""
+        line = which_years(operation.name, asked, sources, lang) if asked else ""
         return [line] if line else []
     listing = operation.name == "multi-span" and sure
     named = find_years(query.text)
@@ -211,35 +213,6 @@ def asked_sources(
         for number, chunk in sources
         if is_asked_subject(query, "".join(sorted(subjects.get(chunk.doc_id, frozenset()))), alone)
     ]
-
-
-def _which_years(
-    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
-) -> str:
-    """The year whose cell of one row is largest or smallest, or the years the row gives, each
-    with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019")."""
-    cells: dict[str, Fact] = {}
-    for item in asked:
-        years = distinct_years(item.fact.column)
-        if len(years) == 1 and item.fact.number is not None:
-            cells.setdefault(years[0], item.fact)
-    if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
-        return ""
-    source, first = asked[0].source, asked[0].fact
-    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
-    if operation == "years":
-        answer = "; ".join(cells)
-        word = "years" if lang == "en" else "年份"
-    else:
-        pick = max if operation == "year_max" else min
-        answer = pick(cells, key=lambda y: float(cells[y].number or 0.0))
-        word = {"year_max": ("largest in", "最高年份"), "year_min": ("smallest in", "最低年份")}[
-            operation
-        ][0 if lang == "en" else 1]
-    head = (
-        f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
-    )
-    return fact_line(head, answer, "", source, lang)
 
 
 def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:

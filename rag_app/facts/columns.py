@@ -21,7 +21,7 @@ from rag_app.facts.lookup import (
     asked_facts,
     period_words,
 )
-from rag_app.facts.ranks import ranked_rows
+from rag_app.facts.ranks import ranked_rows, stated_rows
 from rag_app.facts.rows import (
     classes_named,
     labelled_residual,
@@ -149,6 +149,18 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
             and not labelled_residual(f.metric)
         ]
         if len(cells) >= 2:
+            return cells
+    return []
+
+
+def stated_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
+    """The cells of the column the question names over the rows of the first table with as
+    many as it says it asks about ("那四家可比公司…PE均值": the four companies' PE 2025E, not the
+    report's own PE row across years); [] when it states no count or no table matches it."""
+    count = stated_rows(query.text)
+    for parts in table_parts(sources) if count >= 2 else []:
+        cells = column_cells(query, parts)
+        if len(cells) == count:
             return cells
     return []
 

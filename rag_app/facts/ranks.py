@@ -99,6 +99,17 @@ def asked_ranks(question: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(n for n in named if 1 <= n <= 50))
 
 
+# A count of companies a question states (四家可比公司, 5只个股): not a rank (第四家, 前五家).
+_STATED_ROWS = re.compile(rf"(?<![第前\d一二两三四五六七八九十]){_NUMERAL}\s*[家只](?!\s*[中里内])")
+
+
+def stated_rows(question: str) -> int:
+    """How many rows (companies) ``question`` says it asks about: 4 of "那四家可比公司", 0 when
+    it states none."""
+    found = _STATED_ROWS.search(question)
+    return _number(found.group(1)) if found else 0
+
+
 def _number(text: str) -> int:
     lowered = text.lower()
     if lowered.isdigit():

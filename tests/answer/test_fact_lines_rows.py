@@ -415,3 +415,27 @@ def test_two_rows_of_a_ranking_in_the_column_named_by_its_words() -> None:
 def test_a_count_of_companies_counts_the_rows_of_the_column_named() -> None:
     lines = fact_value_lines(_as("可比公司中2025E PE高于60倍的有几家？", "count"), _PEERS)
     assert lines and lines[0].startswith("PE 2025E 高于60的行") and "：2" in lines[0]
+
+
+def test_an_average_over_as_many_companies_as_the_question_says() -> None:
+    forecast = (
+        2,
+        Chunk(
+            "t:2",
+            "t",
+            "table",
+            "",
+            "",
+            (0,),
+            table_html="<table><tr><th>指标</th><th>2024A</th><th>2025E</th></tr>"
+            "<tr><td>PE（倍）</td><td>62.0</td><td>52.6</td></tr></table>",
+        ),
+    )
+    sources = [forecast, *[(1, chunk) for _, chunk in _PEERS]]
+    question = "表中三家可比公司2025年PE的平均值是多少倍？"
+    lines = fact_value_lines(_as(question, "average"), sources)
+    # the three rows of the peers' PE 2025E, not the report's own PE row across its years
+    assert lines and "(52.6 + 68.1 + 75.3) / 3 = 65.33" in lines[0]
+    # a count that no table's rows match reads nothing of the peers
+    other = fact_value_lines(_as("表中五家可比公司2025年PE的平均值是多少倍？", "average"), sources)
+    assert not other or "68.1" not in other[0]

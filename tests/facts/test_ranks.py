@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rag_app.answer.fact_lines import ranked_lines
-from rag_app.facts.ranks import asked_ranks, is_ordinal, ranked_rows
+from rag_app.facts.ranks import asked_ranks, is_ordinal, ranked_rows, stated_rows
 from rag_app.models import Chunk
 from rag_app.understand.analysis import analyse_query
 
@@ -112,3 +112,18 @@ def test_rows_named_by_rank_are_worked_out_across_a_table_split_by_rows() -> Non
     average = lines("前三大重仓股平均每只的公允价值是多少元？", "average")
     assert average and "(220.6 + 199.6 + 184.6) / 3 = 201.6" in average[0]  # 3 in the second part
     assert [r.name for r in ranked_rows("第三大重仓股的公允价值", sources)] == ["衡沙电气"]
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("垣工重机那四家可比公司2025年的PE均值是多少倍？", 4),
+        ("表中5家可比公司的平均PE是多少？", 5),
+        ("排名第四家的公司是谁？", 0),  # a rank, not a count
+        ("前五家公司的份额合计是多少？", 0),  # ranks (asked_ranks reads them)
+        ("四家中哪家的PE最高？", 0),  # among them: no count of rows asked over
+        ("可比公司2025年PE的平均值是多少？", 0),
+    ],
+)
+def test_a_count_of_companies_the_question_states(question: str, count: int) -> None:
+    assert stated_rows(question) == count
