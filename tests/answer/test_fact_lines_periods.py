@@ -224,7 +224,9 @@ def test_a_compound_rate_compounds_the_amount_not_a_rate_row_its_words_name_more
         "</tr><tr><td>归母净利润（百万元）</td><td>1,186.3</td><td>1,702.5</td><td>2,315.8</td>"
         "<td>3,018.4</td></tr></table>"
     )
-    lines = fact_value_lines(_as("公司2024-2027年归母净利润的CAGR是多少？", "cagr"), [(1, forecast)])
+    lines = fact_value_lines(
+        _as("公司2024-2027年归母净利润的CAGR是多少？", "cagr"), [(1, forecast)]
+    )
     assert lines and "(3018.4 / 1186.3)^(1/3) - 1 = 36.52%" in lines[0]
 
 
