@@ -211,8 +211,11 @@ def asked_cells(
     for number, table, stated in tables:
         facts = _in_period(by_row_and_group(table) if best_first else table, stated, part)
         rows, score = _rows_named(facts, question, words)
-        if rows:
-            named.append((-score if best_first else 0, len(named), number, facts, rows))
+        whole = any(_bare(f.metric).lower() in question for f in facts if f.row in rows)
+        if rows:  # else a row the question writes whole (清洗设备) before one named by its words
+            named.append(
+                (-score if best_first else int(not whole), len(named), number, facts, rows)
+            )
     # best first: the table naming the row with the most words ("沧澜新能 营业收入" of companies
     # by metric, before a ranking's "沧澜新能"), else the sources' order; of several years, the
     # table giving most (2025-2027年毛利率: a forecast's 2025E-2027E, not 2025Q1-Q3)

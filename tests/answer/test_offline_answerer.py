@@ -739,3 +739,25 @@ def test_mineru_latex_is_quoted_as_text():
     )
     assert "单体容量≥196 Ah，能量密度领先行业。 [Source 1]" in answer
     assert "$" not in answer and "mathrm" not in answer
+
+
+def test_a_segment_row_the_question_writes_is_answered_not_the_companys_total():
+    """清洗设备 is a row of the products table, its columns "2025E收入（百万元）"; the forecast's
+    营业收入 row is named only through 收入's synonym: its value is not the answer."""
+    total = _forecast("semi", "天枢微装（688101.SH）深度报告", "9,452.0")
+    html = (
+        "<table><tr><td>产品</td><td>2024A收入（百万元）</td><td>2025E收入（百万元）</td></tr>"
+        "<tr><td>刻蚀设备</td><td>3,025.8</td><td>3,911.2</td></tr>"
+        "<tr><td>清洗设备</td><td>812.9</td><td>1,062.4</td></tr></table>"
+    )
+    products = dataclasses.replace(
+        total, chunk_id="semi:products", text="表2：分产品收入", table_html=html, caption="表2"
+    )
+    asked = analyse_query("2025年清洗设备收入预测为多少百万元？")
+    answer = ExtractiveAnswerer().answer_text(asked, [(1, total), (2, products)])
+    assert value_lines(answer)[0].startswith("清洗设备 2025E收入（百万元）：1,062.4 [Source 2]")
+    # the company's own revenue is still its 营业收入 row
+    revenue = ExtractiveAnswerer().answer_text(
+        analyse_query("2025年营业收入预测为多少百万元？"), [(1, total), (2, products)]
+    )
+    assert "9,452.0" in value_lines(revenue)[0]
