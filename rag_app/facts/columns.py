@@ -21,7 +21,7 @@ from rag_app.facts.lookup import (
     asked_facts,
     period_words,
 )
-from rag_app.facts.ranks import ranked_rows, stated_rows
+from rag_app.facts.ranks import is_ordinal, ranked_rows, stated_rows
 from rag_app.facts.rows import (
     classes_named,
     labelled_residual,
@@ -31,7 +31,7 @@ from rag_app.facts.rows import (
     period_pairs,
 )
 from rag_app.models import Chunk
-from rag_app.text.periods import find_years, months_named, quarter_of
+from rag_app.text.periods import PERIOD_SPAN, find_years, months_named, quarter_of
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -96,17 +96,20 @@ def _month_columns(labels: dict[int, str], months: list[tuple[str, int]]) -> dic
 
 
 def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
-    """Whether the question names a column by its label's last part, a bracketed tail aside."""
+    """Whether the question names a column by its label's last part, a bracketed tail aside,
+    with or without the period it names ("营收" of "2024年营收（亿美元）")."""
     last = label.split(" / ")[-1]
     core = _UNIT.sub("", last).strip() or last
-    return bool(_named(core, question, words))
+    bare = PERIOD_SPAN.sub("", core).strip()
+    return bool(_named(core, question, words) or (bare and _named(bare, question, words)))
 
 
 def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
     """The cells of a ranking table's rows at the ranks the question names (第一大 and 第二大,
     前十大: ``ranks.ranked_rows``), in the one column it names, each labelled by its row's name,
-    in the order it names them; [] for fewer than two, or a column not told apart."""
-    question = query.text.lower()
+    in the order it names them; [] for fewer than two, or a column not told apart. A column is
+    named in the question's words or their synonyms (市占率 of 市场份额)."""
+    question = " ".join((query.text, *query.synonyms)).lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     chunks = dict(sources)
     out = []
@@ -114,6 +117,7 @@ def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         facts = table_facts(chunks[item.source])
         labels = {f.col: f.column for f in facts if f.number is not None}
         named = {c for c, label in labels.items() if _column_named(label, question, words)}
+        named -= {c for c in named if is_ordinal([f.value for f in facts if f.col == c])}  # 排名
         row = next((f.row for f in facts if item.name in (f.metric, f.value)), None)
         cell = next(
             (f for f in facts if f.row == row and f.col in named and f.number is not None), None

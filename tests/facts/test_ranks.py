@@ -127,3 +127,27 @@ def test_rows_named_by_rank_are_worked_out_across_a_table_split_by_rows() -> Non
 )
 def test_a_count_of_companies_the_question_states(question: str, count: int) -> None:
     assert stated_rows(question) == count
+
+
+def test_a_rankings_column_named_by_a_synonym_or_without_its_year() -> None:
+    from rag_app.answer.fact_lines import fact_value_lines
+    from rag_app.understand.operations import Operation
+
+    ranking = Chunk(
+        "r:1", "r", "table", "", "", (0,), caption="表3：2024年全球晶圆代工厂营收排名",
+        table_html="<table><tr><th>排名</th><th>厂商</th><th>2024年营收（亿美元）</th>"
+        "<th>市占率（%）</th></tr><tr><td>1</td><td>台积电</td><td>881.6</td><td>64.9</td></tr>"
+        "<tr><td>2</td><td>三星</td><td>131.8</td><td>9.7</td></tr>"
+        "<tr><td>3</td><td>中芯国际</td><td>80.3</td><td>5.9</td></tr></table>",
+    )  # fmt: skip
+
+    def lines(question: str, operation: str) -> list[str]:
+        query = analyse_query(question)
+        query._lazy["operation"] = Operation(operation, 0.9)
+        return fact_value_lines(query, [(1, ranking)])
+
+    # 市场份额 names 市占率 (a synonym); the 排名 column the question also names is the rank
+    share = lines("表3中排名前三的厂商市场份额加起来是多少？", "sum")
+    assert share and "64.9 + 9.7 + 5.9 = 80.5" in share[0]
+    revenue = lines("表3中排名第一和第二的厂商营收相差多少？", "diff")
+    assert revenue and "881.6 - 131.8 = 749.8" in revenue[0]
