@@ -1,6 +1,7 @@
 """The metrics a question names that the reports in scope do not give: by the finance lexicon
 (its synonyms bridge an English question and a Chinese report) and by the glossary's statement
-terms, in Chinese or English (``rag_app.trust.answerability`` turns them into gaps)."""
+terms, in Chinese or English (``rag_app.trust.answerability`` turns them into gaps); what a
+worked question works out of a held metric (its 复合增长率, its CAGR) is none of them."""
 
 from __future__ import annotations
 
