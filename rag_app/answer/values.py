@@ -125,7 +125,8 @@ def value_lines(
     # A row the question writes whole (清洗设备) that gives no line here: another row's line (the
     # company's 营业收入, named by 收入) is not its answer; the table's facts are read instead.
     written = question.lower()  # as written, not with its synonyms (收入 -> 营业收入)
-    whole = {i for i in named_rows if _bare_label(chosen[i].candidate.row_label) in written}
+    labels = {i: _UNIT.sub(" ", chosen[i].candidate.row_label).strip().lower() for i in named_rows}
+    whole = {i for i, label in labels.items() if len(label) >= 2 and label in written}
     if whole and not whole & {i for i, _, _ in found_lines}:
         return [], chosen
     # A line more specific than another (硅片及硅棒 毛利率 over 毛利率, 营业收入增长率 over
@@ -173,10 +174,3 @@ def _more_specific(metric: str, than: str, question_lower: str) -> bool:
         return False
     extra = metric.replace(than, " ", 1).split()
     return bool(extra) and all(part.lower() in question_lower for part in extra)
-
-
-def _bare_label(label: str) -> str:
-    """A row label without its unit, lower-cased ("清洗设备（百万元）" -> "清洗设备"); "" when
-    shorter than two characters (too short to be written whole by chance)."""
-    bare = _UNIT.sub(" ", label).strip().lower()
-    return bare if len(bare) >= 2 else "\0"

@@ -81,11 +81,7 @@ class OperationModel:
     ) -> dict[str, float]:
         """Each class's probability for ``question``, reading ``vector`` (its query embedding
         by ``encoder``) when the model reads that encoder's embeddings, else its words alone."""
-        z = list(self.bias)
-        for feature in set(features(question)):
-            row = self.vocabulary.get(feature)
-            if row is not None:
-                z = [a + b for a, b in zip(z, self.weights[row])]
+        z = [b + w for b, w in zip(self.bias, self._word_scores(question))]
         if self.reads(encoder, vector):
             assert vector is not None
             added = self._embed_matrix @ np.asarray(vector, dtype=np.float32)
@@ -98,14 +94,19 @@ class OperationModel:
     def leans(self, term: str) -> tuple[str, float]:
         """The operation the weights of ``term``'s own words lean to most, and by how much above
         their mean over the operations ("", 0.0 when the model holds none of its words)."""
-        z = [0.0] * len(self.classes)
-        for feature in set(features(term)):
-            row = self.vocabulary.get(feature)
-            if row is not None:
-                z = [a + b for a, b in zip(z, self.weights[row])]
+        z = self._word_scores(term)
         top = max(range(len(z)), key=z.__getitem__)
         lean = z[top] - sum(z) / len(z)
         return (self.classes[top], lean) if lean > 0 else ("", 0.0)
+
+    def _word_scores(self, text: str) -> list[float]:
+        """Each class's summed weights over ``text``'s word features (no bias)."""
+        z = [0.0] * len(self.classes)
+        for feature in set(features(text)):
+            row = self.vocabulary.get(feature)
+            if row is not None:
+                z = [a + b for a, b in zip(z, self.weights[row])]
+        return z
 
     def to_json(self) -> dict[str, object]:
         ordered = sorted(self.vocabulary, key=self.vocabulary.__getitem__)
