@@ -15,11 +15,15 @@ PORT    ?= 8501
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
+# Two workers (pytest-xdist), a module at a time: the browser modules, mostly waiting on a page,
+# all on one of them (tests/conftest.py), the rest beside them; then, alone, the tests that hold
+# wall time to a budget.
 test: setup browser-deps pg-deps
-	$(BIN)/python -m pytest -q -m "not long" --durations=25
+	$(BIN)/python -m pytest -q -m "not long and not timing" -n 2 --dist loadfile --durations=25
+	$(BIN)/python -m pytest -q -m "timing and not long"
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow and not browser and not long"
+	$(BIN)/python -m pytest -q -m "not slow and not browser and not long" -n 2 --dist loadfile
 
 # kill -9 an ingestion at 20 random moments; after each the library is whole (about 2 minutes)
 crash: setup

@@ -6,6 +6,7 @@ embedding model under the real cache directory, which tests read and never write
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,35 @@ SAMPLE_ZIP = SAMPLE_DIR / "smic_report.zip"
 MINERU_FIXTURES = REPO_ROOT.parent / "shared" / "eval" / "mineru_fixtures"
 # The model is built once by `rag-app setup` into the user's cache; tests only read it.
 REAL_CACHE_DIR = load_settings().cache_dir
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test` runs two pytest-xdist workers with ``--dist loadfile``: a module at a time
+    (its module-scoped fixtures made once, as in a serial run), and here every module that drives
+    a browser counted as one file, so one app server and one Chromium run at a time, mostly
+    waiting on a page, beside the rest. (xdist's own ``loadgroup`` does not group on pytest 9.2:
+    pytest-xdist issue 1386.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "browser" if _drives_a_browser(config.rootpath / module) else module
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if "browser" in self.workqueue:  # the longest unit first
+                self.workqueue.move_to_end("browser", last=False)
+            super()._assign_work_unit(node)
+
+    return BrowserTogether(config, log)
+
+
+@functools.cache
+def _drives_a_browser(module: Path) -> bool:
+    return module.is_file() and "pytest.mark.browser" in module.read_text(encoding="utf-8")
 
 
 @pytest.fixture(autouse=True)

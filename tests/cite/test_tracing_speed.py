@@ -33,7 +33,7 @@ from rag_app.pipeline.ask import Pipeline
 from rag_app.understand.analysis import analyse_query
 from tests.conftest import REPO_ROOT, SAMPLE_CONTENT_LIST, hash_library
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
 SAMPLE = REPO_ROOT / "assets" / "sample_report"
 BUDGET_MS = 20.0  # the issue's: verification adds at most 20 ms p95 to an answer
