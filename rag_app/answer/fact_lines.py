@@ -20,6 +20,7 @@ from rag_app.facts.columns import (
     month_cells,
     month_rows,
     quarter_cells,
+    quarter_pair,
     ranked_cells,
     relative_pair,
     stated_cells,
@@ -44,6 +45,7 @@ from rag_app.text.periods import (
     month_range,
     months_named,
     part_months,
+    quarter_before,
 )
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
@@ -108,6 +110,10 @@ def worked_lines(
     sequential = month_before(query.text) if operation.name in ("diff", "change_ratio") else None
     if not line and sequential is not None:  # 10月环比: 10月 against 9月, as columns or rows
         line = _month_over_month(operation.name, query, sources, sequential, lang)
+    quarters = quarter_before(query.text) if operation.name in ("diff", "change_ratio") else None
+    if not line and quarters is not None:  # 三季度环比: the third quarter against the second
+        cells, by = quarter_pair(query, sources, quarters)
+        line = _across_rows(operation.name, cells, sources, lang, by)
     if line:
         return [line]
     years = _years_of(operation.name, find_years(query.text))

@@ -56,7 +56,8 @@ def table_facts(chunk: Chunk) -> tuple[Fact, ...]:
     """Every data cell of a table chunk with a row label, as facts (none for other chunks)."""
     if chunk.type != "table" or not chunk.table_html:
         return ()
-    return _facts(chunk.chunk_id, chunk.table_html, chunk.header_rows, _stated(chunk))
+    part = bool(chunk.parent_table_id)  # rows of a table split into parts
+    return _facts(chunk.chunk_id, chunk.table_html, chunk.header_rows, _stated(chunk), part)
 
 
 def _stated(chunk: Chunk) -> str:
@@ -65,7 +66,9 @@ def _stated(chunk: Chunk) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fact, ...]:
+def _facts(
+    chunk_id: str, html: str, header_rows: int, stated: str, part: bool = False
+) -> tuple[Fact, ...]:
     try:
         grid = parse_table(html, header_rows)
     except TableTooLarge:
@@ -77,7 +80,7 @@ def _facts(chunk_id: str, html: str, header_rows: int, stated: str) -> tuple[Fac
     # a row with a label and no values may state the scale ("(in millions)" under the years)
     bare = [row[0] for row in grid.data_rows if row and not any(c.strip() for c in row[1:])]
     table_scale = stated_scale([stated, *labels, *bare])
-    if _periods_down(grid.data_rows, labels):
+    if _periods_down(grid.data_rows, labels, 1 if part else 2):
         return _transposed(chunk_id, grid.data_rows, labels, table_scale)
     facts = []
     groups = _groups(grid.data_rows)
@@ -179,14 +182,18 @@ def _in_percent(row: Sequence[str]) -> bool:
     return "%" in row[0] or bool(values) and all("%" in cell for cell in values)
 
 
-def _periods_down(rows: Sequence[Sequence[str]], labels: Sequence[str]) -> bool:
+def _periods_down(
+    rows: Sequence[Sequence[str]], labels: Sequence[str], fewest: int = 2
+) -> bool:
     """Whether a table lays its periods down its first column (2023A, 2024A, ... as row labels)
-    and its metrics across (营业收入, 毛利率 as column labels): a forecast table transposed."""
+    and its metrics across (营业收入, 毛利率 as column labels): a forecast table transposed. A
+    part of a table split by rows may hold one period (``fewest`` 1): the last quarter's row
+    under the header the part repeats is read as its first part's are."""
     firsts = [row[0].strip() for row in rows if row and row[0].strip()]
     dated = [f for f in firsts if PERIOD_HEADER.match(f)]
     across = [label for label in labels[1:] if label]
     return (
-        len(dated) >= 2
+        len(dated) >= fewest
         and len(dated) * 2 > len(firsts)
         and bool(across)
         and not any(PERIOD_HEADER.match(label.split(" / ")[-1]) for label in across)

@@ -31,7 +31,7 @@ from rag_app.facts.rows import (
     period_pairs,
 )
 from rag_app.models import Chunk
-from rag_app.text.periods import PERIOD_SPAN, find_years, months_named, quarter_of
+from rag_app.text.periods import PERIOD_SPAN, find_years, months_named, quarter_of, sequential
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -214,6 +214,49 @@ def quarter_cells(
         }
 
     return _row_across(query, sources, quarters)
+
+
+def quarter_pair(
+    query: QueryAnalysis,
+    sources: Sequence[tuple[int, Chunk]],
+    pair: tuple[tuple[str, int], tuple[str, int]],
+) -> tuple[list[AskedFact], str]:
+    """The named row's cells in the two quarters of ``pair`` (``periods.quarter_before``), the
+    later first, from a table with a column per quarter (2024Q1 … 2025Q3), else the named
+    column's cells in a table with a row per quarter; a quarter named without its year is the
+    latest year's that has it. Returns the cells and "column" or "row"; [] when none has both.
+    """
+
+    def resolved(found: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        (year, later), (_, earlier) = pair
+        year = year or max((y for y, n in found if n == later), default="")
+        if not year:
+            return []
+        return [(year, later), (str(int(year) - 1) if earlier > later else year, earlier)]
+
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    for parts in table_parts(sources):  # a table split by rows: the quarters of every part
+        read = [(number, table_facts(chunk)) for number, chunk in parts]
+        wanted = resolved([q for _, facts in read for f in facts if (q := quarter_of(f.column))])
+        cells: dict[tuple[str, int], AskedFact] = {}
+        for number, facts in read:
+            amounts = [f for f in facts if not sequential(f.metric)]  # not 环比（%）
+            rows = _rows_named(amounts, question, words)[0]
+            for f in facts if len(rows) == 1 else ():
+                quarter = quarter_of(f.column)
+                if quarter in wanted and quarter and f.row in rows and f.number is not None:
+                    cells.setdefault(quarter, AskedFact(number, f))
+        if len(cells) == 2 and len({a.fact.metric for a in cells.values()}) == 1:
+            return [cells[q] for q in wanted], "column"
+    by_row = {
+        a: q
+        for a in column_cells(query, sources)
+        if (q := quarter_of(a.fact.metric)) and not sequential(a.fact.column)
+    }
+    wanted = resolved(list(by_row.values()))
+    ordered = [a for q in wanted for a, found in by_row.items() if found == q]
+    return (ordered, "row") if len(ordered) == 2 else ([], "")
 
 
 def _row_across(

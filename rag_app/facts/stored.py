@@ -22,7 +22,7 @@ from rag_app.text.scales import exponent_after, stated_exponent
 
 # How stored facts are read: a document whose facts another version stored has them read again
 # from its chunks on first read (``rag_app.index.library_facts``), as profiles are.
-FACTS_VERSION = 6  # 2: a row label the table repeats is named with the row it falls under; 3: a second label column; 4: also under a first column's runs; 5: a ranking's rows by their names; 6: a lone repeated rate (同比（%）) named with the amount above it
+FACTS_VERSION = 7  # 2: a row label the table repeats is named with the row it falls under; 3: a second label column; 4: also under a first column's runs; 5: a ranking's rows by their names; 6: a lone repeated rate (同比（%）) named with the amount above it; 7: a split table's part with one period row read transposed as its first part
 # The powers of ten of the reader's scale names (TAT-QA's), for the table's stated scale.
 _EXPONENTS = {"thousand": 3, "million": 6, "billion": 9}
 # A label's unit: its bracketed tail of up to 8 characters, no digits ("营业收入（百万元）",

@@ -212,6 +212,12 @@ _SEQUENTIAL = re.compile(
 )
 
 
+def sequential(text: str) -> bool:
+    """Whether ``text`` says 环比 (month on month, sequentially): a column so labelled states a
+    change against the period before, not the amount that changes."""
+    return _SEQUENTIAL.search(text) is not None
+
+
 def month_before(text: str) -> tuple[int, int] | None:
     """For a change against the month before (10月环比, October month on month): that month and
     the one before it, (10, 9); None when ``text`` names no one month so compared, or January."""
@@ -219,6 +225,31 @@ def month_before(text: str) -> tuple[int, int] | None:
     if len(months) != 1 or not _SEQUENTIAL.search(text) or months[0][1] == 1:
         return None
     return months[0][1], months[0][1] - 1
+
+
+# The quarter just before, as written without 环比: 较上季度, 比上一季度, quarter on quarter, QoQ.
+_QUARTER_BEFORE = re.compile(
+    r"[较比]上一?个?季度|\b(?:quarter[- ]on[- ]quarter|quarter[- ]over[- ]quarter|qoq)\b", re.I
+)
+
+
+def quarter_before(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
+    """For a change against the quarter before (2025年三季度环比, Q3 quarter on quarter): that
+    quarter and the one before it, each as (its year or "", its number): ("2025", 3), ("2025",
+    2); the first quarter's is the prior year's fourth. None when ``text`` names no one quarter
+    so compared, or names a month (a month's change is against the month before)."""
+    if not (_SEQUENTIAL.search(text) or _QUARTER_BEFORE.search(text)) or months_named(text):
+        return None
+    named = quarter_of(text)
+    if named is None:
+        part = part_months(text)
+        if part is None or part[1] - part[0] != 2:  # 前三季度, 上半年: not one quarter
+            return None
+        named = ("", part[1] // 3)
+    year, number = named
+    if number > 1:
+        return named, (year, number - 1)
+    return named, (str(int(year) - 1) if year else "", 4)
 
 
 def part_months(text: str) -> tuple[int, int] | None:

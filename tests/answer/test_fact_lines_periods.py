@@ -10,7 +10,7 @@ from rag_app.answer.fact_lines import fact_value_lines
 from rag_app.facts.cells import table_facts
 from rag_app.facts.rows import classes_named, label_core, period_pairs
 from rag_app.models import Chunk
-from rag_app.text.periods import month_before, part_months
+from rag_app.text.periods import month_before, part_months, quarter_before
 from rag_app.understand.analysis import analyse_query
 from rag_app.understand.operations import Operation
 
@@ -239,3 +239,51 @@ def test_a_share_of_two_rows_in_the_quarter_asked() -> None:
     question = "2025年三季度单季归母净利润占当季营业收入的百分之几？"
     lines = fact_value_lines(_as(question, "share"), [(1, quarters)])
     assert lines and "2025Q3：12 / 120 = 10%" in lines[0]
+
+
+def test_a_quarter_against_the_one_before_it_in_columns_or_down_a_split_table() -> None:
+    assert quarter_before("2025年三季度归母净利润环比增长了多少？") == (("2025", 3), ("2025", 2))
+    assert quarter_before("一季度营收较上季度增长了多少？") == (("", 1), ("", 4))
+    assert quarter_before("2025Q1营收环比") == (("2025", 1), ("2024", 4))
+    for other in ("前三季度营收环比", "10月营收环比", "三季度营收同比增长了多少？"):
+        assert quarter_before(other) is None, other
+    across = _chunk(
+        "<table><tr><th>项目</th><th>2024Q4</th><th>2025Q1</th><th>2025Q2</th><th>2025Q3</th>"
+        "</tr><tr><td>营业收入（百万元）</td><td>12,784.6</td><td>15,402.6</td><td>17,286.9</td>"
+        "<td>15,091.3</td></tr><tr><td>毛利率（%）</td><td>25.1</td><td>25.8</td><td>26.4</td>"
+        "<td>26.2</td></tr></table>"
+    )
+    fall = fact_value_lines(
+        _as("今年三季度单季营业收入环比下降了多少？", "change_ratio"), [(1, across)]
+    )
+    assert fall and "(15091.3 - 17286.9) / 17286.9 = -12.7%" in fall[0]  # the latest year's
+    first = fact_value_lines(
+        _as("2025年一季度营业收入环比增长了多少？", "change_ratio"), [(1, across)]
+    )
+    assert first and "(15402.6 - 12784.6) / 12784.6 = 20.48%" in first[0]  # the year before's Q4
+    # quarters down the rows, the table split into parts, its last part one row: the amount's
+    # column, not the 环比（%） column the question's 环比 also names
+    head = "<tr><th>季度</th><th>营业收入（百万元）</th><th>环比（%）</th><th>归母净利润（百万元）</th></tr>"
+    parts = [
+        (
+            1,
+            _chunk(
+                f"<table>{head}<tr><td>2025Q1</td><td>2,000.0</td><td>-5.00</td><td>350.2</td></tr>"
+                "<tr><td>2025Q2</td><td>2,318.7</td><td>15.94</td><td>412.6</td></tr></table>",
+                1,
+                "t:0",
+            ),
+        ),
+        (
+            2,
+            _chunk(
+                f"<table>{head}<tr><td>2025Q3</td><td>2,486.3</td><td>7.23</td><td>468.3</td></tr>"
+                "</table>",
+                2,
+                "t:0",
+            ),
+        ),
+    ]
+    assert [f.column for f in table_facts(parts[1][1])][:1] == ["2025Q3"]  # read as its first part
+    rise = fact_value_lines(_as("2025年三季度归母净利润环比增长了多少？", "change_ratio"), parts)
+    assert rise and "(468.3 - 412.6) / 412.6 = 13.5%" in rise[0]

@@ -111,6 +111,9 @@ def test_an_asked_question_is_embedded_once_and_its_operation_read_from_it(
         ("2022年到2024年的平均营业收入是多少？", "average"),
         ("2024年营收的同比增速是多少？", "change_ratio"),
         ("有几年的毛利率超过20%？", "count"),
+        # 环比 with no unit asks for a rate; a unit asks for the amount
+        ("一季度单票收入环比回落了多少？", "change_ratio"),
+        ("二季度营收比一季度减少了多少亿元？", "diff"),
     ],
 )
 def test_the_shipped_model_reads_the_real_encoders_embedding(
