@@ -10,7 +10,6 @@ from dataclasses import replace
 
 from rag_app.facts.cells import Fact, table_facts, table_parts
 from rag_app.facts.lookup import (
-    _UNIT,
     AskedFact,
     _columns,
     _named,
@@ -23,6 +22,7 @@ from rag_app.facts.lookup import (
 )
 from rag_app.facts.ranks import is_ordinal, ranked_rows, stated_rows
 from rag_app.facts.rows import (
+    UNIT,
     classes_named,
     labelled_residual,
     labelled_total,
@@ -99,7 +99,7 @@ def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
     """Whether the question names a column by its label's last part, a bracketed tail aside,
     with or without the period it names ("营收" of "2024年营收（亿美元）")."""
     last = label.split(" / ")[-1]
-    core = _UNIT.sub("", last).strip() or last
+    core = UNIT.sub("", last).strip() or last
     bare = PERIOD_SPAN.sub("", core).strip()
     return bool(_named(core, question, words) or (bare and _named(bare, question, words)))
 

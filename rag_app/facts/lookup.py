@@ -8,23 +8,26 @@ columns from their place against the report's period (``rows.pair_asked``: 本�
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rag_app.facts.cells import Fact, table_facts
 from rag_app.facts.rows import (
+    UNIT,
     amount_columns,
+    bare_label,
     by_row_and_group,
     class_at,
     classes_named,
     label_core,
     labelled_total,
+    month_columns,
     most_specific,
     names_part_of_year,
     names_prior,
     pair_asked,
     period_pairs,
+    shared_lead,
     whole_of,
 )
 from rag_app.models import Chunk
@@ -41,7 +44,6 @@ from rag_app.text.periods import (
 )
 from rag_app.understand.analysis import QueryAnalysis
 
-_UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
 # ``years`` meaning every column labelled with one year ("In which year was X largest?").
 EVERY_YEAR = "*"
 
@@ -68,15 +70,9 @@ def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
     return len(label_words) if label_words and label_words <= words else 0
 
 
-def _bare(label: str) -> str:
-    """A label without units and lead-ins in any of its parts: "集装箱吞吐量（万标准箱） / 其中：外贸"
-    -> "集装箱吞吐量 外贸"."""
-    return " ".join(label_core(_UNIT.sub("", part).strip()) for part in label.split(" / "))
-
-
 def _unit_asked(label: str, question: str) -> bool:
     """Whether the question writes the unit a label ends with ("多少百万元" of "金额（百万元）")."""
-    unit = _UNIT.search(label)
+    unit = UNIT.search(label)
     return unit is not None and unit.group()[1:-1].strip().lower() in question
 
 
@@ -97,6 +93,8 @@ def _columns(
         named = _named_columns(labels, question, words)
         # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")
         return {c for cols in by_year.values() for c in amount_columns(cols, facts, named)}
+    if (by_month := month_columns(labels, question)) is not None:  # 10月, 去年10月
+        return by_month & numeric
     named = {c for c, label in labels.items() if label and _named(label, question, words)}
     named = named or _named_columns(labels, question, words) & numeric  # 业务量 of 10月业务量
     if named:
@@ -110,7 +108,7 @@ def _named_columns(labels: dict[int, str], question: str, words: frozenset[str])
     "2024年 / 占比（%）")."""
     named = set()
     for c, label in labels.items():
-        parts = [_UNIT.sub("", PERIOD_SPAN.sub(" ", p)).strip() for p in label.split(" / ")]
+        parts = [UNIT.sub("", PERIOD_SPAN.sub(" ", p)).strip() for p in label.split(" / ")]
         rest = " ".join(p for p in parts if p)
         if rest and _named(rest, question, words):
             named.add(c)
@@ -123,8 +121,7 @@ def _part_asked(query: QueryAnalysis) -> bool:
 
 
 def period_words(chunk: Chunk) -> str:
-    """The words a table states its period in besides its columns: its caption, the paragraph
-    introducing it, the headings above it."""
+    """The words a table states its period in besides its columns: caption, intro, headings."""
     return " ".join([chunk.caption, chunk.context, *chunk.heading_path])
 
 
@@ -155,10 +152,13 @@ def _rows_named(
     scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
     best = max(scores.values(), default=0)
     if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
-        scores = {m: _named(_UNIT.sub("", m).strip() or m, question, words) for m in scores}
+        scores = {m: _named(UNIT.sub("", m).strip() or m, question, words) for m in scores}
         best = max(scores.values(), default=0)
     if not best:  # a merged header's group names it ("营业收入" of "营业收入 / 金额（百万元）")
         scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
+        best = max(scores.values(), default=0)
+    if not best and (lead := shared_lead([UNIT.sub("", m) for m in scores])):  # 速运物流…
+        scores = {m: _named(m[len(lead) :], question, words) for m in scores}
         best = max(scores.values(), default=0)
     if not best:
         return set(), 0
@@ -211,7 +211,7 @@ def asked_cells(
     for number, table, stated in tables:
         facts = _in_period(by_row_and_group(table) if best_first else table, stated, part)
         rows, score = _rows_named(facts, question, words)
-        whole = any(_bare(f.metric).lower() in question for f in facts if f.row in rows)
+        whole = any(bare_label(f.metric).lower() in question for f in facts if f.row in rows)
         if rows:  # else a row the question writes whole (清洗设备) before one named by its words
             named.append(
                 (-score if best_first else int(not whole), len(named), number, facts, rows)
@@ -268,7 +268,7 @@ def entity_facts(
             if years and not set(dated) & set(years):
                 continue
             label = PERIOD_SPAN.sub("", fact.column).strip()
-            if label and _named(_UNIT.sub("", label).strip() or label, question, words):
+            if label and _named(UNIT.sub("", label).strip() or label, question, words):
                 found[(fact.row, fact.col)] = fact
         if len(found) == 1:
             return [AskedFact(number, next(iter(found.values())))]
@@ -310,11 +310,11 @@ def asked_pair(
         named = {
             m
             for m in {f.metric for f in facts}
-            if _named(m, question, words) or _named(_bare(m), question, words)
+            if _named(m, question, words) or _named(bare_label(m), question, words)
         }
         # of labels named alike, the most specific ("Total costs", not "Total"); for a share,
         # unless it writes both whole (个人定期存款 of 个人存款; not 桩工机械 by 机械 alone)
-        written = all(label_core(_bare(m)).lower() in question for m in named)
+        written = all(label_core(bare_label(m)).lower() in question for m in named)
         if len(named) > 2 or (share and len(named) == 2 and not written):
             named = most_specific(named)
         if len(named) != 2 and not (share and len(named) == 1):
@@ -441,7 +441,7 @@ def _place(label: str, order: list[tuple[int, str]], question: str) -> int:
     if (at := class_at(label, question)) >= 0:
         return at
     question = question.lower()
-    whole = _UNIT.sub("", label_core(label)).strip().lower()
+    whole = UNIT.sub("", label_core(label)).strip().lower()
     if len(whole) >= 2 and whole in question:
         return question.index(whole)
     words = match_terms(label)[0]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.facts.cells import Fact
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import CJK_CLASS
-from rag_app.text.periods import distinct_years, find_years, month_range
+from rag_app.text.periods import distinct_years, find_years, month_range, months_named
 
 # A lead-in of one or two CJK characters before a colon marks a row as part of the one above
 # ("其中：", "减：", "加："): the row is named by what follows it.
@@ -178,12 +178,38 @@ def period_pairs(facts: Sequence[Fact]) -> list[tuple[int, int, str]]:
     return pairs
 
 
+def month_columns(labels: Mapping[int, str], question: str) -> set[int] | None:
+    """The columns of the one month a question names without its year (10月, 去年10月): of
+    that month's columns with a year, the latest year's, or the year's before it when the
+    question names the prior (去年10月); a column of the month with no year (the report's own)
+    only when it does not. None when the question names no one such month or no column is of
+    it."""
+    asked = months_named(question)
+    if len(asked) != 1 or asked[0][0]:
+        return None
+    of_month = {
+        c: found[0][0]
+        for c, label in labels.items()
+        if len(found := months_named(label)) == 1 and found[0][1] == asked[0][1]
+    }
+    if not of_month:
+        return None
+    prior = names_prior(question)
+    dated = {c: year for c, year in of_month.items() if year}
+    if not dated:
+        return set() if prior else set(of_month)
+    year = max(dated.values())
+    year = str(int(year) - 1) if prior else year
+    return {c for c, y in dated.items() if y == year}
+
+
 def names_prior(text: str) -> bool:
     """Whether ``text`` names the prior period (上年同月, 去年同期, last year)."""
     return bool(_PRIOR.search(text))
 
 
-_GROUP_UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
+# A unit a label ends with: "营业收入（亿元）", "Revenue (in millions)".
+UNIT = re.compile(r"[（(][^（()）]{1,12}[)）]\s*$")
 
 
 def by_row_and_group(facts: Sequence[Fact]) -> Sequence[Fact]:
@@ -199,12 +225,33 @@ def by_row_and_group(facts: Sequence[Fact]) -> Sequence[Fact]:
             out.append(fact)
             continue
         g = groups.setdefault(group, len(groups) + 1)
-        unit = _GROUP_UNIT.search(group)  # named without its unit; the unit goes with the year
+        unit = UNIT.search(group)  # named without its unit; the unit goes with the year
         name = group[: unit.start()].strip() if unit else group
         metric = f"{label_core(fact.metric)} {name}"
         column = f"{last}{unit.group()}" if unit else last
         out.append(replace(fact, row=fact.row * 1000 + g, metric=metric, column=column))
     return out if groups else facts
+
+
+def bare_label(label: str) -> str:
+    """A label without units and lead-ins in any of its parts: "集装箱吞吐量（万标准箱） / 其中：外贸"
+    -> "集装箱吞吐量 外贸"."""
+    return " ".join(label_core(UNIT.sub("", part).strip()) for part in label.split(" / "))
+
+
+def shared_lead(labels: Sequence[str]) -> str:
+    """The whole words every one of several row labels starts with, when each has words after
+    them: a qualifier of the whole table ("速运物流" of 速运物流业务量, 速运物流单票收入), which a
+    question asking one row need not write; "" when there is none."""
+    if len(labels) < 2:
+        return ""
+    prefix = os.path.commonprefix(list(labels))
+    lead = ""
+    for word in cut(labels[0]):
+        if not prefix.startswith(lead + word):
+            break
+        lead += word
+    return lead if len(lead) >= 2 and all(len(label) - len(lead) >= 2 for label in labels) else ""
 
 
 # A column label's last characters that alone tell it from its neighbours: a share class (A, C).

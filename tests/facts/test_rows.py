@@ -7,16 +7,20 @@ from __future__ import annotations
 import pytest
 
 from rag_app.facts.cells import table_facts
+from rag_app.facts.lookup import asked_facts
 from rag_app.facts.rows import (
     amount_columns,
     is_percent_column,
     label_core,
     labelled_total,
+    month_columns,
     names_part_of_year,
     period_role,
+    shared_lead,
     whole_of,
 )
 from rag_app.models import Chunk
+from rag_app.understand.analysis import analyse_query
 
 
 def _facts(html: str):  # type: ignore[no-untyped-def]
@@ -101,3 +105,46 @@ def test_a_part_of_a_year(text: str, part: bool) -> None:
 )
 def test_a_year_less_columns_period(label: str, role: str) -> None:
     assert period_role(label) == role
+
+
+def test_a_month_named_without_its_year_is_the_latest_years_or_the_one_before() -> None:
+    labels = {
+        1: "2025年10月",
+        2: "2025年9月",
+        3: "环比（%）",
+        4: "2024年10月",
+        5: "2025年1-10月累计",
+    }
+    assert month_columns(labels, "10月单票收入是多少？") == {1}
+    assert month_columns(labels, "去年10月单票收入是多少？") == {4}
+    assert month_columns(labels, "2024年10月单票收入是多少？") is None  # its year named
+    assert month_columns(labels, "1-10月累计单票收入是多少？") is None  # a run, not a month
+    monthly = {1: "9月", 2: "10月"}  # the report's own year's months
+    assert month_columns(monthly, "10月单票收入是多少？") == {2}
+    assert month_columns(monthly, "去年10月单票收入是多少？") == set()  # not this year's
+
+
+def test_the_words_every_row_label_starts_with_qualify_the_table() -> None:
+    labels = ["速运物流业务量", "速运物流单票收入", "速运物流业务收入"]
+    assert shared_lead(labels) == "速运物流"
+    assert shared_lead(["营业收入", "营业成本"]) == ""  # 营业 is no whole word of both
+    assert shared_lead(["速运物流业务量"]) == ""  # one row: nothing shared
+    assert shared_lead(["归母净利润", "归母净利润率"]) == ""  # a label with nothing after
+
+
+def test_a_row_is_named_without_the_qualifier_every_row_shares() -> None:
+    chunk = Chunk(
+        "t:1",
+        "t",
+        "table",
+        "",
+        "",
+        (0,),
+        table_html="<table><tr><th>指标</th><th>2025年10月</th><th>2024年10月</th></tr>"
+        "<tr><td>速运物流业务量（亿票）</td><td>15.26</td><td>13.12</td></tr>"
+        "<tr><td>速运物流单票收入（元）</td><td>14.86</td><td>15.31</td></tr></table>",
+    )
+    query = analyse_query("去年10月公司的单票收入是多少元？")
+    assert [(a.fact.column, a.fact.value) for a in asked_facts(query, [(1, chunk)])] == [
+        ("2024年10月", "15.31")
+    ]
