@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 from rag_app.answer.fact_counts import counted, which_years
 from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
-from rag_app.answer.values import is_asked_subject
+from rag_app.answer.values import asked_sources
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import (
     amount_of,
     asked_columns,
+    in_percent,
     month_cells,
     month_rows,
     quarter_cells,
@@ -47,7 +48,6 @@ from rag_app.text.periods import (
     part_months,
     quarter_before,
 )
-from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
@@ -169,6 +169,10 @@ def fact_value_lines(
             scale = cell_scale(fact, source, every_source)
             sep = ", " if lang == "en" else " "
             return [fact_line(f"{query.name}{sep}{fact.column}", fact.value, scale, source, lang)]
+    if len(asked) != 1 and operation.name == "value" and sure and not listing:
+        added = _parts_added(query, sources, lang)  # 前三季度 of a table of quarters
+        if added:
+            return added
     if not asked:
         return []
     if listing:
@@ -179,6 +183,22 @@ def fact_value_lines(
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
     return [fact_line(head, fact.value, cell_scale(fact, source, sources), source, lang)]
+
+
+def _parts_added(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str
+) -> list[str]:
+    """An amount asked of a part of a year no column gives (2025年前三季度, 上半年, 1-9月), added
+    up from the quarters or months of a table that has them (a quarter from its months); none
+    for a rate (a margin's quarters do not add up)."""
+    run = month_range(query.text) or part_months(query.text)
+    if run is None:
+        return []
+    for cells in (quarter_cells(query, sources, run), month_cells(query, sources, run)):
+        if len(cells) >= 2 and not any(in_percent(a.fact) for a in cells):
+            line = _across_rows("sum", cells, sources, lang, "column")
+            return [line] if line else []
+    return []
 
 
 def ranked_lines(
@@ -205,20 +225,6 @@ def ranked_lines(
 
 # What asks for a name: the interrogatives of the follow-up lexicon that do (哪, 谁, which, who).
 _ASKING_WHO = ("哪", "谁", "which", "who")
-
-
-def asked_sources(
-    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
-) -> list[tuple[int, Chunk]]:
-    """The sources of reports about the company the question asks (all when it names none):
-    台积电's revenue is not read off 中芯国际's own table, though a row of it is labelled 营业收入."""
-    subjects = document_subjects(chunk for _, chunk in sources)
-    alone = len({s for words in subjects.values() for s in words}) == 1
-    return [
-        (number, chunk)
-        for number, chunk in sources
-        if is_asked_subject(query, "".join(sorted(subjects.get(chunk.doc_id, frozenset()))), alone)
-    ]
 
 
 def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:

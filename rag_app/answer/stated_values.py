@@ -18,7 +18,7 @@ from rag_app.answer.quotes import ScoredSentence
 from rag_app.answer.values import is_asked_subject
 from rag_app.models import Chunk
 from rag_app.text.aspects import is_quantity, metric_group
-from rag_app.text.periods import PART_OF_YEAR, find_years
+from rag_app.text.periods import find_years
 from rag_app.text.sentences import split_clauses
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
@@ -73,7 +73,7 @@ def stated_value_lines(
 
 def _part_of_year(query: QueryAnalysis) -> bool:
     """Whether the question asks a quarter, half or month ("2024年第三季度", "2024年12月")."""
-    if query.periods or PART_OF_YEAR.search(query.text):
+    if query.asks_part_of_year:
         return True
     return any(_PART.search(p) for p in query.aspects().periods)
 

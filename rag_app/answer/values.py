@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
-from rag_app.text.periods import PART_OF_YEAR, find_years
+from rag_app.text.language import CJK_CLASS
+from rag_app.text.periods import find_years
 from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -65,6 +66,37 @@ def _same_name(asked: str, subject: str, alone: bool) -> bool:
     return not subject or subject in asked or asked in subject
 
 
+def asked_sources(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> list[tuple[int, Chunk]]:
+    """The sources of reports about the company the question asks (all when it names none):
+    台积电's revenue is not read off 中芯国际's own table, though a row of it is labelled 营业收入."""
+    if _runs_into_a_word(query, sources):
+        return list(sources)
+    subjects = document_subjects(chunk for _, chunk in sources)
+    alone = len({s for words in subjects.values() for s in words}) == 1
+    return [
+        (number, chunk)
+        for number, chunk in sources
+        if is_asked_subject(query, "".join(sorted(subjects.get(chunk.doc_id, frozenset()))), alone)
+    ]
+
+
+def _runs_into_a_word(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> bool:
+    """Whether the name read off the question runs on, with the two characters after it, into
+    words the sources write whole ("空调内" of "空调内销量排名…", a caption's 空调内销量): the
+    question's words cut in the middle, not a company."""
+    name, text = query.name, query.text
+    at = text.find(name) if name else -1
+    run = text[at : at + len(name) + 2] if at >= 0 else ""
+    if len(run) < len(name) + 2 or not _CJK_WORD.fullmatch(run):
+        return False
+    return any(run in chunk.text for _, chunk in sources)
+
+
+_CJK_WORD = re.compile(f"[{CJK_CLASS}]+")
+
+
 def value_lines(
     query: QueryAnalysis,
     chosen: list[ScoredSentence],
@@ -80,7 +112,7 @@ def value_lines(
     years = set(find_years(question))
     if query.reference("image"):  # asked about a figure, not a table's row
         return [], chosen
-    if len(years) != 1 or query.periods or PART_OF_YEAR.search(question):
+    if len(years) != 1 or query.asks_part_of_year:
         # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
         return [], chosen  # would not be the answer
     year = years.pop()

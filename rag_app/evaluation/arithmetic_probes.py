@@ -31,11 +31,10 @@ from rag_app.pipeline.ask import Pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "assets" / "arithmetic_probes"
-# Where each probes file's documents are (the first probes were written over two frozen sets).
-DOC_DIRS = (
-    PROBES / "docs",
-    ROOT / "assets" / "second_eval" / "docs",
-    ROOT / "assets" / "third_eval" / "docs",
+# Where each probes file's documents are: their own, or a frozen set's (only its fitting half's).
+DOC_DIRS = tuple(
+    ROOT / "assets" / folder
+    for folder in ("arithmetic_probes", "second_eval", "third_eval", "fourth_eval", "fifth_eval")
 )
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -100,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.kind != "all":
         probes = [p for p in probes if p.lookup == (args.kind == "lookup")]
     wanted = {p.doc_id for p in probes}
-    documents = [f for f in find_documents(list(DOC_DIRS)) if _doc_id(f) in wanted]
+    documents = [f for f in find_documents([d / "docs" for d in DOC_DIRS]) if _doc_id(f) in wanted]
     library.ingest_paths(documents, "probes")
     pipeline = Pipeline(settings, library)
     passed: Counter[str] = Counter()

@@ -182,9 +182,7 @@ def _in_percent(row: Sequence[str]) -> bool:
     return "%" in row[0] or bool(values) and all("%" in cell for cell in values)
 
 
-def _periods_down(
-    rows: Sequence[Sequence[str]], labels: Sequence[str], fewest: int = 2
-) -> bool:
+def _periods_down(rows: Sequence[Sequence[str]], labels: Sequence[str], fewest: int = 2) -> bool:
     """Whether a table lays its periods down its first column (2023A, 2024A, ... as row labels)
     and its metrics across (营业收入, 毛利率 as column labels): a forecast table transposed. A
     part of a table split by rows may hold one period (``fewest`` 1): the last quarter's row

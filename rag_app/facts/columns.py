@@ -343,20 +343,20 @@ def stated_rate(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> A
         return None
     cell = asked[0].fact
     facts = table_facts(chunk)
-    if _in_percent(cell) and any(cell.metric.endswith(f" {f.metric}") for f in facts):
+    if in_percent(cell) and any(cell.metric.endswith(f" {f.metric}") for f in facts):
         return asked[0]  # the rate row itself (营业收入同比增长率)
     for fact in facts:
         if (
             fact.col == cell.col
             and fact.row > cell.row
             and fact.metric.endswith(f" {cell.metric}")
-            and _in_percent(fact)
+            and in_percent(fact)
         ):
             return AskedFact(asked[0].source, fact)
     return None
 
 
-def _in_percent(fact: Fact) -> bool:
+def in_percent(fact: Fact) -> bool:
     """A cell in percent: so written, or its row's label says so ("同比（%）")."""
     return fact.scale == "percent" or "%" in fact.metric
 
@@ -373,7 +373,7 @@ def amount_of(
     the cells of ``years`` of the row ``query`` names best among rows not in percent
     (归母净利润 of "归母净利润的CAGR", not 净利润增长率（%）); ``asked`` itself otherwise."""
     rows = {(a.source, a.fact.row) for a in asked}
-    if len(rows) != 1 or not _in_percent(asked[0].fact):
+    if len(rows) != 1 or not in_percent(asked[0].fact):
         return asked
     chunk = dict(sources).get(asked[0].source)
     facts = table_facts(chunk) if chunk is not None else ()
@@ -386,6 +386,6 @@ def amount_of(
     if len(cells) == len(asked):
         return [AskedFact(asked[0].source, f) for f in cells]
     amounts = (
-        (n, [f for f in table_facts(c) if not _in_percent(f)], period_words(c)) for n, c in sources
+        (n, [f for f in table_facts(c) if not in_percent(f)], period_words(c)) for n, c in sources
     )
     return asked_cells(query, amounts, years) or asked

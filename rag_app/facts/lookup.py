@@ -23,7 +23,6 @@ from rag_app.facts.rows import (
     labelled_total,
     month_columns,
     most_specific,
-    names_part_of_year,
     names_prior,
     pair_asked,
     period_pairs,
@@ -34,11 +33,11 @@ from rag_app.models import Chunk
 from rag_app.text.analyzer import cut, match_terms
 from rag_app.text.language import stem
 from rag_app.text.periods import (
-    PART_OF_YEAR,
     PERIOD_SPAN,
     distinct_years,
     find_years,
     months_named,
+    names_part_of_year,
     period_tokens,
     quarter_of,
 )
@@ -117,7 +116,7 @@ def _named_columns(labels: dict[int, str], question: str, words: frozenset[str])
 
 def _part_asked(query: QueryAnalysis) -> bool:
     """Whether the question asks about a part of a year (2024q2, 2024h1)."""
-    return bool(query.periods) or PART_OF_YEAR.search(query.text) is not None
+    return query.asks_part_of_year
 
 
 def period_words(chunk: Chunk) -> str:
@@ -250,7 +249,7 @@ def entity_facts(
     ("2024年营收（亿美元）" of "台积电2024年的营收是多少？"): a table laid out with companies as
     rows, not metrics. [] when no row names it or several columns are named alike."""
     name = query.name
-    if not name or query.periods or PART_OF_YEAR.search(query.text):
+    if not name or query.asks_part_of_year:
         return []
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())

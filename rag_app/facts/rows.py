@@ -118,9 +118,6 @@ def labelled_total(label: str) -> bool:
 
 # A column or caption naming a part of a year: a span of months ("1-6月", "1-9月"), a half or a
 # quarter (上半年, 第三季度, Q3, H1).
-_PART = re.compile(
-    r"\d{1,2}\s*[-–~至]\s*\d{1,2}\s*月|半年|季度|(?<![a-z])[qh][1-4](?![0-9a-z])", re.I
-)
 # Column labels that place a period against the report's own (本报告期 / 上年同期, 期末 / 期初,
 # current / prior year): the conventions of a report's headers. A label saying a change
 # ("本期比上年同期增减(%)") is neither period.
@@ -130,11 +127,6 @@ _PRIOR = re.compile(r"上年|上期|去年|期初|年初|prior|previous|last yea
 _CURRENT = re.compile(
     r"本报告期|报告期|本期|本年|本月|当月|本季度?|当期|期末|current|this year", re.I
 )
-
-
-def names_part_of_year(text: str) -> bool:
-    """Whether ``text`` names a part of a year: 1-6月, 上半年, 第三季度, Q3."""
-    return _PART.search(text) is not None
 
 
 def period_role(label: str) -> str:

@@ -252,6 +252,18 @@ def quarter_before(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
     return named, (str(int(year) - 1) if year else "", 4)
 
 
+# A part of a year, with its year or without: 1-6月, 上半年, 第三季度, 前三季度, Q3, 2025H1.
+_PART_NAMED = re.compile(
+    r"\d{1,2}\s*[-–~至]\s*\d{1,2}\s*月|半年|季度|(?<![a-z])[qh][1-4](?![0-9a-z])", re.I
+)
+
+
+def names_part_of_year(text: str) -> bool:
+    """Whether ``text`` (a question, a column label, a caption) names a part of a year: 1-6月,
+    上半年, 第三季度, Q3, 2025H1."""
+    return _PART_NAMED.search(text) is not None or PART_OF_YEAR.search(text) is not None
+
+
 def part_months(text: str) -> tuple[int, int] | None:
     """The run of months a part of a year ``text`` names without its year spans: 上半年 (1, 6),
     下半年 (7, 12), 三季度 (7, 9), 前三季度 (1, 9); None when it names none."""

@@ -21,7 +21,7 @@ from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases,
 from rag_app.text.aspects import Aspects, question_aspects
 from rag_app.text.language import Language, cjk_share, detect_language, language_of_share
 from rag_app.text.names import leading_name
-from rag_app.text.periods import period_tokens
+from rag_app.text.periods import names_part_of_year, period_tokens
 from rag_app.text.phrasing import (
     asks_about_figure,
     asks_for_list,
@@ -96,6 +96,12 @@ class QueryAnalysis:
         """The question's language when ``min_cjk_share`` of its words must be CJK for Chinese:
         ``text.language``'s one rule over the share read once (no words: Chinese)."""
         return language_of_share(self.cjk_share, min_cjk_share)
+
+    @property
+    def asks_part_of_year(self) -> bool:
+        """Whether it asks of a part of a year (2024Q2, 2025年上半年, 前三季度): a whole year's
+        value does not answer it."""
+        return bool(self.periods) or names_part_of_year(self.text)
 
     @property
     def name(self) -> str:

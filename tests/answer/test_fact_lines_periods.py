@@ -287,3 +287,26 @@ def test_a_quarter_against_the_one_before_it_in_columns_or_down_a_split_table() 
     assert [f.column for f in table_facts(parts[1][1])][:1] == ["2025Q3"]  # read as its first part
     rise = fact_value_lines(_as("2025年三季度归母净利润环比增长了多少？", "change_ratio"), parts)
     assert rise and "(468.3 - 412.6) / 412.6 = 13.5%" in rise[0]
+
+
+def test_an_amount_of_a_part_of_a_year_no_column_gives_adds_up_its_quarters() -> None:
+    quarters = [
+        (
+            1,
+            _chunk(
+                "<table><tr><th>指标</th><th>2024Q4</th><th>2025Q1</th><th>2025Q2</th>"
+                "<th>2025Q3</th></tr><tr><td>营业收入（百万元）</td><td>2,917</td><td>6,408</td>"
+                "<td>4,287</td><td>4,359</td></tr><tr><td>归母净利润（百万元）</td><td>514</td>"
+                "<td>2,187</td><td>1,185</td><td>1,226</td></tr><tr><td>毛利率（%）</td>"
+                "<td>75.1</td><td>78.2</td><td>77.9</td><td>78.4</td></tr></table>"
+            ),
+        )
+    ]
+    nine = _as("岳泉酒业2025年前三季度累计实现归母净利润多少百万元？", "value")
+    assert nine.asks_part_of_year  # 前三季度: no whole year's value answers it
+    lines = fact_value_lines(nine, quarters)
+    assert lines and "2187 + 1185 + 1226 = 4598" in lines[0]
+    half = fact_value_lines(_as("2025年上半年营业收入合计是多少？", "value"), quarters)
+    assert half and "6408 + 4287 = 10695" in half[0]
+    assert fact_value_lines(_as("2025年前三季度毛利率是多少？", "value"), quarters) == []  # a rate
+    assert fact_value_lines(_as("2025年三季度营业收入是多少？", "value"), quarters) == []  # one

@@ -6,6 +6,7 @@ year's columns, and a change between year-less columns (本报告期 against 上
 from __future__ import annotations
 
 from rag_app.answer.fact_lines import fact_value_lines
+from rag_app.answer.values import asked_sources
 from rag_app.answer.short import short_answer
 from rag_app.facts.cells import table_facts
 from rag_app.models import Chunk
@@ -439,3 +440,32 @@ def test_an_average_over_as_many_companies_as_the_question_says() -> None:
     # a count that no table's rows match reads nothing of the peers
     other = fact_value_lines(_as("表中五家可比公司2025年PE的平均值是多少倍？", "average"), sources)
     assert not other or "68.1" not in other[0]
+
+
+def test_a_name_cut_through_a_word_the_report_writes_whole_names_no_company() -> None:
+    title = "青云电器2025年三季报点评 > 行业格局\n"
+    ranking = (
+        "<table><tr><th>排名</th><th>公司</th><th>内销量（万台）</th></tr>"
+        "<tr><td>1</td><td>鸿澜电器</td><td>2,486.3</td></tr>"
+        "<tr><td>2</td><td>北极星家电</td><td>2,102.8</td></tr>"
+        "<tr><td>3</td><td>青云电器</td><td>1,126.5</td></tr>"
+        "<tr><td>4</td><td>松川电器</td><td>702.4</td></tr></table>"
+    )
+    caption = "表4：2025年1-9月空调内销量前五"
+    sources = [
+        (
+            1,
+            Chunk(
+                "q:1", "q", "text", "公司空调内销量位列行业第三。", title + "公司空调内销量", (0,)
+            ),
+        ),
+        (2, Chunk("q:2", "q", "table", caption, title + caption, (1,), table_html=ranking)),
+        (3, Chunk("q:3", "q", "text", "三季度收入环比回落。", title + "三季度收入环比回落", (2,))),
+    ]
+    query = _as("空调内销量排名前三的企业加起来卖了多少万台？", "sum")
+    assert query.name == "空调内"  # the leading name, cut before 销量
+    assert asked_sources(query, sources) == sources  # ... runs on into 空调内销量: no company
+    lines = fact_value_lines(query, sources)
+    assert lines and "2486.3 + 2102.8 + 1126.5 = 5715.6" in lines[0]
+    other = _as("松川电器的内销量排名第几？", "value")  # a company's name stays one
+    assert other.name == "松川电器" and asked_sources(other, sources) == []

@@ -14,12 +14,12 @@ from rag_app.facts.rows import (
     label_core,
     labelled_total,
     month_columns,
-    names_part_of_year,
     period_role,
     shared_lead,
     whole_of,
 )
 from rag_app.models import Chunk
+from rag_app.text.periods import names_part_of_year
 from rag_app.understand.analysis import analyse_query
 
 

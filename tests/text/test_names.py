@@ -152,6 +152,8 @@ def test_the_noun_a_question_asks_is_read_with_what_qualifies_it(
         ("今年公司累计实现归母净利润多少亿元？", ""),
         ("表中三家可比公司2026年PE的平均值是多少？", ""),  # a count among its words
         ("三只松鼠2024年营收是多少？", "三只松鼠"),  # a count its name starts with
+        ("四家可比公司PB的平均值是多少倍？", ""),  # a count first, then what they are
+        ("两家公司营收合计多少？", ""),  # a count alone
     ],
 )
 def test_a_question_leads_with_a_name_not_with_a_clause(question: str, name: str) -> None:
