@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from rag_app.answer.fact_counts import counted, which_years
 from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
+from rag_app.answer.quotes import PointedTable
 from rag_app.answer.values import asked_sources
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import (
@@ -70,6 +71,7 @@ def worked_lines(
     gives a value for each; else none. It comes before any value line: a change asked of 2024
     is not 2024's value."""
     operation = query.operation
+    sources = _of_table_pointed(query, sources)
     every_source, sources = sources, asked_sources(query, sources)
     if operation.name in _OF_TWO and operation.confidence >= min_confidence:
         pair = asked_pair(query, sources, share=operation.name == "share")
@@ -183,6 +185,17 @@ def fact_value_lines(
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
     return [fact_line(head, fact.value, cell_scale(fact, source, sources), source, lang)]
+
+
+def _of_table_pointed(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> Sequence[tuple[int, Chunk]]:
+    """For a question pointing at a numbered table ("表4中…有几家"), that table's sources, when
+    they are among ``sources``; else ``sources``."""
+    if not query.reference("table"):
+        return sources
+    pointed = PointedTable(query, sources).pointed
+    return [(n, chunk) for n, chunk in sources if n in pointed] or sources
 
 
 def _parts_added(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
 from rag_app.models import Chunk
-from rag_app.text.analyzer import match_terms
+from rag_app.text.analyzer import in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import find_years
 from rag_app.text.subjects import document_subjects
@@ -60,10 +60,12 @@ def _same_name(asked: str, subject: str, alone: bool) -> bool:
     Latin name and a Chinese subject (SMIC, 中芯国际: an English question over Chinese reports)
     cannot be matched by their letters: they are taken as one when the report is ``alone``,
     the one company the sources are about, and as two otherwise (NAURA's question is not
-    answered from 中芯国际's row)."""
+    answered from 中芯国际's row). A name starting with the subject's own coined word (岳泉大曲
+    of 岳泉酒业: a word no dictionary holds) is its brand or product."""
     if subject and asked.isascii() != subject.isascii():
         return alone
-    return not subject or subject in asked or asked in subject
+    coined = len(asked) > 2 and asked[:2] == subject[:2] and not in_dictionary(asked[:2])
+    return not subject or subject in asked or asked in subject or coined
 
 
 def asked_sources(

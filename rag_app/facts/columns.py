@@ -23,6 +23,7 @@ from rag_app.facts.lookup import (
 from rag_app.facts.ranks import is_ordinal, ranked_rows, stated_rows
 from rag_app.facts.rows import (
     UNIT,
+    bare_label,
     classes_named,
     labelled_residual,
     labelled_total,
@@ -141,6 +142,8 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         if not years or len(named) != 1:
             labels = {f.col: f.column for f in facts if f.number is not None}
             named = {c for c, label in labels.items() if _column_named(label, question, words)}
+            written = {c for c in named if bare_label(labels[c]).lower() in question}
+            named = written if len(named) > 1 and len(written) == 1 else named  # 收入份额
         if len(named) != 1:
             continue
         cells = [

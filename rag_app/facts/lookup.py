@@ -19,6 +19,7 @@ from rag_app.facts.rows import (
     by_row_and_group,
     class_at,
     classes_named,
+    coined_words,
     label_core,
     labelled_total,
     month_columns,
@@ -66,6 +67,8 @@ def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
     if len(lowered) >= 2 and lowered in question_lower:
         return max(1, len(terms))
     label_words = {w for w in terms if not w.isdigit()}
+    if any(r not in question_lower for r in coined_words(lowered, terms)):
+        return 0  # 桩工机械 is not named by 机械 alone
     return len(label_words) if label_words and label_words <= words else 0
 
 

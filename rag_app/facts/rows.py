@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.facts.cells import Fact
-from rag_app.text.analyzer import cut, match_terms
+from rag_app.text.analyzer import cut, in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import distinct_years, find_years, month_range, months_named
 
@@ -286,12 +286,26 @@ def pair_asked(pairs: list[tuple[int, int, str]], question: str) -> tuple[int, i
     return kept[0][:2] if kept else None
 
 
+def coined_words(label: str, terms: Iterable[str]) -> list[str]:
+    """The runs of two Chinese characters or more of a label that none of its ``terms`` covers
+    and no dictionary holds: a coined name's own word (桩工 of 桩工机械, 臻藏 of 臻藏系列), which
+    a question naming the row writes (not 本年 of 本年累计, a common word)."""
+    rest = label
+    for term in terms:
+        rest = rest.replace(term, " ")
+    return [run for run in _CJK_RUN.findall(rest) if len(run) >= 2 and not in_dictionary(run)]
+
+
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+
+
 def most_specific(named: set[str]) -> set[str]:
     """Of labels named alike, the most specific ("Total costs", not "Total")."""
     return {m for m in named if not any(_less_specific(m, other) for other in named)}
 
 
 def _less_specific(label: str, than: str) -> bool:
-    """Whether ``than`` names everything ``label`` does and more ("Total" than "Total costs")."""
+    """Whether ``than`` names everything ``label`` does and more ("Total" than "Total costs"),
+    its words and its characters (臻藏系列 is not less than 窖龄系列 for the terms they share)."""
     mine, theirs = match_terms(label)[0], match_terms(than)[0]
-    return label != than and mine < theirs
+    return label != than and mine < theirs and set(label.lower()) <= set(than.lower())

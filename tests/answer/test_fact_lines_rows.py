@@ -469,3 +469,24 @@ def test_a_name_cut_through_a_word_the_report_writes_whole_names_no_company() ->
     assert lines and "2486.3 + 2102.8 + 1126.5 = 5715.6" in lines[0]
     other = _as("松川电器的内销量排名第几？", "value")  # a company's name stays one
     assert other.name == "松川电器" and asked_sources(other, sources) == []
+
+
+def test_a_product_named_with_the_companys_coined_word_is_read_in_its_report() -> None:
+    title = "岳泉酒业深度报告 > 分产品\n"
+    products = (
+        "<table><tr><th rowspan='2'>产品</th><th colspan='2'>营业收入（百万元）</th>"
+        "<th colspan='2'>毛利率（%）</th></tr><tr><th>2023A</th><th>2024A</th><th>2023A</th>"
+        "<th>2024A</th></tr><tr><td>窖龄系列</td><td>3,984</td><td>4,612</td><td>74.3</td>"
+        "<td>75.8</td></tr><tr><td>岳泉大曲</td><td>2,215</td><td>2,241</td><td>52.7</td>"
+        "<td>53.4</td></tr></table>"
+    )
+    sources = [
+        (1, Chunk("y:1", "y", "text", "大曲稳健。", title + "大曲稳健", (0,))),
+        (2, Chunk("y:2", "y", "table", "表2", title + "表2", (1,), table_html=products)),
+    ]
+    query = _as("2024年岳泉大曲的毛利率比窖龄系列低几个百分点？", "diff")
+    assert query.name == "岳泉大曲" and asked_sources(query, sources) == sources  # 岳泉酒业's
+    lines = fact_value_lines(query, sources)
+    assert lines and "53.4 - 75.8 = -22.4" in lines[0]
+    other = _as("2024年中芯国际的毛利率是多少？", "value")  # another company is not
+    assert asked_sources(other, sources) == []

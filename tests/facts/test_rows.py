@@ -7,13 +7,15 @@ from __future__ import annotations
 import pytest
 
 from rag_app.facts.cells import table_facts
-from rag_app.facts.lookup import asked_facts
+from rag_app.facts.lookup import asked_facts, asked_rows
 from rag_app.facts.rows import (
     amount_columns,
+    coined_words,
     is_percent_column,
     label_core,
     labelled_total,
     month_columns,
+    most_specific,
     period_role,
     shared_lead,
     whole_of,
@@ -148,3 +150,36 @@ def test_a_row_is_named_without_the_qualifier_every_row_shares() -> None:
     assert [(a.fact.column, a.fact.value) for a in asked_facts(query, [(1, chunk)])] == [
         ("2024年10月", "15.31")
     ]
+
+
+def test_a_coined_names_own_word_must_be_written_to_name_its_row() -> None:
+    assert coined_words("桩工机械", {"机械"}) == ["桩工"]
+    assert coined_words("营业收入", {"营业收入"}) == []
+    # 臻藏系列 shares its term 系列 with 窖龄系列, but is not less specific than it
+    assert most_specific({"臻藏系列", "窖龄系列"}) == {"臻藏系列", "窖龄系列"}
+    assert most_specific({"营业收入", "营业收入合计"}) == {"营业收入合计"}
+
+
+def test_two_coined_rows_named_in_one_column_of_a_merged_header() -> None:
+    chunk = Chunk(
+        "t:2",
+        "t",
+        "table",
+        "",
+        "",
+        (0,),
+        table_html="<table><tr><th rowspan='2'>产品</th><th colspan='2'>营业收入（百万元）</th>"
+        "<th colspan='2'>毛利率（%）</th></tr><tr><th>2023A</th><th>2024A</th><th>2023A</th>"
+        "<th>2024A</th></tr><tr><td>臻藏系列</td><td>8,126</td><td>9,487</td><td>88.6</td>"
+        "<td>89.2</td></tr><tr><td>窖龄系列</td><td>3,984</td><td>4,612</td><td>74.3</td>"
+        "<td>75.8</td></tr><tr><td>桩工机械</td><td>3,105</td><td>3,387</td><td>25.3</td>"
+        "<td>26.8</td></tr></table>",
+    )
+    query = analyse_query("臻藏系列和窖龄系列2024年收入加在一起是多少百万元？")
+    cells = asked_rows(query, [(1, chunk)])
+    assert [(a.fact.metric, a.fact.value) for a in cells] == [
+        ("臻藏系列", "9,487"),
+        ("窖龄系列", "4,612"),
+    ]
+    machine = analyse_query("2024年挖掘机械的毛利率是多少？")  # 桩工机械 is not named by 机械
+    assert asked_facts(machine, [(1, chunk)]) == []
