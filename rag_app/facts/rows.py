@@ -291,7 +291,7 @@ def coined_words(label: str, terms: Iterable[str]) -> list[str]:
     and no dictionary holds: a coined name's own word (桩工 of 桩工机械, 臻藏 of 臻藏系列), which
     a question naming the row writes (not 本年 of 本年累计, a common word)."""
     rest = label
-    for term in terms:
+    for term in sorted(terms, key=len, reverse=True):  # 归母净利润 before its 利润
         rest = rest.replace(term, " ")
     return [run for run in _CJK_RUN.findall(rest) if len(run) >= 2 and not in_dictionary(run)]
 
