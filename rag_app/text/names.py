@@ -145,9 +145,8 @@ def _name_shaped(span: str) -> bool:
 def _is_clause(span: str) -> bool:
     """Whether a run before 的 is a clause, not a name: common nouns and a verb of two
     characters or more ("报告给出", "管理层表示", "分析师预计": what a report or a person says),
-    a common noun and what it did, whatever between ("公司一共实现"), a run with a count after
-    its first words ("表中四家可比") or a count first and a verb ("四家可比"), or a run starting
-    with such a verb ("排名前三").
+    a common noun and what it did ("公司一共实现"), a count after its first words ("表中四家可比")
+    or first and then a verb ("四家可比"), or a run starting with such a verb ("排名前三").
     A company's name has a proper noun or a word of another kind before a verb-like last word
     (三一重工, 新希望); a brand jieba reads as a common noun before one (保利发展) is missed."""
     words = tagged(span)

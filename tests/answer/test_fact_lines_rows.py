@@ -6,8 +6,8 @@ year's columns, and a change between year-less columns (本报告期 against 上
 from __future__ import annotations
 
 from rag_app.answer.fact_lines import fact_value_lines
-from rag_app.answer.values import asked_sources
 from rag_app.answer.short import short_answer
+from rag_app.answer.values import asked_sources
 from rag_app.facts.cells import table_facts
 from rag_app.models import Chunk
 from rag_app.understand.analysis import analyse_query
