@@ -21,6 +21,7 @@ from rag_app.facts.columns import (
     in_percent,
     month_cells,
     month_rows,
+    quarter_asked,
     quarter_cells,
     quarter_pair,
     ranked_cells,
@@ -175,6 +176,8 @@ def fact_value_lines(
         added = _parts_added(query, sources, lang)  # 前三季度 of a table of quarters
         if added:
             return added
+    if len(asked) > 1 and query.asks_part_of_year:  # 三季度 of the year's quarters
+        asked = quarter_asked(query, asked) or asked
     if not asked:
         return []
     if listing:
@@ -190,8 +193,7 @@ def fact_value_lines(
 def _of_table_pointed(
     query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
 ) -> Sequence[tuple[int, Chunk]]:
-    """For a question pointing at a numbered table ("表4中…有几家"), that table's sources, when
-    they are among ``sources``; else ``sources``."""
+    """The sources of the numbered table a question points at ("表4中…有几家"), else all."""
     if not query.reference("table"):
         return sources
     pointed = PointedTable(query, sources).pointed

@@ -32,7 +32,14 @@ from rag_app.facts.rows import (
     period_pairs,
 )
 from rag_app.models import Chunk
-from rag_app.text.periods import PERIOD_SPAN, find_years, months_named, quarter_of, sequential
+from rag_app.text.periods import (
+    PERIOD_SPAN,
+    find_years,
+    months_named,
+    part_months,
+    quarter_of,
+    sequential,
+)
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -260,6 +267,20 @@ def quarter_pair(
     wanted = resolved(list(by_row.values()))
     ordered = [a for q in wanted for a, found in by_row.items() if found == q]
     return (ordered, "row") if len(ordered) == 2 else ([], "")
+
+
+def quarter_asked(query: QueryAnalysis, asked: Sequence[AskedFact]) -> list[AskedFact]:
+    """Of cells in a year's quarter columns, the one quarter the question names (2025年三季度;
+    三季度 alone: the latest year's that has it); [] when it names none or no cell is of it."""
+    named = quarter_of(query.text)
+    part = part_months(query.text) if named is None else None
+    if part is not None and part[1] - part[0] == 2:  # one quarter, without its year
+        named = ("", part[1] // 3)
+    quarters = {a: q for a in asked if (q := quarter_of(a.fact.column))}
+    if named is None or not quarters:
+        return []
+    year = named[0] or max((y for y, n in quarters.values() if n == named[1]), default="")
+    return [a for a, q in quarters.items() if q == (year, named[1])]
 
 
 def _row_across(
