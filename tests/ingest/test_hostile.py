@@ -104,6 +104,7 @@ def test_catalogue_is_broad(catalogue: list[tuple[HostileCase, bytes]]) -> None:
     assert len({case.name for case, _ in catalogue}) == len(catalogue)
 
 
+@pytest.mark.timing  # ten seconds a case: run alone, after the rest (`make test`)
 def test_every_case_ends_in_a_message_or_a_document_quickly(
     catalogue: list[tuple[HostileCase, bytes]], counter
 ) -> None:  # type: ignore[no-untyped-def]
