@@ -251,7 +251,9 @@ def quarter_pair(
         wanted = resolved([q for _, facts in read for f in facts if (q := quarter_of(f.column))])
         cells: dict[tuple[str, int], AskedFact] = {}
         for number, facts in read:
-            amounts = [f for f in facts if not sequential(f.metric)]  # not 环比（%）
+            # not 环比（%）; a merged header's row by its own label (营业收入 of 收入与利润 / 营业收入)
+            amounts = [replace(f, metric=f.metric.split(" / ")[-1]) for f in facts]
+            amounts = [f for f in amounts if not sequential(f.metric)]
             rows = _rows_named(amounts, question, words)[0]
             for f in facts if len(rows) == 1 else ():
                 quarter = quarter_of(f.column)

@@ -311,3 +311,17 @@ def test_an_amount_of_a_part_of_a_year_no_column_gives_adds_up_its_quarters() ->
     assert fact_value_lines(_as("2025年前三季度毛利率是多少？", "value"), quarters) == []  # a rate
     third = fact_value_lines(_as("2025年三季度营业收入是多少？", "value"), quarters)
     assert third and "2025Q3：4,359" in third[0]  # one quarter of the year's: its own cell
+
+
+def test_a_quarter_against_the_one_before_down_a_table_of_merged_headers() -> None:
+    quarters = _chunk(
+        "<table><tr><th rowspan='2'>季度</th><th colspan='2'>收入与利润</th><th>盈利能力</th></tr>"
+        "<tr><th>营业收入（亿元）</th><th>同比（%）</th><th>毛利率（%）</th></tr>"
+        "<tr><td>2024Q2</td><td>137.9</td><td>21.8</td><td>13.9</td></tr>"
+        "<tr><td>2024Q3</td><td>156.1</td><td>32.5</td><td>20.5</td></tr>"
+        "<tr><td>2024Q4</td><td>160.9</td><td>33.9</td><td>22.6</td></tr></table>"
+    )
+    rise = fact_value_lines(
+        _as("中芯国际2024年第四季度营收环比增长了多少？", "change_ratio"), [(1, quarters)]
+    )
+    assert rise and "(160.9 - 156.1) / 156.1 = 3.07%" in rise[0]
