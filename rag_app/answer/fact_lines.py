@@ -75,14 +75,14 @@ def worked_lines(
     sources = _of_table_pointed(query, sources)
     every_source, sources = sources, asked_sources(query, sources)
     if operation.name in _OF_TWO and operation.confidence >= min_confidence:
-        pair = asked_pair(query, sources, share=operation.name == "share")
+        # one row in two columns it names (A类 against C类, 承保利润 of 保险服务收入) first
+        columns = asked_columns(query, sources)
+        pair = (columns[0], columns[1]) if len(columns) == 2 else None
+        pair = pair or asked_pair(query, sources, share=operation.name == "share")
         if pair is None and query.name and operation.name == "divide":
             # companies no report is about, two rows of another's table (沧澜新能 / 锐驰电池)
             others = [s for s in every_source if s not in sources]
             pair = asked_pair(query, others)
-        columns = asked_columns(query, sources) if pair is None else []
-        if len(columns) == 2:  # one row in two columns it names (A类 against C类)
-            pair = columns[0], columns[1]
         line = _ratio(operation.name, pair, lang) if pair else ""
         return [line] if line else []
     if operation.name == "count" and operation.confidence >= min_confidence:

@@ -490,3 +490,15 @@ def test_a_product_named_with_the_companys_coined_word_is_read_in_its_report() -
     assert lines and "53.4 - 75.8 = -22.4" in lines[0]
     other = _as("2024年中芯国际的毛利率是多少？", "value")  # another company is not
     assert asked_sources(other, sources) == []
+
+
+def test_a_share_of_two_columns_of_the_one_row_named() -> None:
+    lines_of = (
+        "<table><tr><th>险种</th><th>保险服务收入</th><th>承保利润</th><th>综合成本率（%）</th></tr>"
+        "<tr><td>机动车辆保险</td><td>56,208</td><td>1,574</td><td>97.2</td></tr>"
+        "<tr><td>农业保险</td><td>8,934</td><td>286</td><td>96.8</td></tr>"
+        "<tr><td>合计</td><td>65,142</td><td>1,860</td><td>97.1</td></tr></table>"
+    )
+    question = "2024年机动车辆保险的承保利润占其保险服务收入的比例是多少？"
+    lines = fact_value_lines(_as(question, "share"), _table(lines_of))
+    assert lines and "1574 / 56208 = 2.8%" in lines[0]  # not the row against the 合计 row
