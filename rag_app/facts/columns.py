@@ -251,10 +251,7 @@ def quarter_pair(
         wanted = resolved([q for _, facts in read for f in facts if (q := quarter_of(f.column))])
         cells: dict[tuple[str, int], AskedFact] = {}
         for number, facts in read:
-            # not 环比（%）; a merged header's row by its own label (营业收入 of 收入与利润 / 营业收入)
-            amounts = [replace(f, metric=f.metric.split(" / ")[-1]) for f in facts]
-            amounts = [f for f in amounts if not sequential(f.metric)]
-            rows = _rows_named(amounts, question, words)[0]
+            rows = _own_rows_named(facts, question, words)
             for f in facts if len(rows) == 1 else ():
                 quarter = quarter_of(f.column)
                 if quarter in wanted and quarter and f.row in rows and f.number is not None:
@@ -300,11 +297,18 @@ def _row_across(
         wanted = columns(facts)
         if len(wanted) < max(2, len(best) + 1):
             continue
-        rows = _rows_named(facts, question, words)[0]
+        rows = _rows_named(facts, question, words)[0] or _own_rows_named(facts, question, words)
         cells = [f for f in facts if f.row in rows and f.col in wanted and f.number is not None]
         if len(rows) == 1 and len(cells) > len(best):
             best = [AskedFact(number, f) for f in cells]
     return best
+
+
+def _own_rows_named(facts: Sequence[Fact], question: str, words: frozenset[str]) -> set[int]:
+    """The rows of merged headers the question names by their own labels (营业收入 of 收入与利润
+    / 营业收入（亿元）), a change's stated 环比 column aside."""
+    own = [replace(f, metric=f.metric.split(" / ")[-1]) for f in facts]
+    return _rows_named([f for f in own if not sequential(f.metric)], question, words)[0]
 
 
 def month_rows(

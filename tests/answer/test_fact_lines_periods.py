@@ -325,3 +325,16 @@ def test_a_quarter_against_the_one_before_down_a_table_of_merged_headers() -> No
         _as("中芯国际2024年第四季度营收环比增长了多少？", "change_ratio"), [(1, quarters)]
     )
     assert rise and "(160.9 - 156.1) / 156.1 = 3.07%" in rise[0]
+
+
+def test_a_part_of_a_year_added_up_down_a_table_of_merged_headers() -> None:
+    quarters = _chunk(
+        "<table><tr><th rowspan='2'>季度</th><th colspan='2'>收入与利润</th></tr>"
+        "<tr><th>营业收入（亿元）</th><th>同比（%）</th></tr>"
+        "<tr><td>2024Q1</td><td>125.9</td><td>19.7</td></tr>"
+        "<tr><td>2024Q2</td><td>137.9</td><td>21.8</td></tr>"
+        "<tr><td>2024Q3</td><td>156.1</td><td>32.5</td></tr>"
+        "<tr><td>2024Q4</td><td>160.9</td><td>33.9</td></tr></table>"
+    )
+    nine = fact_value_lines(_as("2024年前三季度营收合计多少？", "sum"), [(1, quarters)])
+    assert nine and "125.9 + 137.9 + 156.1 = 419.9" in nine[0]
