@@ -8,6 +8,7 @@ a quantity with (公允价值, which jieba tags a person's name) dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag_app.text.names import proper_names
@@ -25,9 +26,17 @@ def asked_names(question: str, leading: str, documents: Sequence[Document]) -> t
     known = [n for d in documents for n in d.names]
     texts = [d.text for d in documents]
     entities = [e for d in documents for e in (*d.names, *d.entities)]
-    asked = known_end(joined(known_start(given, known), texts), entities, texts)
+    # a name heading a row or column of its tables, run on into the metric (鹏屿财险核心资本):
+    # four characters or more, so not a region (中国 of 中国平安)
+    heads = {part for d in documents for h in d.headers for part in _HEADER_PARTS.split(h)}
+    starts = [*known, *(h for h in heads if len(h) >= 4)]
+    asked = known_end(joined(known_start(given, starts), texts), entities, texts)
     quantities = {x for d in documents for x in d.quantities}
     return tuple(n for n in asked if n.lower() not in quantities)
+
+
+# A header's parts: "鹏屿财险 2024年12月31日", "营业收入 / 2024年".
+_HEADER_PARTS = re.compile(r"\s*/\s*|\s+")
 
 
 def given_names(question: str, leading: str = "") -> tuple[str, ...]:

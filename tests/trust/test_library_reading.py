@@ -360,3 +360,22 @@ def test_a_company_with_a_column_of_its_own_is_given_every_row_of_the_table() ->
     [mention] = mention_context(SimpleNamespace(chunks=chunks), ["g"], "鹏屿人寿")  # type: ignore[arg-type]
     assert "核心资本" in mention.labels and gives(mention, ("核心", "资本"))
     assert not gives(mention, ("董事长",))
+
+
+def test_a_name_a_table_heads_run_on_into_the_metric_is_cut_at_the_name() -> None:
+    from rag_app.trust.asked_names import asked_names
+    from rag_app.trust.document_reading import Document
+
+    text = "偿付能力状况 核心资本 鹏屿人寿 鹏屿财险 本集团"
+    report = Document(
+        frozenset({"鹏屿保险"}), ("鹏屿保险",), True, "鹏屿保险年报", frozenset(), ("中国",),
+        text, (text,), ("核心资本",), frozenset(), (),
+        ("项目", "本集团 2024年12月31日", "鹏屿财险 2024年12月31日", "核心资本", "中国"),
+        frozenset({"2024"}), frozenset(),
+    )  # fmt: skip
+    assert asked_names("鹏屿财险核心资本2024年末是多少？", "鹏屿财险核心资本", [report])[0] == (
+        "鹏屿财险"
+    )  # not read as 鹏屿财 and 核心资本 joined by 险
+    assert (
+        asked_names("中国平安2024年营收是多少？", "中国平安", [report])[0] == "中国平安"
+    )  # 中国: a region
