@@ -35,8 +35,9 @@ from rag_app.models import Chunk
 from rag_app.text.periods import (
     PERIOD_SPAN,
     find_years,
+    latest_with,
     months_named,
-    part_months,
+    quarter_named,
     quarter_of,
     sequential,
 )
@@ -238,8 +239,8 @@ def quarter_pair(
     """
 
     def resolved(found: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
-        (year, later), (_, earlier) = pair
-        year = year or max((y for y, n in found if n == later), default="")
+        (_, later), (_, earlier) = pair
+        year = latest_with(pair[0], found)
         if not year:
             return []
         return [(year, later), (str(int(year) - 1) if earlier > later else year, earlier)]
@@ -271,14 +272,11 @@ def quarter_pair(
 def quarter_asked(query: QueryAnalysis, asked: Sequence[AskedFact]) -> list[AskedFact]:
     """Of cells in a year's quarter columns, the one quarter the question names (2025年三季度;
     三季度 alone: the latest year's that has it); [] when it names none or no cell is of it."""
-    named = quarter_of(query.text)
-    part = part_months(query.text) if named is None else None
-    if part is not None and part[1] - part[0] == 2:  # one quarter, without its year
-        named = ("", part[1] // 3)
+    named = quarter_named(query.text)
     quarters = {a: q for a in asked if (q := quarter_of(a.fact.column))}
     if named is None or not quarters:
         return []
-    year = named[0] or max((y for y, n in quarters.values() if n == named[1]), default="")
+    year = latest_with(named, quarters.values())
     return [a for a, q in quarters.items() if q == (year, named[1])]
 
 

@@ -9,6 +9,7 @@ and the rest of rag_app imports it (the architecture test holds them to it)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from rag_app.text.language import CJK_UNIFIED
 
@@ -233,6 +234,24 @@ _QUARTER_BEFORE = re.compile(
 )
 
 
+def quarter_named(text: str) -> tuple[str, int] | None:
+    """The one quarter ``text`` names, as (its year or "", its number): "2025年三季度" and
+    "2025Q3" give ("2025", 3), "三季度" ("", 3); None for none, several, or a run of them
+    (前三季度, 上半年)."""
+    named = quarter_of(text)
+    if named is not None:
+        return named
+    part = part_months(text)
+    return ("", part[1] // 3) if part is not None and part[1] - part[0] == 2 else None
+
+
+def latest_with(quarter: tuple[str, int], found: Iterable[tuple[str, int]]) -> str:
+    """The year of a named quarter: its own, else the latest of ``found`` (quarters a table
+    gives) that has it; "" when none does."""
+    year, number = quarter
+    return year or max((y for y, n in found if n == number), default="")
+
+
 def quarter_before(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
     """For a change against the quarter before (2025年三季度环比, Q3 quarter on quarter): that
     quarter and the one before it, each as (its year or "", its number): ("2025", 3), ("2025",
@@ -240,12 +259,9 @@ def quarter_before(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
     so compared, or names a month (a month's change is against the month before)."""
     if not (_SEQUENTIAL.search(text) or _QUARTER_BEFORE.search(text)) or months_named(text):
         return None
-    named = quarter_of(text)
+    named = quarter_named(text)
     if named is None:
-        part = part_months(text)
-        if part is None or part[1] - part[0] != 2:  # 前三季度, 上半年: not one quarter
-            return None
-        named = ("", part[1] // 3)
+        return None
     year, number = named
     if number > 1:
         return named, (year, number - 1)
