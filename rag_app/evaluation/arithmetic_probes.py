@@ -99,7 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.kind != "all":
         probes = [p for p in probes if p.lookup == (args.kind == "lookup")]
     wanted = {p.doc_id for p in probes}
-    documents = [f for f in find_documents([d / "docs" for d in DOC_DIRS]) if _doc_id(f) in wanted]
+    documents = [
+        f for f in find_documents([d / "docs" for d in DOC_DIRS]) if doc_id_of(f) in wanted
+    ]
     library.ingest_paths(documents, "probes")
     pipeline = Pipeline(settings, library)
     passed: Counter[str] = Counter()
@@ -123,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _doc_id(path: Path) -> str:
+def doc_id_of(path: Path) -> str:
     return path.name.removesuffix(".json").removesuffix("_content_list")
 
 

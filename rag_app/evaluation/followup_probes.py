@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag_app.config import load_settings
+from rag_app.evaluation.arithmetic_probes import DOC_DIRS, doc_id_of
 from rag_app.evaluation.evaluate import find_documents
 from rag_app.index.library import Library
 from rag_app.models import SearchFilter
@@ -28,7 +29,6 @@ from rag_app.understand.analysis import analyse_query
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "assets" / "followup_probes" / "probes.txt"
-DOCS = ROOT / "assets" / "third_eval" / "docs"
 FITTED_ON = ("rongcheng_bank_2024_annual", "muxi_foods_2025q3_note")
 
 
@@ -41,6 +41,15 @@ def load_probes(path: Path = PROBES) -> list[tuple[str, str, str]]:
     return rows
 
 
+def documents_named(path: Path) -> tuple[str, ...]:
+    """The documents a probes file's "# documents:" line names (none: the third set's fitting
+    half)."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# documents:"):
+            return tuple(line.removeprefix("# documents:").split())
+    return ()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True, help="where to index the reports")
@@ -48,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = replace(load_settings(), data_dir=args.data_dir, knowledge_base="probes")
     library = Library(settings)
-    files = [f for f in find_documents([DOCS]) if f.name.startswith(FITTED_ON)]
+    documents = documents_named(args.probes) or FITTED_ON
+    files = [f for f in find_documents([d / "docs" for d in DOC_DIRS]) if doc_id_of(f) in documents]
     library.ingest_paths(files, "probes")
     retriever = make_retriever("hybrid", library, "probes", settings)
     embedder = library.embedder

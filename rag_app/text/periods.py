@@ -109,6 +109,8 @@ YEARLESS_PART_EN = re.compile(
 RELATIVE_PERIOD = re.compile(
     r"(?:本|上|去|今|明|下|前)一?(?:年度?|报告期|期)(?:同期|末|初)?|报告期[末初]?|同期"
 )
+# A month or a quarter named from another (a follow-up's 上个月, 下一季度, 上季度).
+RELATIVE_PART = re.compile(r"[上下][一个]?(?:季度|月)(?!份?\s*\d)")
 # Years away from another period: 两年前, 3年后, 前年 (the year before last), "two years earlier".
 YEARS_AWAY = re.compile(
     r"([一两二三四五1-5])\s*年(?:以)?([前后])|前年|(?<![a-z])(one|two|three|four|five)\s+years?\s+"
@@ -159,6 +161,28 @@ def shift_year(period: str, step: int) -> str:
     """``period`` with its (first) year moved by ``step`` years: 2024年 -> 2023年, 2024Q2 ->
     2023Q2; unchanged when it names no year."""
     return YEAR.sub(lambda m: str(int(m.group(1)) + step), period, count=1)
+
+
+def shift_part(period: str, pointer: str, step: int) -> str:
+    """``period`` moved by ``step`` of the part ``pointer`` names (上个月, 下一季度): 2025年6月 ->
+    2025年5月, 2024年第四季度 -> 2024年第三季度, 2025年一季度 -> 2024年第四季度; a year's shift
+    (``shift_year``) when the pointer names no month or quarter, or the period none of them."""
+    if "月" in pointer:
+        named = months_named(period)
+        if named and named[0][0]:
+            year, month = int(named[0][0]), named[0][1] + step
+            year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+            return MONTH_NAMED.sub(f"{year}年{month}月", period, count=1)
+    if "季" in pointer:
+        named_quarter = quarter_named(period)
+        if named_quarter is not None and named_quarter[0]:
+            year, number = int(named_quarter[0]), named_quarter[1] + step
+            year, number = year + (number - 1) // 4, (number - 1) % 4 + 1
+            return f"{year}年第{_CHINESE_COUNT[number]}季度"
+    return shift_year(period, step)
+
+
+_CHINESE_COUNT = "零一二三四"
 
 
 _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

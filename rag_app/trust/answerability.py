@@ -47,7 +47,7 @@ from rag_app.text.names import (
     qualified_noun,
     source_clause,
 )
-from rag_app.text.periods import find_years, month_tokens
+from rag_app.text.periods import find_years
 from rag_app.text.pinyin import sounds_like
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
@@ -67,6 +67,7 @@ from rag_app.trust.metric_gaps import (
     unheld_lexicon_metrics,
     unheld_statement_terms,
 )
+from rag_app.trust.period_gaps import unheld_periods
 from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
@@ -114,37 +115,11 @@ def assess(
     # a company's periods may be given where another report writes it (an industry report's
     # ranking gives a company's 2024 share that its prospectus stops before): the years there
     elsewhere = _years_elsewhere(question, asked, about, docs, profile, snap) if about else set()
-    gaps: list[Gap] = []
     spans = question.spans(subjects)
-    asked_years = sorted({y for s in spans if s.kind == "period" for y in find_years(s.text)})
     words = content_words(text, asked, nouns=True)
     head = head_noun(text, asked) if question.language == "zh" else ""
-    in_tables = sorted({y for d in scope for y in profile[d].table_years})
-    missing = [
-        y
-        for y in asked_years
-        if y not in in_tables
-        and y not in elsewhere
-        and not any(profile[d].states(y, head, words) for d in scope)
-        and not any(not profile[d].strict() and y in profile[d].years() for d in scope)
-    ]
-    parts = [p for p in question.periods if len(p) > 4 and p[:4].isdigit()]
-    missing += [
-        p.upper()
-        for p in parts
-        if p[:4] not in missing and all(profile[d].lacks_part(p) for d in scope)
-    ]
-    asked_years += [p for p in parts if p[:4] not in asked_years]
-    # a month of a series that stops before it (2025年11月 of prices given to 10月)
-    months = month_tokens(question.text)
-    missing += [m for m in months if m[:4] not in missing and _month_beyond(m, scope, profile)]
-    held_years = sorted({y for d in scope for y in profile[d].years()}) if missing else []
-    if missing:
-        # the closest held: the years its tables cover (else any year its text names)
-        in_tables = sorted({y for d in scope for y in profile[d].table_years})
-        if "月" in missing[-1]:  # a month: the closest held are the months its tables give
-            in_tables = _held_months(missing[-1], scope, profile)
-        gaps.append(Gap("period", "、".join(missing), _nearest(missing, in_tables or held_years)))
+    periods = unheld_periods(question, spans, head, words, scope, elsewhere, profile)
+    gaps: list[Gap] = [periods.gap] if periods.gap is not None else []
     unheld = unheld_lexicon_metrics(spans, [profile[d] for d in scope])
     if _worked(question):
         unheld = named_before_held(unheld, spans, question.text, [profile[d] for d in scope])
@@ -153,10 +128,7 @@ def assess(
         # what a worked question works out (its CAGR) is not asked of the reports
         unheld += [t for t in terms if not (_worked(question) and names_operation(question, t))]
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
-    declines = bool(gaps) and (
-        any(g.kind == "metric" for g in gaps)
-        or (bool(missing) and len(missing) == len(asked_years))
-    )
+    declines = bool(gaps) and (any(g.kind == "metric" for g in gaps) or periods.all_missing)
     return Finding(tuple(gaps), declines)
 
 
@@ -408,30 +380,6 @@ def _as_written(name: str, texts: list[str], shortest: int = 3) -> str:
         if any(part in text for text in texts):
             return part
     return ""
-
-
-def _month_beyond(month: str, scope: list[str], profile: Mapping[str, Document]) -> bool:
-    """Whether ``month`` (2025年11月) is beyond what the documents give: a table lays out months
-    of its year, and no table or sentence gives that one."""
-    year = month.partition("年")[0]
-    held = [profile[d].months() for d in scope]
-    return any(any(m.startswith(year + "年") for m in t) for t, _ in held) and not any(
-        month in t or month in x for t, x in held
-    )
-
-
-def _held_months(month: str, scope: list[str], profile: Mapping[str, Document]) -> list[str]:
-    """The months of ``month``'s year the documents' tables give, in order."""
-    year = month.partition("年")[0] + "年"
-    held = {m for d in scope for m in profile[d].months()[0] if m.startswith(year)}
-    return sorted(held, key=lambda m: int(m[len(year) : -1]))
-
-
-def _nearest(missing: list[str], held: list[str]) -> tuple[str, ...]:
-    if not held:
-        return ()
-    lo, hi = held[0], held[-1]
-    return (lo, hi) if lo != hi else (lo,)
 
 
 def _row_labels(snap: Snapshot, docs: list[str]) -> tuple[str, ...]:

@@ -31,6 +31,12 @@ def asked_names(question: str, leading: str, documents: Sequence[Document]) -> t
     heads = {part for d in documents for h in d.headers for part in _HEADER_PARTS.split(h)}
     starts = [*known, *(h for h in heads if len(h) >= 4)]
     asked = known_end(joined(known_start(given, starts), texts), entities, texts)
+    # a report's name the question writes whole, which segmenting did not give (嵘城银行 of
+    # "嵘城银行行长是谁": 嵘城 / 银行行长)
+    lowered = question.lower()
+    asked += tuple(
+        n for n in known if n.lower() in lowered and not any(n.lower() in a.lower() for a in asked)
+    )
     quantities = {x for d in documents for x in d.quantities}
     return tuple(n for n in asked if n.lower() not in quantities)
 

@@ -62,11 +62,15 @@ class Document:
         return self._lazy["periods"]  # type: ignore[return-value]
 
     def lacks_part(self, part: str) -> bool:
-        """Whether it lays out quarters (or halves) of ``part``'s year but not ``part``: Q3 2024
-        of a call whose tables give 2024Q2, 2025Q1 and 2025Q2."""
+        """Whether it lays out quarters (or halves) of ``part``'s year but not ``part`` (Q3 2024
+        of a call whose tables give 2024Q2, 2025Q1 and 2025Q2), or quarters that begin after
+        ``part`` or end before it (2023Q1 of a table from 2024Q1 to 2025Q3)."""
         held = self.period_tokens()
-        kin = [t for t in held if t[:4] == part[:4] and len(t) == len(part) and t[4] == part[4]]
-        return part not in held and bool(kin)
+        kin = sorted(t for t in held if len(t) == len(part) and t[4] == part[4])
+        if part in held or not kin:
+            return False
+        outside = part[4] == "q" and not kin[0] <= part <= kin[-1]
+        return outside or any(t[:4] == part[:4] for t in kin)
 
     def months(self) -> tuple[frozenset[str], frozenset[str]]:
         """The months (``month_tokens``' form, 2025年10月) its tables lay out, and those its

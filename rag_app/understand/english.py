@@ -4,8 +4,9 @@ word order depends on the verb the earlier question chose)."""
 
 from __future__ import annotations
 
+from rag_app.understand.pieces import Piece
 from rag_app.understand.referents import CLOSING, edited
-from rag_app.understand.slots import Piece, Reading
+from rag_app.understand.slots import Reading
 
 
 def english_metric(now: Reading, before: Reading, carried: list[str]) -> str:

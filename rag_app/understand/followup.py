@@ -30,6 +30,7 @@ from rag_app.text.periods import find_years
 from rag_app.text.spans import strip_modifiers
 from rag_app.understand.english import english_metric, filled, it_is_the_fact, of_subject
 from rag_app.understand.known import Known
+from rag_app.understand.pieces import Piece
 from rag_app.understand.referents import (
     CLOSING,
     answered,
@@ -43,7 +44,7 @@ from rag_app.understand.referents import (
     shifted,
     written,
 )
-from rag_app.understand.slots import RELATIVE, Piece, Reading, read
+from rag_app.understand.slots import RELATIVE, Reading, read
 
 _NO_LIBRARY = Known()
 

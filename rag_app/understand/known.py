@@ -6,12 +6,13 @@ knowledge-base generation, so a question costs a few dictionary look-ups)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.spans import METRICS
-from rag_app.text.subjects import covers
+from rag_app.text.subjects import TICKER, covers
 from rag_app.text.synonyms import STATEMENT_TERMS
 
 
@@ -104,8 +105,11 @@ def known_of(
     or of the finance terms) is no name: a profile may list a table's row as both; a report's
     subject is a name all the same."""
     subjects = [s for s in subjects if len(s) >= 2 and s.lower() not in METRICS]
-    # a report's subject is a name even where a table lists it as a row (its peers' valuation)
+    entities = list(entities)
+    # a report's subject is a name even where a table lists it as a row (its peers' valuation),
+    # and so is a company given with its ticker (an industry report's 沧澜新能, 300861.SZ)
     own = {s.lower() for s in subjects}
+    own |= {name.lower() for name, _, spellings in entities if _has_ticker(spellings)}
     metric_words = {m.strip() for m in metrics if len(m.strip()) >= 2 and m.lower() not in own}
     not_names = {m.lower() for m in metric_words} | set(METRICS) | STATEMENT_TERMS
     names: dict[str, Named] = {}
@@ -114,6 +118,8 @@ def known_of(
     for name, owner, spellings in entities:
         if len(name) < 2 or name.lower() in not_names:
             continue
+        if name != owner and _has_ticker(spellings):
+            owner = ""  # a listed company of its own, no place or product of the report's
         entry = names.get(name.lower()) or Named(name, owner, name == owner)
         for word in (name, *spellings):
             if len(word) >= 2 and word.lower() not in names:
@@ -123,6 +129,11 @@ def known_of(
     units = frozenset(q.strip().lower() for q in quantities if len(q.strip()) >= 2)
     pairs = frozenset(" ".join(q.lower().split()) for q in qualified)
     return Known(names, frozenset(metric_words), latest, units, min_share, pairs)
+
+
+def _has_ticker(spellings: Iterable[str]) -> bool:
+    """Whether an entity's spellings hold a ticker (300861.SZ, 601586): a company by its code."""
+    return any(re.fullmatch(rf"{TICKER}|\d{{6}}", s.strip()) for s in spellings)
 
 
 def _last_year(periods: Iterable[str]) -> str:

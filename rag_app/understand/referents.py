@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable
 
 from rag_app.text.analyzer import tagged
 from rag_app.text.names import is_place
-from rag_app.text.periods import shift_year, years_away
+from rag_app.text.periods import shift_part, shift_year, years_away
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
+from rag_app.understand.pieces import Piece
 from rag_app.understand.slots import (
     NEXT_PERIOD_EN,
     PREVIOUS_PERIOD_EN,
     QUANTITY_NOUNS,
-    Piece,
     Reading,
     tags,
 )
@@ -162,7 +162,7 @@ def shifted(period: str, pointer: str) -> str:
         step = 1
     else:
         return period
-    return shift_year(period, step)
+    return shift_part(period, pointer, step)  # 上个月, 上一季度: a month's or a quarter's step
 
 
 def edited(text: str, edits: list[tuple[int, int, str]]) -> str:

@@ -27,6 +27,7 @@ from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN,
 from rag_app.text.spans import spans
 from rag_app.text.synonyms import STATEMENT_NAMES_EN
 from rag_app.understand.known import Known
+from rag_app.understand.pieces import Piece, free, joined_part, with_modifier
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
 PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
@@ -53,24 +54,6 @@ _CAPITAL = re.compile(r"[A-Z]")
 # a word, not the "s" of a possessive ("Rongcheng's")
 _LATIN_WORD = re.compile(r"(?<!['’])[A-Za-z][A-Za-z&.\-/]*")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*")
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A part of a question: ``kind`` name / period / metric / pointer / same_period / words;
-    ``text`` as written, ``value`` as to be written (a name's entity), ``lead`` a metric's
-    modifiers (预测 of 预测归母净利润), ``head`` a subject phrase's first name (比亚迪 of
-    比亚迪合肥基地), ``nominal`` whether words are nouns (a name the library does not hold)."""
-
-    kind: str
-    start: int
-    end: int
-    text: str
-    value: str = ""
-    lead: str = ""
-    head: str = ""
-    nominal: bool = False
-    proper: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,24 +105,27 @@ def read(text: str, known: Known) -> Reading:
     pattern, kind = (
         (YEARLESS_PART_EN, "period_part") if english else (RELATIVE_PERIOD, "same_period")
     )
-    for match in pattern.finditer(text):
-        if (english or match.group()[0] in _BACK_FORTH) and _free(
-            found, match.start(), match.end()
-        ):
+    relative = list(pattern.finditer(text))
+    relative += [] if english else list(periods.RELATIVE_PART.finditer(text))
+    for match in relative:
+        if (english or match.group()[0] in _BACK_FORTH) and free(found, match.start(), match.end()):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
     if not english:  # 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第)
         for match in periods.YEARLESS_PART.finditer(text):
-            if _free(found, match.start(), match.end()):
+            if free(found, match.start(), match.end()):
+                found.append(Piece("period_part", match.start(), match.end(), match.group()))
+        for match in periods.MONTH_NAMED.finditer(text):  # 9月 (jieba: 9 / 月), its year's
+            if not match.group(1) and free(found, match.start(), match.end()):
                 found.append(Piece("period_part", match.start(), match.end(), match.group()))
     for match in YEARS_AWAY.finditer(text):  # 两年前, two years earlier: before 前/年 alone
-        if _free(found, match.start(), match.end()):
+        if free(found, match.start(), match.end()):
             found.append(Piece("same_period", match.start(), match.end(), match.group()))
     _add_exact(text, known.metrics, "metric", found)
     if english:
         _add_exact(text, STATEMENT_NAMES_EN, "metric", found)  # "net interest margin": 净息差
-        found = _year_parts(text, found)
+        found = joined_part(text, found)
     words = _english_words(text, found, known) if english else _chinese_words(text, found, known)
-    pieces = sorted(found + words, key=lambda p: p.start)
+    pieces = with_modifier(sorted(found + words, key=lambda p: p.start))
     lowered = text.lower()
     compares = any(_has(lowered, w) for w in _COMPARE_EN) if english else _compares(text, pieces)
     return Reading(
@@ -209,7 +195,7 @@ def _add_exact(text: str, words: Iterable[str], kind: str, found: list[Piece]) -
         while start >= 0:
             end = start + len(word)
             inside = [p for p in found if p.kind == kind and start <= p.start and p.end <= end]
-            if _free([p for p in found if p not in inside], start, end) and (
+            if free([p for p in found if p not in inside], start, end) and (
                 not word.isascii() or _whole_word(text, start, end)
             ):  # the library's 利息净收入 over the finance term 净收入 within it
                 found[:] = [p for p in found if p not in inside]
@@ -228,7 +214,7 @@ def _chinese_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     for i, (word, tag) in enumerate(tokens):
         start, end = offset, offset + len(word)
         offset = end
-        if not _free(found + out, start, end) or not word.strip():
+        if not free(found + out, start, end) or not word.strip():
             _close(text, run, out, known)
             continue
         if _part_of_year(word, tag):
@@ -278,7 +264,7 @@ def _pointer_end(tokens: list[tuple[str, str]], i: int, end: int, found: list[Pi
     for word, tag in tokens[i + 1 : i + 3]:
         if tag in ("m", "q") and len(word) == 1:
             end += len(word)
-        elif tag in ("n", "ng") and _free(found, end, end + len(word)):
+        elif tag in ("n", "ng") and free(found, end, end + len(word)):
             return end + len(word)
         else:
             break
@@ -332,24 +318,6 @@ def _noun(text: str, run: list[tuple[int, int, str]]) -> Piece:
     )
 
 
-def _year_parts(text: str, found: list[Piece]) -> list[Piece]:
-    """An English part of a year and its year as one period ("the first three quarters of
-    2025", "Q3 2025"): a follow-up's part ("the third quarter") takes the whole one's place."""
-    out: list[Piece] = []
-    for piece in sorted(found, key=lambda p: p.start):
-        last = out[-1] if out else None
-        if (
-            last is not None
-            and (last.kind, piece.kind) == ("period_part", "period")
-            and (text[last.end : piece.start].strip().lower() in ("", "of"))
-        ):
-            whole = text[last.start : piece.end]
-            out[-1] = Piece("period", last.start, piece.end, whole, whole)
-        else:
-            out.append(piece)
-    return out
-
-
 def _english_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     """The pieces of an English question besides its exact slots: pointers (its, the company),
     time pointers (that year), capitalised names, and its own words (not question stopwords)."""
@@ -358,24 +326,24 @@ def _english_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     for words, kind in ((_SAME_PERIOD_EN, "same_period"), (_POINTERS_EN, "pointer")):
         for word in words:
             for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
-                if _free(found + out, match.start(), match.end()):
+                if free(found + out, match.start(), match.end()):
                     out.append(
                         Piece(kind, match.start(), match.end(), text[match.start() : match.end()])
                     )
     for word in _COMPARE_EN:
         for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
-            if _free(found + out, match.start(), match.end()):
+            if free(found + out, match.start(), match.end()):
                 out.append(Piece("compare", match.start(), match.end(), match.group()))
     for match in _CAPITALISED.finditer(text):
         name = " ".join(w for w in match.group().split() if w.lower() not in QUESTION_STOPWORDS_EN)
-        if name and match.start() > 0 and _free(found + out, match.start(), match.end()):
+        if name and match.start() > 0 and free(found + out, match.start(), match.end()):
             start = text.index(name, match.start())
             entry = known.latin_name(name)  # "Calder Peak" of "Calder Peak Fund Management"
             value = entry.name if entry is not None else name
             out.append(Piece("name", start, start + len(name), name, value))
     for match in _LATIN_WORD.finditer(text):
         word = match.group().lower().removesuffix("'s")
-        if word not in QUESTION_STOPWORDS_EN and _free(found + out, match.start(), match.end()):
+        if word not in QUESTION_STOPWORDS_EN and free(found + out, match.start(), match.end()):
             last = out[-1] if out and out[-1].kind == "words" else None
             if last is not None and not text[last.end : match.start()].strip():
                 out[-1] = replace(last, end=match.end(), text=text[last.start : match.end()])
@@ -424,7 +392,7 @@ def _leading(text: str, pieces: list[Piece], english: bool) -> Piece | None:
     if not lead and latin is not None and not english:
         lead = latin.group()  # "Orvella Robotics 2025年第二季度的营业收入"
     start = text.find(lead) if lead else -1
-    if start >= 0 and _free([p for p in pieces if p.kind != "words"], start, start + len(lead)):
+    if start >= 0 and free([p for p in pieces if p.kind != "words"], start, start + len(lead)):
         return Piece("name", start, start + len(lead), lead, lead, head=lead)
     slots = [p.start for p in pieces if p.kind in ("period", "metric")]
     for piece in pieces:
@@ -434,10 +402,6 @@ def _leading(text: str, pieces: list[Piece], english: bool) -> Piece | None:
                     "name", piece.start, piece.end, piece.text, piece.text, head=piece.text
                 )
     return None
-
-
-def _free(found: Iterable[Piece], start: int, end: int) -> bool:
-    return all(end <= p.start or start >= p.end for p in found)
 
 
 def _whole_word(text: str, start: int, end: int) -> bool:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from rag_app.text.periods import (
+    RELATIVE_PART,
     counts_rows,
     month_range,
     month_tokens,
     months_named,
+    shift_part,
     shift_year,
     years_away,
 )
@@ -36,6 +38,31 @@ def test_a_period_shifted_keeps_what_narrows_it() -> None:
     assert shift_year("2024年末", -2) == "2022年末"
     assert shift_year("2025年前三季度", -1) == "2024年前三季度"
     assert shift_year("上年末", -1) == "上年末"  # no year to move
+
+
+@pytest.mark.parametrize(
+    ("period", "pointer", "step", "shifted"),
+    [
+        ("2025年6月", "上个月", -1, "2025年5月"),
+        ("2025年1月", "上月", -1, "2024年12月"),
+        ("2024年12月", "下个月", 1, "2025年1月"),
+        ("2024年第四季度", "上一季度", -1, "2024年第三季度"),
+        ("2025年一季度", "上季度", -1, "2024年第四季度"),
+        ("2025Q3", "下一季度", 1, "2025年第四季度"),
+        ("2024年", "上个月", -1, "2023年"),  # no month to move: the year's step
+        ("2024年第四季度", "上年", -1, "2023年第四季度"),
+    ],
+)
+def test_a_period_shifted_by_a_month_or_a_quarter(
+    period: str, pointer: str, step: int, shifted: str
+) -> None:
+    assert shift_part(period, pointer, step) == shifted
+
+
+def test_a_month_or_quarter_pointer_is_a_relative_part_and_a_date_is_not() -> None:
+    for pointer in ("上个月", "上月", "上一季度", "下季度"):
+        assert RELATIVE_PART.fullmatch(pointer)
+    assert not RELATIVE_PART.match("上月10日")
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,7 @@ INDUSTRY = [
         ],
         "表3：谐波减速器月度均价",
     ),  # fmt: skip
+    _text("2019年以来，国产机器人品牌持续扩产，产品线不断丰富；北辰智控市场份额逐年提升。"),
     _text("资料来源：中广证券研究所"),
 ]
 
@@ -379,3 +380,67 @@ def test_a_name_a_table_heads_run_on_into_the_metric_is_cut_at_the_name() -> Non
     assert (
         asked_names("中国平安2024年营收是多少？", "中国平安", [report])[0] == "中国平安"
     )  # 中国: a region
+
+
+def test_a_month_before_a_series_begins_is_not_held(library: Library) -> None:
+    """The monthly table starts in 2025年1月: 2024年12月 is outside it (only a month of a year
+    the table lays out was checked), though the annual report's year-end dates name 2024."""
+    before = _finding(library, "2024年12月谐波减速器均价是多少？")
+    assert before.declines and before.gaps[0].kind == "period"
+    assert "2025年1月" in before.note() and "2025年3月" in before.note()
+    assert not _finding(library, "2025年2月谐波减速器均价是多少？").declines
+
+
+def test_an_industry_reports_year_is_held_where_its_tables_or_sentences_give_what_is_asked(
+    library: Library,
+) -> None:
+    """A Chinese industry report names 2019 in a sentence about something else: the ranking
+    gives 2024's shares only (any year it named counted before, as for an English page)."""
+    early = _finding(library, "北辰智控2019年的市场份额是多少？")
+    assert early.declines and early.gaps[0].kind == "period"
+    assert not _finding(library, "北辰智控2024年的市场份额是多少？").declines
+
+
+BANK = [
+    _text("第二节 公司简介和主要财务指标", level=1),
+    _table(
+        [
+            ["法定中文名称", "嵘城银行股份有限公司（简称“嵘城银行”）"],
+            ["股票简称 / 股票代码", "嵘城银行 / 601329"],
+        ]
+    ),  # fmt: skip
+    _text("本行董事长孟庆岚女士，行长顾维衡先生。报告期内董事会共召开会议11次。"),
+    _table(
+        [
+            ["指标", "2024Q1", "2024Q2", "2024Q3", "2024Q4", "2025Q1"],
+            ["营业收入（亿元）", "45.1", "46.3", "47.0", "46.2", "47.8"],
+        ],
+        "表1：单季度营业收入",
+    ),  # fmt: skip
+    _table(
+        [["指标", "2023年", "2024年"], ["营业收入（亿元）", "178.3", "184.6"]], "表2：年度营业收入"
+    ),  # fmt: skip
+]
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("bank")
+    path = folder / "bank_content_list.json"
+    path.write_text(json.dumps(BANK, ensure_ascii=False), encoding="utf-8")
+    return hash_library(folder, counter, [path])
+
+
+def test_a_reports_name_segmented_into_the_next_word_is_still_its_name(bank: Library) -> None:
+    """jieba cuts "嵘城银行行长" as 嵘城 / 银行行长: the report's name, written whole, is asked
+    (银行行长 was read as the noun asked for, and the question declined)."""
+    assert not _finding(bank, "嵘城银行行长是谁？").declines
+    assert not _finding(bank, "嵘城银行董事长是谁？").declines
+
+
+def test_a_quarter_before_the_quarters_a_table_gives_is_not_held(bank: Library) -> None:
+    """The quarters run from 2024Q1: 2023年第一季度 is outside them, though another table gives
+    the year 2023 (only a quarter of a year the quarters lay out was checked)."""
+    early = _finding(bank, "嵘城银行2023年第一季度营业收入是多少？")
+    assert early.declines and early.gaps[0].kind == "period"
+    assert not _finding(bank, "嵘城银行2024年第二季度营业收入是多少？").declines

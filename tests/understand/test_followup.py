@@ -311,7 +311,12 @@ def test_periods_named_from_another_and_growth_columns(
 def test_a_reports_subject_is_a_name_though_a_table_lists_it_as_a_row() -> None:
     reading = read("沐溪食品的毛利率是多少？", PEERS)
     assert reading.subject is not None and reading.subject.text == "沐溪食品"
-    assert "沐溪食品" not in PEERS.metrics and "鼎味股份" in PEERS.metrics
+    assert "沐溪食品" not in PEERS.metrics
+    # a peer given with its ticker is a company of its own, not a row's metric nor a place of
+    # the report's company (沐溪食品鼎味股份)
+    assert "鼎味股份" not in PEERS.metrics
+    resolution = resolve("鼎味股份呢？", "沐溪食品2025年的市盈率是多少？", PEERS)
+    assert resolution.text == "鼎味股份2025年的市盈率是多少？"
 
 
 # A bank's annual report and a consumer note as their profiles read them (a fake): the English
@@ -486,3 +491,42 @@ def test_an_english_question_naming_chinese_names_is_read_in_english() -> None:
         resolution.text == "How much gross margin did 垣工重机 make from cranes (起重机械) in 2024?"
     )
     assert "metric revenue -> gross margin" in resolution.carried
+
+
+def test_a_month_or_a_quarter_switched_is_of_the_earlier_questions_year() -> None:
+    """ "9月呢" (jieba: 9 / 月) after a month of 2025 is 2025年9月; 上个月 and 上一季度 step back a
+    month and a quarter, not a year (上个月 was read as the same month a year before)."""
+    prices = known_of(["动力电池行业"], [], ["电池级碳酸锂", "磷酸铁锂动力电芯"])
+    earlier = ["2025年10月电池级碳酸锂均价是多少？"]
+    assert standalone("9月呢？", earlier, prices).text == "2025年9月电池级碳酸锂均价是多少？"
+    earlier = ["2025年1月磷酸铁锂动力电芯均价是多少？"]
+    assert standalone("上个月呢？", earlier, prices).text.startswith("2024年12月磷酸铁锂")
+    quarters = known_of(["岳泉酒业"], [], ["营业收入"])
+    earlier = ["岳泉酒业2025年第一季度营业收入是多少？"]
+    for pointer in ("上一季度呢？", "上个季度呢？"):
+        assert "2024年第四季度营业收入" in standalone(pointer, earlier, quarters).text
+    assert (
+        "2024年营业收入"
+        in standalone("上一年呢？", ["岳泉酒业2025年营业收入是多少？"], quarters).text
+    )
+
+
+def test_a_period_with_its_modifier_is_one_period_not_a_metric() -> None:
+    """ "2026年预测呢" asks the forecast column: 预测 is no metric to put before the earlier one."""
+    peers = known_of(["动力电池行业"], [("沧澜新能", "", ("300861.SZ",))], ["PE", "沧澜新能"])
+    resolution = standalone("2026年预测呢？", ["沧澜新能2024年的PE是多少？"], peers)
+    assert resolution.text == "沧澜新能2026年预测的PE是多少？"
+
+
+def test_a_company_given_with_its_ticker_is_a_name_where_a_table_lists_it_as_a_row() -> None:
+    """An industry report's company (沧澜新能, 300861.SZ) heads a row of its tables, so the
+    profile lists it as a metric too; it was read as one and the report's subject (动力电池行业)
+    carried instead."""
+    industry = known_of(
+        ["动力电池行业"], [("沧澜新能", "", ("300861.SZ",))], ["沧澜新能", "出货量", "动力电池"]
+    )
+    resolution = standalone("2022年的呢？", ["沧澜新能2024年动力电池出货量是多少？"], industry)
+    assert resolution.text.startswith("沧澜新能2022年")
+    assert "subject 沧澜新能" in resolution.carried
+    # with no ticker, a row's label stays a metric
+    assert "沧澜新能" in known_of(["动力电池行业"], [("沧澜新能", "", ())], ["沧澜新能"]).metrics
