@@ -104,6 +104,13 @@ YEARLESS_PART_EN = re.compile(
     r"fourth)\s+quarter|q[1-4]|(?:the\s+)?first\s+(?:three\s+quarters|nine\s+months)|9m)(?![a-z0-9])",
     re.IGNORECASE,
 )
+# A month named in English without its year (June, Oct.), capitalised as a month is; May only
+# after a word ("in May"), not as a question's first word ("May I ask").
+MONTH_NAME_EN = re.compile(
+    r"(?<![A-Za-z])(?:January|February|March|April|June|July|August|September|October|"
+    r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?(?![A-Za-z])"
+    r"|(?<=[A-Za-z,]\s)May(?![A-Za-z])"
+)
 # A period named from the report's own (a column header, a follow-up): 本报告期, 上年同期, 去年同期,
 # 上年末, 报告期末, 同期, 上年, 本期.
 RELATIVE_PERIOD = re.compile(

@@ -47,10 +47,15 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
         if before.text[start - 1 : start + 2] in ("'s ", "’s "):  # the words after a possessive
             start += 2
         head = before.text[olds[0].start : olds[-1].end]
-        if metric.endswith(f" {head}"):
+        modifier = next((p for p in before.of("words") if p.end == start - 1), None)
+        possessed = modifier is not None and before.text[: modifier.start].endswith(("'s ", "’s "))
+        if modifier is not None and (
+            metric.endswith(f" {head}") or (possessed and metric.lower() != head.lower())
+        ):
             # its own modifier for the same head ("the comprehensive one" after "core solvency
-            # ratio"): the earlier modifier right before the head goes
-            start = next((p.start for p in before.of("words") if p.end == start - 1), start)
+            # ratio"), or another metric after the possessive ("the actual capital" after
+            # "Pengyu's core solvency ratio"): the earlier modifier right before the head goes
+            start = modifier.start
         edits.append((start, olds[-1].end, metric))
     return edited(before.text, edits)
 

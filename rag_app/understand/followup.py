@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.stage_settings import FollowUpSettings
-from rag_app.text.periods import find_years
+from rag_app.text.periods import MONTH_NAME_EN, find_years
 from rag_app.text.spans import strip_modifiers
 from rag_app.understand.english import english_metric, filled, it_is_the_fact, of_subject
 from rag_app.understand.known import Known
@@ -139,6 +139,9 @@ def resolve(
     )
     if now.elliptic and slots and short and _leans(now) and not why:
         return _merged(now, before, subject, known if latest_period else _no_latest(known))
+    if subject is None and before.first("metric") and asks_of_earlier_fact(now, pointer):
+        # 后来为什么反弹？ after "2025年6月电池级碳酸锂均价是多少？": of its fact, no subject
+        return _carried(now, before, Piece("name", 0, 0, ""), "", known)
     if _names_own_subject(now, known) or subject is None:
         return _same_period(now, before)
     if pointer is not None or (
@@ -317,7 +320,9 @@ def _slot(now: Reading, before: Reading, kind: str, carried: list[str]) -> str:
     relative = now.first("same_period")
     if new is None and part is not None and now.english:  # the first half, after Q3 2025
         years = find_years(old.text) if old is not None else []
-        new = replace(part, text=f"{part.text} of {years[0]}" if years else part.text)
+        month = MONTH_NAME_EN.fullmatch(part.text)  # June 2025, the first half of 2025
+        joint = " " if month else " of "
+        new = replace(part, text=f"{part.text}{joint}{years[0]}" if years else part.text)
     elif new is None and part is not None:  # 一季度呢 after 2024年...: 2024年一季度
         year = old.text[: old.text.find("年") + 1] if old is not None and "年" in old.text else ""
         new = replace(part, text=year + part.text)
@@ -346,7 +351,7 @@ def _carried(
 ) -> Resolution:
     pointer = now.first("pointer")
     owner = subject.text if now.english else pointed(pointer, before, subject)
-    carried = [f"subject {subject.value}"]
+    carried = [f"subject {subject.value}" if subject.value else "no subject"]
     if it_is_the_fact(now, before, pointer):  # How did it change? of the earlier ratio
         span = asked_span(before, subject)
         owner, carried = subject.text + span, [*carried, f"asked {span}"]

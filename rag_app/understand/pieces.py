@@ -61,7 +61,7 @@ def with_modifier(pieces: list[Piece]) -> list[Piece]:
         if (
             last is not None
             and last.kind == "period"
-            and piece.kind == "words"
+            and piece.kind in ("words", "metric")  # 实际 heads a table's columns too
             and piece.start == last.end
             and not strip_modifiers(piece.text)
         ):

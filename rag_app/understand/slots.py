@@ -106,7 +106,9 @@ def read(text: str, known: Known) -> Reading:
         (YEARLESS_PART_EN, "period_part") if english else (RELATIVE_PERIOD, "same_period")
     )
     relative = list(pattern.finditer(text))
-    relative += [] if english else list(periods.RELATIVE_PART.finditer(text))
+    # a month pointed at (上个月) or, in English, named without its year (in June)
+    parts = periods.MONTH_NAME_EN if english else periods.RELATIVE_PART
+    relative += list(parts.finditer(text))
     for match in relative:
         if (english or match.group()[0] in _BACK_FORTH) and free(found, match.start(), match.end()):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
@@ -178,7 +180,16 @@ def _elliptic(text: str, pieces: list[Piece], english: bool) -> bool:
 
 @lru_cache(maxsize=1024)
 def tags(text: str) -> list[tuple[str, str]]:
-    return tagged(text)  # read once per question: the reading asks for them three times
+    """jieba's tagged words, read once per question (the reading asks three times); a proper
+    noun it glued to the conjunction or preposition before it (和锐驰, 和鹏屿) split from it."""
+    out: list[tuple[str, str]] = []
+    for word, tag in tagged(text):
+        first = tagged(word[0]) if len(word) >= 3 and tag in _PROPER_TAGS else []
+        if first and first[0][1] in ("c", "p"):
+            out += [(word[0], first[0][1]), (word[1:], tag)]
+        else:
+            out.append((word, tag))
+    return out
 
 
 def _named(piece: Piece, known: Known) -> Piece:

@@ -530,3 +530,57 @@ def test_a_company_given_with_its_ticker_is_a_name_where_a_table_lists_it_as_a_r
     assert "subject 沧澜新能" in resolution.carried
     # with no ticker, a row's label stays a metric
     assert "沧澜新能" in known_of(["动力电池行业"], [("沧澜新能", "", ())], ["沧澜新能"]).metrics
+
+
+def test_a_name_jieba_glued_to_the_conjunction_before_it_is_compared() -> None:
+    """jieba reads 和锐驰 and 和鹏屿 as one person's name: "和X比呢" asked only X, or "和X" as a
+    name; the conjunction is split off, so both are asked."""
+    peers = known_of(
+        ["动力电池行业", "鹏屿保险"],
+        [("沧澜新能", "", ("300861.SZ",)), ("锐驰电池", "", ("688351.SH",))],
+        ["市场份额", "核心偿付能力充足率"],
+    )
+    resolution = standalone("和锐驰电池比呢？", ["沧澜新能2024年市场份额是多少？"], peers)
+    assert resolution.text == "沧澜新能和锐驰电池2024年市场份额分别是多少？"
+    earlier = ["鹏屿人寿2024年末核心偿付能力充足率是多少？"]
+    resolution = standalone("和鹏屿财险比呢？", earlier, peers)
+    assert resolution.text.startswith("鹏屿人寿和鹏屿财险2024年末核心偿付能力充足率")
+
+
+def test_an_english_month_without_its_year_is_of_the_earlier_questions_year() -> None:
+    prices = known_of(["动力电池行业"], [], ["average price"])
+    earlier = ["What was the average price of LFP power cells in October 2025?"]
+    resolution = standalone("And in June?", earlier, prices)
+    assert resolution.text == "What was the average price of LFP power cells in June 2025?"
+    assert not read("May I ask what the price was?", prices).first("period_part")  # lower "may"
+    assert read("Prices in Oct. and Nov.?", prices).of("period_part")
+
+
+def test_another_metric_after_a_possessive_replaces_the_earlier_ones_modifier_too() -> None:
+    """ "core" of "Pengyu Insurance's core solvency ratio" is that metric's: the actual capital
+    asked next is not "core actual capital"."""
+    insurer = known_of(["鹏屿保险"], [], ["solvency ratio", "actual capital"])
+    earlier = ["What was Pengyu Insurance's core solvency ratio at the end of 2024?"]
+    resolution = standalone("And the actual capital?", earlier, insurer)
+    assert resolution.text == "What was Pengyu Insurance's actual capital at the end of 2024?"
+    resolution = standalone("And the comprehensive one?", earlier, insurer)
+    assert resolution.text == (
+        "What was Pengyu Insurance's comprehensive solvency ratio at the end of 2024?"
+    )
+
+
+def test_a_modifier_the_tables_head_columns_with_is_the_periods() -> None:
+    """实际 heads a forecast table's columns (实际值 / 预测值), so the library lists it as a
+    metric: after a period it says which column, and the earlier metric is still asked."""
+    forecasts = known_of(["垣工重机"], [], ["营业收入", "实际"])
+    resolution = standalone("那2023年实际是多少？", ["垣工重机2025年营业收入是多少？"], forecasts)
+    assert resolution.text == "垣工重机2023年实际营业收入是多少？"
+
+
+def test_why_after_a_question_with_no_subject_asks_of_its_fact() -> None:
+    """ "为什么下降？" after a price's question (no company) asked only "为什么下降？": the fact
+    the earlier question asked is carried, its period with it."""
+    prices = known_of(["动力电池行业"], [], ["电池级碳酸锂"])
+    resolution = standalone("为什么下降？", ["2025年6月电池级碳酸锂均价是多少？"], prices)
+    assert resolution.text == "2025年6月电池级碳酸锂均价为什么下降？"
+    assert resolution.carried == ("no subject", "asked 2025年6月电池级碳酸锂均价")
