@@ -171,25 +171,62 @@ def shift_year(period: str, step: int) -> str:
 
 
 def shift_part(period: str, pointer: str, step: int) -> str:
-    """``period`` moved by ``step`` of the part ``pointer`` names (上个月, 下一季度): 2025年6月 ->
-    2025年5月, 2024年第四季度 -> 2024年第三季度, 2025年一季度 -> 2024年第四季度; a year's shift
-    (``shift_year``) when the pointer names no month or quarter, or the period none of them."""
-    if "月" in pointer:
-        named = months_named(period)
-        if named and named[0][0]:
-            year, month = int(named[0][0]), named[0][1] + step
-            year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-            return MONTH_NAMED.sub(f"{year}年{month}月", period, count=1)
-    if "季" in pointer:
-        named_quarter = quarter_named(period)
-        if named_quarter is not None and named_quarter[0]:
-            year, number = int(named_quarter[0]), named_quarter[1] + step
-            year, number = year + (number - 1) // 4, (number - 1) % 4 + 1
-            return f"{year}年第{_CHINESE_COUNT[number]}季度"
+    """``period`` moved by ``step`` of the part ``pointer`` names (上个月, 下一季度, the previous
+    month): 2025年6月 -> 2025年5月, 2024年第四季度 -> 2024年第三季度, Q1 2025 -> Q4 2024; a year's
+    shift (``shift_year``) when the pointer names a year (上年同月, the same month last year), no
+    month or quarter, or the period none of them."""
+    lowered = pointer.lower()
+    if "年" in pointer or "year" in lowered:
+        return shift_year(period, step)
+    if "月" in pointer or "month" in lowered:
+        found = month_tokens(period)
+        if found:
+            year, _, month = found[0].partition("年")
+            number = int(year) * 12 + int(month.rstrip("月")) - 1 + step
+            year, month_number = str(number // 12), number % 12 + 1
+            if "年" in period:
+                return MONTH_NAMED.sub(f"{year}年{month_number}月", period, count=1)
+            chinese = "月" in pointer  # as the question writes it
+            return (
+                f"{year}年{month_number}月"
+                if chinese
+                else f"{_MONTH_FULL[month_number - 1]} {year}"
+            )
+    if "季" in pointer or "quarter" in lowered:
+        quarter = quarter_named(period)
+        if quarter is not None and quarter[0]:
+            number = int(quarter[0]) * 4 + quarter[1] - 1 + step
+            shifted_year, q = number // 4, number % 4 + 1
+            chinese = "年" in period or "季" in pointer  # as the question writes it
+            return (
+                f"{shifted_year}年第{_CHINESE_COUNT[q]}季度" if chinese else f"Q{q} {shifted_year}"
+            )
     return shift_year(period, step)
 
 
+# A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.
+SO_FAR = re.compile(r"(?:(?:本|今|上|去)年(?:同期)?)?(?:1\s*[-–~至]\s*\d{1,2}\s*月)?累计|年初至今")
+
+
+def year_so_far(period: str, pointer: str) -> str:
+    """The months of a year up to ``period``'s month (or the end of its run of months), as
+    ``pointer`` (``SO_FAR``) points at them: 2025年10月 with 本年累计 -> 2025年1-10月累计, with
+    上年累计 -> 2024年1-10月累计; ``period`` itself when it names no year and month."""
+    years = find_years(period)
+    run = month_range(period)
+    named = months_named(period)
+    last = run[1] if run is not None else (named[0][1] if named else 0)
+    if not years or not last:
+        return period
+    year = int(years[0]) - (1 if pointer[:1] in "上去" else 0)
+    return f"{year}年1-{last}月累计"
+
+
 _CHINESE_COUNT = "零一二三四"
+_MONTH_FULL = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 
 
 _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from rag_app.text.analyzer import tagged
 from rag_app.text.names import is_place
-from rag_app.text.periods import shift_part, shift_year, years_away
+from rag_app.text.periods import SO_FAR, shift_part, shift_year, year_so_far, years_away
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
 from rag_app.understand.pieces import Piece
@@ -153,6 +153,8 @@ def shifted(period: str, pointer: str) -> str:
     (2024年 -> 2023年; 2024Q2 -> 2023Q2). Chinese pointers by their first character (上 去 前
     point back, 下 明 次 forward), English ones by the followup words' lists."""
     lowered = pointer.lower().strip()
+    if SO_FAR.fullmatch(pointer.strip()):  # 本年累计, 上年累计: the year's months so far
+        return year_so_far(period, pointer.strip())
     away = years_away(pointer)  # 两年前, 前年, two years earlier
     if away is not None:
         return shift_year(period, away)

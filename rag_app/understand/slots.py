@@ -105,12 +105,17 @@ def read(text: str, known: Known) -> Reading:
     pattern, kind = (
         (YEARLESS_PART_EN, "period_part") if english else (RELATIVE_PERIOD, "same_period")
     )
-    relative = list(pattern.finditer(text))
-    # a month pointed at (上个月) or, in English, named without its year (in June)
-    parts = periods.MONTH_NAME_EN if english else periods.RELATIVE_PART
-    relative += list(parts.finditer(text))
-    for match in relative:
-        if (english or match.group()[0] in _BACK_FORTH) and free(found, match.start(), match.end()):
+    # a year's months so far first (上年累计, not 上年 alone), a month or quarter pointed at
+    # (上个月) or, in English, a month named without its year (in June)
+    parts = (
+        (pattern, periods.MONTH_NAME_EN)
+        if english
+        else (periods.SO_FAR, pattern, periods.RELATIVE_PART)
+    )
+    for match in [m for each in parts for m in each.finditer(text)]:
+        so_far = not english and periods.SO_FAR.fullmatch(match.group())
+        pointed = english or so_far or match.group()[0] in _BACK_FORTH
+        if pointed and free(found, match.start(), match.end()):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
     if not english:  # 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第)
         for match in periods.YEARLESS_PART.finditer(text):

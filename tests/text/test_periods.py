@@ -12,6 +12,7 @@ from rag_app.text.periods import (
     months_named,
     shift_part,
     shift_year,
+    year_so_far,
     years_away,
 )
 
@@ -51,6 +52,11 @@ def test_a_period_shifted_keeps_what_narrows_it() -> None:
         ("2025Q3", "下一季度", 1, "2025年第四季度"),
         ("2024年", "上个月", -1, "2023年"),  # no month to move: the year's step
         ("2024年第四季度", "上年", -1, "2023年第四季度"),
+        ("2025年10月", "上年同月", -1, "2024年10月"),  # a year named: the year's step
+        ("October 2025", "the previous month", -1, "September 2025"),
+        ("January 2025", "the month before", -1, "December 2024"),
+        ("Q1 2025", "the previous quarter", -1, "Q4 2024"),
+        ("October 2025", "the same month last year", -1, "October 2024"),
     ],
 )
 def test_a_period_shifted_by_a_month_or_a_quarter(
@@ -105,3 +111,17 @@ def test_months_named_with_or_without_their_year_and_runs_of_months() -> None:
 )
 def test_a_count_of_rows_is_told_from_a_count_of_periods(question: str, rows: bool) -> None:
     assert counts_rows(question) is rows
+
+
+@pytest.mark.parametrize(
+    ("period", "pointer", "so_far"),
+    [
+        ("2025年10月", "本年累计", "2025年1-10月累计"),
+        ("2025年10月", "累计", "2025年1-10月累计"),
+        ("2025年10月", "1-10月累计", "2025年1-10月累计"),
+        ("2025年1-10月累计", "上年累计", "2024年1-10月累计"),
+        ("2025年", "本年累计", "2025年"),  # no month to run to
+    ],
+)
+def test_a_years_months_so_far(period: str, pointer: str, so_far: str) -> None:
+    assert year_so_far(period, pointer) == so_far

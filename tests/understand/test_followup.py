@@ -584,3 +584,41 @@ def test_why_after_a_question_with_no_subject_asks_of_its_fact() -> None:
     resolution = standalone("为什么下降？", ["2025年6月电池级碳酸锂均价是多少？"], prices)
     assert resolution.text == "2025年6月电池级碳酸锂均价为什么下降？"
     assert resolution.carried == ("no subject", "asked 2025年6月电池级碳酸锂均价")
+
+
+def test_a_years_months_so_far_and_the_same_month_a_year_before() -> None:
+    """A monthly announcement's columns (本月, 上年同月, 本年累计, 上年累计) asked as follow-ups:
+    本年累计 was read as a metric in the earlier one's place, 1-10月累计 as the metric 10月."""
+    port = known_of(["泊潮港口"], [], ["集装箱吞吐量", "货物吞吐量", "本年累计", "10月", "累计"])
+    earlier = ["泊潮港口2025年10月集装箱吞吐量是多少？"]
+    for pointer in ("本年累计呢？", "1-10月累计呢？"):
+        resolution = standalone(pointer, earlier, port)
+        assert resolution.text == "泊潮港口2025年1-10月累计集装箱吞吐量是多少？"
+    assert (
+        standalone("上年同月呢？", earlier, port).text == "泊潮港口2024年10月集装箱吞吐量是多少？"
+    )
+    earlier = ["泊潮港口2025年1-10月累计货物吞吐量是多少？"]
+    assert (
+        standalone("上年累计呢？", earlier, port).text
+        == "泊潮港口2024年1-10月累计货物吞吐量是多少？"
+    )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        ("What was Bochao Port's throughput in October 2025?", "And the same month last year?",
+         "What was Bochao Port's throughput in October 2024?"),
+        ("What was Bochao Port's throughput in October 2025?", "And the previous month?",
+         "What was Bochao Port's throughput in September 2025?"),
+        ("What was Bochao Port's revenue in Q1 2025?", "And last quarter?",
+         "What was Bochao Port's revenue in Q4 2024?"),
+    ],
+)  # fmt: skip
+def test_english_month_quarter_and_year_pointers(
+    previous: str, question: str, expected: str
+) -> None:
+    port = known_of(
+        ["泊潮港口"], [("泊潮港口", "泊潮港口", ("Bochao Port",))], ["throughput", "revenue"]
+    )
+    assert standalone(question, [previous], port).text == expected
