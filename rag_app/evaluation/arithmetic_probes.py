@@ -34,7 +34,14 @@ PROBES = ROOT / "assets" / "arithmetic_probes"
 # Where each probes file's documents are: their own, or a frozen set's (only its fitting half's).
 DOC_DIRS = tuple(
     ROOT / "assets" / folder
-    for folder in ("arithmetic_probes", "second_eval", "third_eval", "fourth_eval", "fifth_eval")
+    for folder in (
+        "arithmetic_probes",
+        "followup_probes",
+        "second_eval",
+        "third_eval",
+        "fourth_eval",
+        "fifth_eval",
+    )
 )
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 

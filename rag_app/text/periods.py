@@ -204,6 +204,11 @@ def shift_part(period: str, pointer: str, step: int) -> str:
     return shift_year(period, step)
 
 
+# The start of a year, or the end of the one before, as a report's balance columns name it
+# (年初, 期初, 上年末, 上年度末): the year before's end.
+YEAR_START = re.compile(r"年初|期初|上年度?末")
+# A report's own period columns, named without a year (本报告期, 年初至报告期末, 报告期末).
+REPORT_PERIOD = re.compile(r"年初至(?:报告期末|本报告期末)|本?报告期末?|本期末?")
 # A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.
 SO_FAR = re.compile(r"(?:(?:本|今|上|去)年(?:同期)?)?(?:1\s*[-–~至]\s*\d{1,2}\s*月)?累计|年初至今")
 

@@ -5,6 +5,7 @@ the modifier after it)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -69,4 +70,20 @@ def with_modifier(pieces: list[Piece]) -> list[Piece]:
             out[-1] = replace(last, end=piece.end, text=text, value=text)
         else:
             out.append(piece)
+    return out
+
+
+# A day written after a month (30日 of 2025年9月30日).
+_DAY = re.compile(r"\s*\d{1,2}\s*日")
+
+
+def dated(text: str, pieces: list[Piece]) -> list[Piece]:
+    """A period with the day written after it as one date (2025年9月30日, not 2025年9月)."""
+    out = []
+    for piece in pieces:
+        day = _DAY.match(text, piece.end) if piece.kind == "period" else None
+        if day is not None:
+            whole = text[piece.start : day.end()]
+            piece = replace(piece, end=day.end(), text=whole, value=whole)
+        out.append(piece)
     return out

@@ -11,7 +11,15 @@ from collections.abc import Callable, Iterable
 
 from rag_app.text.analyzer import tagged
 from rag_app.text.names import is_place
-from rag_app.text.periods import SO_FAR, shift_part, shift_year, year_so_far, years_away
+from rag_app.text.periods import (
+    SO_FAR,
+    YEAR_START,
+    find_years,
+    shift_part,
+    shift_year,
+    year_so_far,
+    years_away,
+)
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
 from rag_app.understand.pieces import Piece
@@ -127,6 +135,8 @@ def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
     kinds = ("name", "period", "metric") + (() if compared_period(now) else ("same_period",))
     if any(now.first(kind) is not None for kind in kinds):
         return False
+    if compared_period(now):  # 比上年同期变化多少: the earlier fact against another period
+        return True
     if now.english:  # English words carry no part of speech here: only a why-question
         return now.asks_cause
     return now.asks_cause or not nouns
@@ -153,8 +163,14 @@ def shifted(period: str, pointer: str) -> str:
     (2024年 -> 2023年; 2024Q2 -> 2023Q2). Chinese pointers by their first character (上 去 前
     point back, 下 明 次 forward), English ones by the followup words' lists."""
     lowered = pointer.lower().strip()
+    if not find_years(period) and not lowered.isascii():
+        return pointer  # 上年同期 after 本报告期: a report's own column, named as it names it
     if SO_FAR.fullmatch(pointer.strip()):  # 本年累计, 上年累计: the year's months so far
         return year_so_far(period, pointer.strip())
+    bare = period.strip().rstrip("年").isdigit()  # 2024年 (its 末 written after it)
+    if YEAR_START.fullmatch(pointer.strip()) and "末" not in period and not bare:
+        # 年初, 上年末 after 2025年9月30日 or 2025年上半年: the year before's end
+        return f"{int(find_years(period)[0]) - 1}年末"
     away = years_away(pointer)  # 两年前, 前年, two years earlier
     if away is not None:
         return shift_year(period, away)

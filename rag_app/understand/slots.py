@@ -27,7 +27,7 @@ from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN,
 from rag_app.text.spans import spans
 from rag_app.text.synonyms import STATEMENT_NAMES_EN
 from rag_app.understand.known import Known
-from rag_app.understand.pieces import Piece, free, joined_part, with_modifier
+from rag_app.understand.pieces import Piece, dated, free, joined_part, with_modifier
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
 PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
@@ -117,6 +117,15 @@ def read(text: str, known: Known) -> Reading:
         pointed = english or so_far or match.group()[0] in _BACK_FORTH
         if pointed and free(found, match.start(), match.end()):
             found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
+    if not english:  # a report's own period columns (本报告期, 年初至报告期末): its periods
+        for match in periods.REPORT_PERIOD.finditer(text):
+            if free(found, match.start(), match.end()):
+                found.append(
+                    Piece("period", match.start(), match.end(), match.group(), match.group())
+                )
+        for match in periods.YEAR_START.finditer(text):  # 年初: the year before's end
+            if free(found, match.start(), match.end()):
+                found.append(Piece("same_period", match.start(), match.end(), match.group()))
     if not english:  # 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第)
         for match in periods.YEARLESS_PART.finditer(text):
             if free(found, match.start(), match.end()):
@@ -132,7 +141,7 @@ def read(text: str, known: Known) -> Reading:
         _add_exact(text, STATEMENT_NAMES_EN, "metric", found)  # "net interest margin": 净息差
         found = joined_part(text, found)
     words = _english_words(text, found, known) if english else _chinese_words(text, found, known)
-    pieces = with_modifier(sorted(found + words, key=lambda p: p.start))
+    pieces = dated(text, with_modifier(sorted(found + words, key=lambda p: p.start)))
     lowered = text.lower()
     compares = any(_has(lowered, w) for w in _COMPARE_EN) if english else _compares(text, pieces)
     return Reading(
@@ -245,6 +254,8 @@ def _chinese_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
         elif tag == "t":
             _close(text, run, out, known)
             out.append(Piece("same_period", start, end, word))
+        elif tag == "x" and len(word) >= 2 and _CJK.match(word):
+            run.append((start, end, "n"))  # a finance term of our dictionary (同比增长)
         elif tag in _FUNCTION_TAGS:
             _close(text, run, out, known)
         else:

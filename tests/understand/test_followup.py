@@ -622,3 +622,36 @@ def test_english_month_quarter_and_year_pointers(
         ["泊潮港口"], [("泊潮港口", "泊潮港口", ("Bochao Port",))], ["throughput", "revenue"]
     )
     assert standalone(question, [previous], port).text == expected
+
+
+def test_a_reports_own_period_columns_are_periods_of_a_follow_up() -> None:
+    """A quarterly or interim report's columns (本报告期, 年初至报告期末, 报告期末, 上年度末, 上年同期)
+    are periods, not metrics in the earlier metric's place; 年初 is the year before's end; a
+    date keeps its day."""
+    report = known_of(
+        ["澜拓精密"],
+        [],
+        ["营业收入", "总资产", "归母净利润", "毛利率", "年初至报告期末", "上年度末", "本报告期"],
+    )
+    earlier = ["澜拓精密2025年第三季度营业收入是多少？"]
+    resolution = standalone("年初至报告期末呢？", earlier, report)
+    assert resolution.text == "澜拓精密年初至报告期末营业收入是多少？"
+    resolution = standalone("上年度末呢？", ["澜拓精密报告期末总资产是多少？"], report)
+    assert resolution.text == "澜拓精密上年度末总资产是多少？"
+    resolution = standalone("年初呢？", ["澜拓精密2025年9月30日总资产是多少？"], report)
+    assert resolution.text == "澜拓精密2024年末总资产是多少？"
+    resolution = standalone("去年同期是多少？", ["澜拓精密本报告期归母净利润是多少？"], report)
+    assert resolution.text == "澜拓精密去年同期归母净利润是多少？"
+
+
+def test_a_growth_term_alone_or_against_another_period_asks_of_the_earlier_fact() -> None:
+    """同比增长 is a term of our dictionary, which jieba tags like punctuation: the follow-up
+    had no piece and stayed as written; 变化 (a verbal noun) after 比上年同期 hid that it asks
+    of the earlier fact."""
+    report = known_of(["禾溪生物"], [], ["营业收入", "毛利率", "酶制剂"])
+    resolution = standalone("同比增长多少？", ["禾溪生物2025年上半年营业收入是多少？"], report)
+    assert resolution.text.startswith("禾溪生物2025年上半年营业收入")
+    assert resolution.text.endswith("同比增长多少？")
+    earlier = ["禾溪生物2025年上半年酶制剂毛利率是多少？"]
+    resolution = standalone("比上年同期变化多少？", earlier, report)
+    assert resolution.text == "禾溪生物2025年上半年酶制剂毛利率比2024年上半年变化多少？"
