@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -28,7 +29,12 @@ from rag_app.understand.analysis import QueryAnalysis
 # Features of the knowledge base, computed once per generation.
 
 T = TypeVar("T")
-_feature_cache: dict[tuple[str, int, str, int], Any] = {}
+# Per library (held weakly: a library's entries go with it, and a new library never finds
+# another's, as it could by an object id reused after the first was freed), per (feature, knowledge
+# base, generation).
+_feature_cache: weakref.WeakKeyDictionary[Library, dict[tuple[str, str, int], Any]] = (
+    weakref.WeakKeyDictionary()
+)
 _feature_lock = threading.Lock()
 
 
@@ -43,19 +49,24 @@ def per_generation(
     (the entries of older generations are dropped when a newer one is built); of ``snap`` when
     given (a query's own snapshot), else of the current one."""
     snap = snap or library.snapshot(kb)
-    key = (name, id(library), kb, snap.generation)
+    key = (name, kb, snap.generation)
     with _feature_lock:
-        if key in _feature_cache:
-            return cast(T, _feature_cache[key])
+        held = _feature_cache.setdefault(library, {})
+        if key in held:
+            return cast(T, held[key])
     value = build(snap)
     with _feature_lock:
-        for old in [k for k in _feature_cache if k[:3] == key[:3]]:
-            del _feature_cache[old]
-        _feature_cache[key] = value
+        held = _feature_cache.setdefault(library, {})
+        for old in [k for k in held if k[:2] == key[:2]]:
+            del held[old]
+        held[key] = value
     return value
 
 
-_doc_cache: dict[tuple[str, int, str], dict[str, tuple[str, Any]]] = {}
+# Per library (weakly, as above), per (feature, knowledge base): document id -> (version, value).
+_doc_cache: weakref.WeakKeyDictionary[
+    Library, dict[tuple[str, str], dict[str, tuple[str, Any]]]
+] = weakref.WeakKeyDictionary()
 
 
 def per_document(
@@ -66,9 +77,9 @@ def per_document(
     from the store), not the library."""
 
     def gather(snap: Snapshot) -> dict[str, T]:
-        key = (name, id(library), kb)
+        key = (name, kb)
         with _feature_lock:
-            old = dict(_doc_cache.get(key, {}))
+            old = dict(_doc_cache.get(library, {}).get(key, {}))
         kept: dict[str, tuple[str, Any]] = {}
         for doc_id, version in snap.versions.items():
             found = old.get(doc_id)
@@ -78,7 +89,7 @@ def per_document(
                 found = (version, build([chunks[i] for i in ids if i in chunks]))
             kept[doc_id] = found
         with _feature_lock:
-            _doc_cache[key] = kept
+            _doc_cache.setdefault(library, {})[key] = kept
         return {d: cast(T, v) for d, (_, v) in kept.items()}
 
     return per_generation(f"documents:{name}", library, kb, gather)

@@ -209,6 +209,13 @@ def shift_part(period: str, pointer: str, step: int) -> str:
 YEAR_START = re.compile(r"年初|期初|上年度?末")
 # A report's own period columns, named without a year (本报告期, 年初至报告期末, 报告期末).
 REPORT_PERIOD = re.compile(r"年初至(?:报告期末|本报告期末)|本?报告期末?|本期末?")
+# A column a report lays its figures out by, named from the report's own period (本报告期,
+# 上年同期, 本月, 上年同月, 本年累计, 上年度末): the year the report is of, or the one before.
+REPORT_COLUMN = re.compile(
+    r"(?:本|上年|上)(?:报告期|期|月|年)?(?:同期|同月|累计|末|度末)?|年初至报告期末|期[末初]"
+)
+# A month written without its year (a monthly table's 1月 … 10月).
+YEARLESS_MONTH = re.compile(r"(1[0-2]|0?[1-9])\s*月份?")
 # A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.
 SO_FAR = re.compile(r"(?:(?:本|今|上|去)年(?:同期)?)?(?:1\s*[-–~至]\s*\d{1,2}\s*月)?累计|年初至今")
 

@@ -296,10 +296,13 @@ def _unheld_name(
         for written in (*profile[d].subjects, *profile[d].names):
             rest = rest.replace(written, " ")
     named = given_names(rest)
+    # a row the tables label, run on into the metric (益生菌业务收入 of the 益生菌 row)
+    rows = {h for d in about for h in profile[d].headers if len(h) >= 2}
     others = [
         n
         for n in named
         if not any(covers(profile[d].names, n) or _sounds_like(n, profile[d]) for d in about)
+        and not any(n.lower().startswith(h) for h in rows)
     ]
     words = content_words(rest, named)
     for name in others:

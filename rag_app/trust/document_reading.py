@@ -12,7 +12,15 @@ from rag_app.index.profile import profile_of
 from rag_app.models import Chunk
 from rag_app.text.language import cjk_share
 from rag_app.text.names import title_genres
-from rag_app.text.periods import PART_OF_YEAR, find_years, month_tokens, period_tokens
+from rag_app.text.periods import (
+    PART_OF_YEAR,
+    REPORT_COLUMN,
+    YEARLESS_MONTH,
+    find_years,
+    month_tokens,
+    months_named,
+    period_tokens,
+)
 from rag_app.text.sentences import split_sentences
 from rag_app.text.subjects import document_subjects, is_listed, search_title, shortest_chinese_name
 from rag_app.text.synonyms import SYNONYM_GROUPS
@@ -169,22 +177,44 @@ def read_document(chunks: list[Chunk]) -> Document:
         # its title is a section heading ("第二节 公司简介…"): its subject by its shortest
         # Chinese name (澄远智能), else its main name
         subjects = frozenset({shortest_chinese_name(names) or names[0]})
+    title = search_title(chunks[0]) if chunks else ""
+    headers = _headers(chunks)
+    own = _report_periods(title, headers)
     return Document(
         subjects=frozenset(subjects or ()) or frozenset(names[:1]),
         names=names,
         listed=any(is_listed(n) for n in names),
-        title=search_title(chunks[0]) if chunks else "",
-        genres=title_genres(search_title(chunks[0])) if chunks else frozenset(),
+        title=title,
+        genres=title_genres(title) if chunks else frozenset(),
         entities=tuple(e.name for e in profile.entities if e.name not in names)[:40],
         text="\n".join(c.search_text for c in chunks).lower(),
         chunks=tuple(c.search_text.lower() for c in chunks),
         labels=tuple(m.name.lower() for m in profile.metrics),
         quantities=frozenset(m.name.lower() for m in profile.metrics if m.unit),
         exhibits=tuple((e.kind, e.label) for e in profile.exhibits),
-        headers=_headers(chunks),
-        table_years=frozenset(y for p in profile.periods for y in find_years(p)),
-        table_periods=frozenset(p.lower() for p in profile.periods),
+        headers=headers,
+        table_years=frozenset(y for p in (*profile.periods, *own) for y in find_years(p)),
+        table_periods=frozenset(p.lower() for p in (*profile.periods, *own)),
     )
+
+
+def _report_periods(title: str, headers: tuple[str, ...]) -> tuple[str, ...]:
+    """The periods a report's tables give that their headers name from the report's own
+    (本报告期, 上年同期, 本月, 上年同月) or without a year (1月 … 10月), dated by the year (and
+    month) its title names: 禾溪生物's 2025年半年度报告 gives 2025 and 2024; a monthly
+    announcement's 1月 … 10月 are months of its year."""
+    years = find_years(title)
+    if not years:
+        return ()
+    year = int(years[0])
+    out: list[str] = []
+    if any(REPORT_COLUMN.fullmatch(h) for h in headers):
+        out += [f"{year}年", f"{year - 1}年"]
+        named = months_named(title)
+        if named:  # 本月 and 上年同月 of a month's announcement
+            out += [f"{year}年{named[0][1]}月", f"{year - 1}年{named[0][1]}月"]
+    out += [f"{year}年{int(m.group(1))}月" for h in headers if (m := YEARLESS_MONTH.fullmatch(h))]
+    return tuple(out)
 
 
 def _headers(chunks: list[Chunk]) -> tuple[str, ...]:

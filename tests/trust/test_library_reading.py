@@ -444,3 +444,67 @@ def test_a_quarter_before_the_quarters_a_table_gives_is_not_held(bank: Library) 
     early = _finding(bank, "嵘城银行2023年第一季度营业收入是多少？")
     assert early.declines and early.gaps[0].kind == "period"
     assert not _finding(bank, "嵘城银行2024年第二季度营业收入是多少？").declines
+
+
+INTERIM = [
+    _text("禾溪生物科技股份有限公司2025年半年度报告摘要", level=1),
+    _text("证券代码：300917　　证券简称：禾溪生物"),
+    _table(
+        [
+            ["项目", "本报告期", "上年同期", "本报告期比上年同期增减"],
+            ["营业收入（元）", "1,865,302,417.55", "1,603,918,244.21", "16.30%"],
+        ],
+        "主要会计数据和财务指标",
+    ),  # fmt: skip
+    _table(
+        [
+            ["产品", "营业收入（元）", "毛利率"],
+            ["酶制剂", "986,214,503.20", "49.17%"],
+            ["益生菌", "542,087,311.65", "46.59%"],
+        ],
+        "分产品情况",
+    ),  # fmt: skip
+    _text("报告期内，公司酶制剂业务实现营业收入9.86亿元，益生菌业务实现营业收入5.42亿元。"),
+]
+MONTHLY = [
+    _text("泊潮港口集团股份有限公司2025年10月主要生产数据公告", level=1),
+    _text("证券简称：泊潮港口　　公告编号：临2025-063"),
+    _table(
+        [["指标", "本月", "上年同月"], ["集装箱吞吐量（万标准箱）", "309.72", "286.15"]],
+        "表1：2025年10月主要生产数据",
+    ),  # fmt: skip
+    _table(
+        [["月份", "集装箱吞吐量（万标准箱）"], ["8月", "318.47"], ["9月", "296.04"]],
+        "表2：各月主要生产数据",
+    ),  # fmt: skip
+]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory, counter) -> Library:  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("reports")
+    paths = []
+    for name, items in (("interim", INTERIM), ("monthly", MONTHLY)):
+        path = folder / f"{name}_content_list.json"
+        path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return hash_library(folder, counter, paths)
+
+
+def test_a_reports_own_columns_give_the_year_its_title_names_and_the_one_before(
+    reports: Library,
+) -> None:
+    """本报告期 / 上年同期 name no year: the title's 2025 and the year before are held (2025 was
+    read as a year no table gives, and the question declined); 本月 / 上年同月 and a monthly
+    table's 9月 are months of the title's year."""
+    assert not _finding(reports, "禾溪生物2025年上半年营业收入是多少？").declines
+    assert not _finding(reports, "禾溪生物2024年上半年营业收入是多少？").declines
+    assert _finding(reports, "禾溪生物2023年上半年营业收入是多少？").declines
+    assert not _finding(reports, "泊潮港口2025年9月集装箱吞吐量是多少？").declines
+    assert not _finding(reports, "泊潮港口2024年10月集装箱吞吐量是多少？").declines
+    assert _finding(reports, "泊潮港口2025年11月集装箱吞吐量是多少？").declines
+
+
+def test_a_row_run_on_into_the_metric_is_no_other_name(reports: Library) -> None:
+    """ "益生菌业务收入" is read as a name: it starts with the 益生菌 row, so it is that row's."""
+    assert not _finding(reports, "禾溪生物2025年上半年益生菌业务收入是多少？").declines
