@@ -36,6 +36,7 @@ from rag_app.understand.referents import (
     answered,
     asked_span,
     asks_of_earlier_fact,
+    compared_period,
     edited,
     name_like,
     place_beside,
@@ -130,7 +131,8 @@ def resolve(
     if now.asks_name and now.first("pointer") is None:
         return _same_period(now, before)  # 哪家公司的毛利率最高？ asks across the library
     pointer = now.first("pointer")
-    why = now.asks_cause and asks_of_earlier_fact(now, pointer)  # Why did it narrow?
+    # Why did it narrow? 和去年同期比增长了多少: of the earlier fact
+    why = (now.asks_cause or compared_period(now)) and asks_of_earlier_fact(now, pointer)
     # How many branches does it have?: its own words, the pointer given the earlier subject
     why = why or (
         now.english

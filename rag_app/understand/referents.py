@@ -111,14 +111,17 @@ def points_at_fact(
 
 def compared_period(now: Reading) -> bool:
     """Whether the follow-up sets the earlier fact beside another period (比上年末下降了多少？,
-    较去年同期): a preposition right before its relative period."""
+    较去年同期, 和去年同期比): a preposition right before its relative period, or a conjunction
+    with 比 after it."""
     relative = now.of("same_period")
     if not relative or now.english:
         return False
     offset, before_tag = 0, ""
+    after = now.text[relative[0].end :].lstrip()
     for word, tag in tags(now.text):  # the reading's, read once per question
         if offset == relative[0].start:
-            return before_tag == "p"
+            # 比上年末, 较去年同期; 和去年同期比, 与上年同期相比
+            return before_tag == "p" or (before_tag == "c" and after.startswith(("比", "相比")))
         offset += len(word)
         before_tag = tag
     return False
@@ -132,14 +135,23 @@ def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
     which = now.asks_which or now.asks_name
     if (not now.english and pointer_noun(pointer)) or (which and (nouns or pointer is not None)):
         return False  # 它有哪些产线？ asks for things of its own; 主要来自哪里？ does not
-    kinds = ("name", "period", "metric") + (() if compared_period(now) else ("same_period",))
+    compared = compared_period(now)
+    if compared and now.first("name") is None and now.first("period") is None:
+        # 比上年同期变化多少, 和去年同期比增长了多少: the earlier fact against another period,
+        # unless it names a quantity of its own (a metric that is no verb: 增长 is one)
+        return all(_verbal(m.text) for m in now.of("metric"))
+    kinds = ("name", "period", "metric") + (() if compared else ("same_period",))
     if any(now.first(kind) is not None for kind in kinds):
         return False
-    if compared_period(now):  # 比上年同期变化多少: the earlier fact against another period
-        return True
     if now.english:  # English words carry no part of speech here: only a why-question
         return now.asks_cause
     return now.asks_cause or not nouns
+
+
+def _verbal(word: str) -> bool:
+    """Whether jieba reads ``word`` as a verb (增长, 下降, 变化): a change, not a quantity."""
+    found = tags(word)
+    return len(found) == 1 and found[0][1] in ("v", "vn")
 
 
 def asked_span(before: Reading, subject: Piece) -> str:

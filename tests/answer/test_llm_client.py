@@ -183,6 +183,7 @@ def test_key_echoed_by_provider_is_redacted_and_auth_is_not_retried(stub, llm, c
 # -- retries -----------------------------------------------------------------------------------
 
 
+@pytest.mark.timing  # 0.3 s timeouts: run alone, not beside a loaded worker
 def test_timeout_is_retried_then_reported_without_the_key(stub, impatient, caplog):
     stub.set_default(Reply(delay_s=3))
     start = time.monotonic()
@@ -272,6 +273,7 @@ def test_mid_stream_break_keeps_partial_text_and_never_restarts(stub, llm):
     assert completion.text == "one two " and not completion.ok
 
 
+@pytest.mark.timing  # 0.3 s timeouts: run alone, not beside a loaded worker
 def test_timeout_between_chunks_after_first_token_is_not_retried(stub, impatient):
     stub.enqueue(Reply(text="慢 慢 来", pieces=("慢", "慢", "来"), chunk_delay_s=1.0))
     events = list(impatient.stream(REQUEST))

@@ -655,3 +655,14 @@ def test_a_growth_term_alone_or_against_another_period_asks_of_the_earlier_fact(
     earlier = ["禾溪生物2025年上半年酶制剂毛利率是多少？"]
     resolution = standalone("比上年同期变化多少？", earlier, report)
     assert resolution.text == "禾溪生物2025年上半年酶制剂毛利率比2024年上半年变化多少？"
+
+
+def test_a_conjunction_and_bi_set_the_earlier_fact_beside_another_period() -> None:
+    """ "和去年同期比增长了多少？" (a conjunction before the period, 比 after it) compares as
+    "比去年同期…" does; it was read as 增长 of the year before."""
+    smic = known_of(["中芯国际"], [], ["营业收入", "增长"])  # a table's 增长 column: a metric
+    earlier = ["中芯国际2024年前三季度营业收入是多少？"]
+    resolution = standalone("和去年同期比增长了多少？", earlier, smic)
+    assert resolution.text == "中芯国际2024年前三季度营业收入和2023年前三季度比增长了多少？"
+    resolution = standalone("与上年同期相比增长了多少？", earlier, smic)
+    assert resolution.text.startswith("中芯国际2024年前三季度营业收入与2023年前三季度相比")
