@@ -201,8 +201,8 @@ def read_document(chunks: list[Chunk]) -> Document:
 def _report_periods(title: str, headers: tuple[str, ...]) -> tuple[str, ...]:
     """The periods a report's tables give that their headers name from the report's own
     (本报告期, 上年同期, 本月, 上年同月) or without a year (1月 … 10月), dated by the year (and
-    month) its title names: 禾溪生物's 2025年半年度报告 gives 2025 and 2024; a monthly
-    announcement's 1月 … 10月 are months of its year."""
+    month) its title names: 禾溪生物's 2025年半年度报告 gives 2025 and 2024, and the first half
+    of 2025; a monthly announcement's 1月 … 10月 are months of its year."""
     years = find_years(title)
     if not years:
         return ()
@@ -214,7 +214,13 @@ def _report_periods(title: str, headers: tuple[str, ...]) -> tuple[str, ...]:
         if named:  # 本月 and 上年同月 of a month's announcement
             out += [f"{year}年{named[0][1]}月", f"{year - 1}年{named[0][1]}月"]
     out += [f"{year}年{int(m.group(1))}月" for h in headers if (m := YEARLESS_MONTH.fullmatch(h))]
+    if _HALF_YEAR_REPORT.search(title):  # a 半年度报告 gives the first half, not the second
+        out.append(f"{year}h1")
     return tuple(out)
+
+
+# A half-year report's title (2025年半年度报告, 中期报告).
+_HALF_YEAR_REPORT = re.compile(r"半年度报告|中期报告")
 
 
 def _headers(chunks: list[Chunk]) -> tuple[str, ...]:

@@ -500,6 +500,8 @@ def test_a_reports_own_columns_give_the_year_its_title_names_and_the_one_before(
     assert not _finding(reports, "禾溪生物2025年上半年营业收入是多少？").declines
     assert not _finding(reports, "禾溪生物2024年上半年营业收入是多少？").declines
     assert _finding(reports, "禾溪生物2023年上半年营业收入是多少？").declines
+    # a half-year report gives the first half of its year, not the second
+    assert _finding(reports, "禾溪生物2025年下半年营业收入是多少？").declines
     assert not _finding(reports, "泊潮港口2025年9月集装箱吞吐量是多少？").declines
     assert not _finding(reports, "泊潮港口2024年10月集装箱吞吐量是多少？").declines
     assert _finding(reports, "泊潮港口2025年11月集装箱吞吐量是多少？").declines
