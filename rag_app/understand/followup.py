@@ -39,6 +39,7 @@ from rag_app.understand.referents import (
     compared_period,
     edited,
     name_like,
+    period_beside,
     place_beside,
     pointed,
     points_at_fact,
@@ -139,6 +140,8 @@ def resolve(
         and pointer is not None
         and not (now.of("metric") or now.of("period") or now.compares)
     )
+    if beside := period_beside(now, before):  # 和一季度比呢: the earlier fact against it
+        return Resolution(beside, ("period beside",))
     if now.elliptic and slots and short and _leans(now) and not why:
         return _merged(now, before, subject, known if latest_period else _no_latest(known))
     if subject is None and before.first("metric") and asks_of_earlier_fact(now, pointer):

@@ -114,17 +114,47 @@ def compared_period(now: Reading) -> bool:
     较去年同期, 和去年同期比): a preposition right before its relative period, or a conjunction
     with 比 after it."""
     relative = now.of("same_period")
-    if not relative or now.english:
-        return False
+    return bool(relative) and not now.english and _set_beside(now, relative[0])
+
+
+def _set_beside(now: Reading, piece: Piece) -> bool:
+    """Whether ``piece`` is set beside the earlier question's: a preposition right before it
+    (比上年末, 较去年同期), or a conjunction with 比 after it (和一季度比, 与上年同期相比)."""
     offset, before_tag = 0, ""
-    after = now.text[relative[0].end :].lstrip()
+    after = now.text[piece.end :].lstrip()
     for word, tag in tags(now.text):  # the reading's, read once per question
-        if offset == relative[0].start:
-            # 比上年末, 较去年同期; 和去年同期比, 与上年同期相比
+        if offset == piece.start:
             return before_tag == "p" or (before_tag == "c" and after.startswith(("比", "相比")))
         offset += len(word)
         before_tag = tag
     return False
+
+
+def period_beside(now: Reading, before: Reading) -> str:
+    """The earlier question with the follow-up's own period set beside its period ("和一季度比
+    呢？" after "Orvella二季度营收同比增长多少？": "Orvella二季度营收比一季度增长多少？"; after a value,
+    "…2024年营业收入比2023年增长多少？"); "" when the follow-up sets no period beside it, or names
+    a name or a metric of its own."""
+    if now.english or now.first("name") is not None or now.first("metric") is not None:
+        return ""
+    piece = now.first("period") or now.first("period_part")
+    old = before.first("period") or before.first("period_part")
+    if piece is None or old is None or not _set_beside(now, piece):
+        return ""
+    other = piece.text
+    if piece.kind == "period_part" and "年" in old.text and not other[:1].isdigit():
+        other = old.text[: old.text.find("年") + 1] + other  # 一季度 of 2025年二季度: 2025年一季度
+    rate = _RATE.search(before.text, old.end)
+    if rate is not None:  # a change of the earlier period against this one
+        return before.text[: rate.start()] + "比" + other + before.text[rate.end() :]
+    asks = before.text.rfind("是多少")
+    if asks > old.end:  # a value: how it changed against this period's
+        return before.text[:asks] + "比" + other + "增长多少" + before.text[asks + 3 :]
+    return before.text[: old.end] + "和" + other + before.text[old.end :]
+
+
+# A change the earlier question asks against a period of its own choosing (同比, 环比).
+_RATE = re.compile(r"同比|环比")
 
 
 def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:

@@ -666,3 +666,20 @@ def test_a_conjunction_and_bi_set_the_earlier_fact_beside_another_period() -> No
     assert resolution.text == "中芯国际2024年前三季度营业收入和2023年前三季度比增长了多少？"
     resolution = standalone("与上年同期相比增长了多少？", earlier, smic)
     assert resolution.text.startswith("中芯国际2024年前三季度营业收入与2023年前三季度相比")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        ("中芯国际2024年营业收入是多少？", "和2023年比呢？", "中芯国际2024年营业收入比2023年增长多少？"),
+        ("中芯国际2024年营业收入同比增长多少？", "和2022年相比呢？", "中芯国际2024年营业收入比2022年增长多少？"),
+        ("Orvella 2025年二季度营收是多少？", "和一季度比呢？", "Orvella 2025年二季度营收比2025年一季度增长多少？"),
+    ],
+)  # fmt: skip
+def test_a_period_set_beside_the_earlier_one_asks_the_change_between_them(
+    previous: str, question: str, expected: str
+) -> None:
+    """ "和2023年比呢？" was read as a switch to 2023 (or garbled a part of a year into the
+    earlier one's); it asks how the earlier fact changed against that period."""
+    known = known_of(["中芯国际", "Orvella"], [], ["营业收入", "营收"])
+    assert standalone(question, [previous], known).text == expected
