@@ -114,6 +114,10 @@ def test_an_asked_question_is_embedded_once_and_its_operation_read_from_it(
         # 环比 with no unit asks for a rate; a unit asks for the amount
         ("一季度单票收入环比回落了多少？", "change_ratio"),
         ("二季度营收比一季度减少了多少亿元？", "diff"),
+        # each of two asked for (分别), not their sum (read as a sum at 0.98 before)
+        ("中芯国际2024年和2023年营业收入分别是多少？", "multi-span"),
+        ("岳泉酒业和剑阳酒业2026年PE分别是多少？", "multi-span"),
+        ("中芯国际2023年和2024年营业收入合计是多少？", "sum"),
     ],
 )
 def test_the_shipped_model_reads_the_real_encoders_embedding(
