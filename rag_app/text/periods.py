@@ -216,6 +216,19 @@ REPORT_COLUMN = re.compile(
 )
 # A month written without its year (a monthly table's 1月 … 10月).
 YEARLESS_MONTH = re.compile(r"(1[0-2]|0?[1-9])\s*月份?")
+
+
+def quarters_spanned(text: str) -> list[str]:
+    """The quarters a part of a year ``text`` names with its year spans, as a table heads them
+    (2024年前三季度 -> 2024Q1 2024Q2 2024Q3, 2025年上半年 -> 2025Q1 2025Q2): the words of the
+    table that gives them. [] for one quarter, a whole year, or no year."""
+    years = find_years(text)
+    part = part_months(text)
+    if not years or part is None or part[1] - part[0] < 3:
+        return []
+    return [f"{years[0]}Q{n}" for n in range(part[0] // 3 + 1, part[1] // 3 + 1)]
+
+
 # A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.
 SO_FAR = re.compile(r"(?:(?:本|今|上|去)年(?:同期)?)?(?:1\s*[-–~至]\s*\d{1,2}\s*月)?累计|年初至今")
 

@@ -10,6 +10,7 @@ from rag_app.text.periods import (
     month_range,
     month_tokens,
     months_named,
+    quarters_spanned,
     shift_part,
     shift_year,
     year_so_far,
@@ -125,3 +126,15 @@ def test_a_count_of_rows_is_told_from_a_count_of_periods(question: str, rows: bo
 )
 def test_a_years_months_so_far(period: str, pointer: str, so_far: str) -> None:
     assert year_so_far(period, pointer) == so_far
+
+
+def test_the_quarters_a_part_of_a_year_spans_as_tables_head_them() -> None:
+    """ "2024年前三季度营收合计" named no word of the quarterly table that gives it (2024Q1 …)."""
+    assert quarters_spanned("中芯国际2024年前三季度营收合计多少？") == [
+        "2024Q1",
+        "2024Q2",
+        "2024Q3",
+    ]
+    assert quarters_spanned("2025年上半年营业收入") == ["2025Q1", "2025Q2"]
+    assert quarters_spanned("2025年三季度营业收入") == []  # one quarter names itself
+    assert quarters_spanned("前三季度营业收入") == []  # no year
