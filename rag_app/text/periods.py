@@ -104,11 +104,15 @@ YEARLESS_PART_EN = re.compile(
     r"fourth)\s+quarter|q[1-4]|(?:the\s+)?first\s+(?:three\s+quarters|nine\s+months)|9m)(?![a-z0-9])",
     re.IGNORECASE,
 )
+_MONTH_FULL = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 # A month named in English without its year (June, Oct.), capitalised as a month is; May only
 # after a word ("in May"), not as a question's first word ("May I ask").
+_NAMED = [m for m in _MONTH_FULL if m != "May"]
 MONTH_NAME_EN = re.compile(
-    r"(?<![A-Za-z])(?:January|February|March|April|June|July|August|September|October|"
-    r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?(?![A-Za-z])"
+    rf"(?<![A-Za-z])(?:{'|'.join(_NAMED)}|{'|'.join(m[:3] for m in _NAMED)}|Sept)\.?(?![A-Za-z])"
     r"|(?<=[A-Za-z,]\s)May(?![A-Za-z])"
 )
 # A period named from the report's own (a column header, a follow-up): 本报告期, 上年同期, 去年同期,
@@ -182,8 +186,8 @@ def shift_part(period: str, pointer: str, step: int) -> str:
         found = month_tokens(period)
         if found:
             year, _, month = found[0].partition("年")
-            number = int(year) * 12 + int(month.rstrip("月")) - 1 + step
-            year, month_number = str(number // 12), number % 12 + 1
+            stepped, month_number = _stepped(int(year), int(month.rstrip("月")), 12, step)
+            year = str(stepped)
             if "年" in period:
                 return MONTH_NAMED.sub(f"{year}年{month_number}月", period, count=1)
             chinese = "月" in pointer  # as the question writes it
@@ -195,13 +199,19 @@ def shift_part(period: str, pointer: str, step: int) -> str:
     if "季" in pointer or "quarter" in lowered:
         quarter = quarter_named(period)
         if quarter is not None and quarter[0]:
-            number = int(quarter[0]) * 4 + quarter[1] - 1 + step
-            shifted_year, q = number // 4, number % 4 + 1
+            shifted_year, q = _stepped(int(quarter[0]), quarter[1], 4, step)
             chinese = "年" in period or "季" in pointer  # as the question writes it
             return (
                 f"{shifted_year}年第{_CHINESE_COUNT[q]}季度" if chinese else f"Q{q} {shifted_year}"
             )
     return shift_year(period, step)
+
+
+def _stepped(year: int, number: int, per_year: int, step: int) -> tuple[int, int]:
+    """The ``number``-th month (or quarter: ``per_year`` 4) of ``year`` moved by ``step``, as
+    (year, number): (2025, 1, 12, -1) -> (2024, 12)."""
+    index = year * per_year + number - 1 + step
+    return index // per_year, index % per_year + 1
 
 
 # The start of a year, or the end of the one before, as a report's balance columns name it
@@ -248,13 +258,9 @@ def year_so_far(period: str, pointer: str) -> str:
 
 
 _CHINESE_COUNT = "零一二三四"
-_MONTH_FULL = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
 
 
-_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAMES = tuple(m[:3].lower() for m in _MONTH_FULL)
 # The same in English: November 2025, Nov. 2025.
 _MONTH_EN = re.compile(
     r"(?<![a-z])(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

@@ -112,30 +112,24 @@ def read(text: str, known: Known) -> Reading:
         if english
         else (periods.SO_FAR, pattern, periods.RELATIVE_PART)
     )
-    for match in [m for each in parts for m in each.finditer(text)]:
-        so_far = not english and periods.SO_FAR.fullmatch(match.group())
-        pointed = english or so_far or match.group()[0] in _BACK_FORTH
-        if pointed and free(found, match.start(), match.end()):
-            found.append(Piece(kind, match.start(), match.end(), match.group(), match.group()))
-    if not english:  # a report's own period columns (本报告期, 年初至报告期末): its periods
-        for match in periods.REPORT_PERIOD.finditer(text):
-            if free(found, match.start(), match.end()):
-                found.append(
-                    Piece("period", match.start(), match.end(), match.group(), match.group())
-                )
-        for match in periods.YEAR_START.finditer(text):  # 年初: the year before's end
-            if free(found, match.start(), match.end()):
-                found.append(Piece("same_period", match.start(), match.end(), match.group()))
-    if not english:  # 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第)
-        for match in periods.YEARLESS_PART.finditer(text):
-            if free(found, match.start(), match.end()):
-                found.append(Piece("period_part", match.start(), match.end(), match.group()))
-        for match in periods.MONTH_NAMED.finditer(text):  # 9月 (jieba: 9 / 月), its year's
-            if not match.group(1) and free(found, match.start(), match.end()):
-                found.append(Piece("period_part", match.start(), match.end(), match.group()))
-    for match in YEARS_AWAY.finditer(text):  # 两年前, two years earlier: before 前/年 alone
-        if free(found, match.start(), match.end()):
-            found.append(Piece("same_period", match.start(), match.end(), match.group()))
+    pointed = (
+        m
+        for each in parts
+        for m in each.finditer(text)
+        if english or periods.SO_FAR.fullmatch(m.group()) or m.group()[0] in _BACK_FORTH
+    )
+    _add_matches(pointed, kind, found, valued=True)
+    if not english:
+        # a report's own period columns (本报告期, 年初至报告期末): its periods; 年初: the year
+        # before's end; 前三季度, 第三季度 as one part of a year (jieba cuts off 前, 第); 9月
+        # (jieba: 9 / 月), its year's
+        _add_matches(periods.REPORT_PERIOD.finditer(text), "period", found, valued=True)
+        _add_matches(periods.YEAR_START.finditer(text), "same_period", found)
+        _add_matches(periods.YEARLESS_PART.finditer(text), "period_part", found)
+        yearless = (m for m in periods.MONTH_NAMED.finditer(text) if not m.group(1))
+        _add_matches(yearless, "period_part", found)
+    # 两年前, two years earlier: before 前/年 alone
+    _add_matches(YEARS_AWAY.finditer(text), "same_period", found)
     _add_exact(text, known.metrics, "metric", found)
     if english:
         _add_exact(text, STATEMENT_NAMES_EN, "metric", found)  # "net interest margin": 净息差
@@ -211,6 +205,17 @@ def _named(piece: Piece, known: Known) -> Piece:
         return piece
     entry = known.names.get(piece.text.lower())
     return Piece("name", piece.start, piece.end, piece.text, entry.name if entry else piece.text)
+
+
+def _add_matches(
+    matches: Iterable[re.Match[str]], kind: str, found: list[Piece], valued: bool = False
+) -> None:
+    """Each match no piece of ``found`` covers yet, as a piece of ``kind`` (its value its text
+    when ``valued``)."""
+    for match in matches:
+        if free(found, match.start(), match.end()):
+            value = match.group() if valued else ""
+            found.append(Piece(kind, match.start(), match.end(), match.group(), value))
 
 
 def _add_exact(text: str, words: Iterable[str], kind: str, found: list[Piece]) -> None:
