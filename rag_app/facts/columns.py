@@ -39,7 +39,9 @@ from rag_app.text.periods import (
     months_named,
     quarter_named,
     quarter_of,
+    quarters_of_year,
     sequential,
+    yearless_quarter,
 )
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -55,6 +57,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     order = _order(query.text)
     months = months_named(query.text)
+    quarters = quarters_of_year(query.text)
     for number, chunk in sources:
         facts = table_facts(chunk)
         labels = {f.col: f.column for f in facts if f.number is not None}
@@ -69,6 +72,9 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             named = _month_columns(labels, months)
         if len(named) < 2:  # share classes: 混合A and 混合C named as A类 and C类
             named = classes_named(labels, query.text)
+        as_named = len(named) < 2 and len(quarters) >= 2
+        if as_named:  # 2024年四季度 against 三季度: both of 2024, in the question's order
+            named = _quarter_columns(labels, quarters)
         if len(named) < 2:
             continue
         rest = [f for f in facts if f.col not in named] or facts  # a table of the months alone
@@ -80,7 +86,11 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
         }
         if len(cells) < 2:
             continue
-        ordered = sorted(cells, key=lambda c: _place(named[c], order, query.text))
+        ordered = (
+            [c for c in named if c in cells]
+            if as_named
+            else sorted(cells, key=lambda c: _place(named[c], order, query.text))
+        )
         return [AskedFact(number, cells[c]) for c in ordered]
     return []
 
@@ -102,6 +112,14 @@ def _month_columns(labels: dict[int, str], months: list[tuple[str, int]]) -> dic
         if column is not None and column not in named:
             named[column] = labels[column]
     return named if len(named) == len(months) else {}
+
+
+def _quarter_columns(labels: dict[int, str], quarters: list[str]) -> dict[int, str]:
+    """The columns of one quarter each (2024Q4) that ``quarters`` (``quarters_of_year``) name, in
+    the question's order; {} unless each is found."""
+    by_quarter = {f"{q[0]}Q{q[1]}": c for c, label in labels.items() if (q := quarter_of(label))}
+    named = {by_quarter[q]: labels[by_quarter[q]] for q in quarters if q in by_quarter}
+    return named if len(named) == len(quarters) else {}
 
 
 def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
@@ -214,6 +232,9 @@ def quarter_cells(
 
     def quarters(facts: Sequence[Fact]) -> set[int]:
         found = {f.col: q for f in facts if (q := quarter_of(f.column)) is not None}
+        if not found:  # a year's quarters headed without it (第一季度（1-3月份）): the year asked
+            year = asked[0] if len(set(asked)) == 1 else ""
+            found = {f.col: (year, n) for f in facts if (n := yearless_quarter(f.column))}
         if within is None:
             return set(found)
         latest = max((y for y, _ in found.values()), default="")

@@ -239,6 +239,19 @@ def quarters_spanned(text: str) -> list[str]:
     return [f"{years[0]}Q{n}" for n in range(part[0] // 3 + 1, part[1] // 3 + 1)]
 
 
+def quarters_of_year(text: str) -> list[str]:
+    """The single quarters ``text`` names beside the one year it names, as a table heads them:
+    "2024年四季度…比三季度" -> 2024Q4 2024Q3 (the second quarter is of the same year); [] when it
+    names no year or several."""
+    years = set(find_years(text))
+    if len(years) != 1:
+        return []
+    year = years.pop()
+    runs = (part_months(m.group()) for m in YEARLESS_PART.finditer(text))
+    found = [f"{year}Q{r[1] // 3}" for r in runs if r is not None and r[1] - r[0] == 2]
+    return list(dict.fromkeys(found))
+
+
 # A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.
 SO_FAR = re.compile(r"(?:(?:本|今|上|去)年(?:同期)?)?(?:1\s*[-–~至]\s*\d{1,2}\s*月)?累计|年初至今")
 
@@ -381,7 +394,8 @@ def names_part_of_year(text: str) -> bool:
 
 def part_months(text: str) -> tuple[int, int] | None:
     """The run of months a part of a year ``text`` names without its year spans: 上半年 (1, 6),
-    下半年 (7, 12), 三季度 (7, 9), 前三季度 (1, 9); None when it names none."""
+    下半年 (7, 12), 三季度 (7, 9), 前三季度 (1, 9), and a count of quarters from the first,
+    四个季度 (1, 12) (a year's four quarters, not its fourth); None when it names none."""
     found = YEARLESS_PART.search(text)
     if found is None:
         return None
@@ -389,7 +403,17 @@ def part_months(text: str) -> tuple[int, int] | None:
     if part.endswith("半年"):
         return (1, 6) if part.startswith("上") else (7, 12)
     quarter = "一二三四".find(part.lstrip("前第")[0]) + 1 or int(part.lstrip("前第")[0])
-    return (1 if part.startswith("前") else quarter * 3 - 2), quarter * 3
+    counted = "个" in part and not part.startswith("第")
+    return (1 if part.startswith("前") or counted else quarter * 3 - 2), quarter * 3
+
+
+def yearless_quarter(label: str) -> int:
+    """The one quarter a column label names without its year (第一季度（1-3月份）, 四季度): its
+    number; 0 when it names a year, no quarter or more than one."""
+    if find_years(label) or len(YEARLESS_PART.findall(label)) != 1:
+        return 0
+    run = part_months(label)
+    return run[1] // 3 if run is not None and run[1] - run[0] == 2 else 0
 
 
 _QUARTER_LABEL = re.compile(rf"(?<!\d)({_YEAR_DIGITS})\s*年?\s*Q([1-4])(?![0-9])", re.I)

@@ -21,7 +21,12 @@ from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases,
 from rag_app.text.aspects import Aspects, question_aspects
 from rag_app.text.language import Language, cjk_share, detect_language, language_of_share
 from rag_app.text.names import leading_name
-from rag_app.text.periods import names_part_of_year, period_tokens, quarters_spanned
+from rag_app.text.periods import (
+    names_part_of_year,
+    period_tokens,
+    quarters_of_year,
+    quarters_spanned,
+)
 from rag_app.text.phrasing import (
     asks_about_figure,
     asks_for_list,
@@ -166,6 +171,7 @@ def analyse_query(
     text = understood.text
     bridged = FINANCE_SYNONYMS.bridge(text)  # an English name's Chinese term: the question's own
     bridged += quarters_spanned(text)  # 2024年前三季度: the quarter columns that give it
+    bridged += quarters_of_year(text)  # 2024年四季度…比三季度: both of 2024
     synonyms = tuple(FINANCE_SYNONYMS.expand(text))
     return QueryAnalysis(
         text=text,

@@ -338,3 +338,37 @@ def test_a_part_of_a_year_added_up_down_a_table_of_merged_headers() -> None:
     )
     nine = fact_value_lines(_as("2024年前三季度营收合计多少？", "sum"), [(1, quarters)])
     assert nine and "125.9 + 137.9 + 156.1 = 419.9" in nine[0]
+
+
+_YEARLESS_QUARTERS = _chunk(
+    "<table><tr><th>项目</th><th>第一季度（1-3月份）</th><th>第二季度（4-6月份）</th>"
+    "<th>第三季度（7-9月份）</th><th>第四季度（10-12月份）</th></tr>"
+    "<tr><td>营业收入</td><td>652.3</td><td>798.5</td><td>812.9</td><td>1,022.8</td></tr>"
+    "<tr><td>归属于上市公司股东的净利润</td><td>58.2</td><td>81.5</td><td>79.8</td><td>93.1</td>"
+    "</tr></table>"
+)
+
+
+def test_a_years_four_quarters_headed_without_it_are_added_up_or_averaged() -> None:
+    # an annual report's 分季度 table heads its quarters without the year; 四个季度 is all four
+    summed = fact_value_lines(
+        _as("2024年四个季度营业收入合计多少？", "sum"), [(1, _YEARLESS_QUARTERS)]
+    )
+    assert summed and "652.3 + 798.5 + 812.9 + 1022.8 = 3286.5" in summed[0]
+    mean = fact_value_lines(
+        _as("2024年四个季度归母净利润的平均值是多少？", "average"), [(1, _YEARLESS_QUARTERS)]
+    )
+    assert mean and "/ 4 = 78.15" in mean[0]  # 归母净利润 names 归属于上市公司股东的净利润
+    half = fact_value_lines(_as("2024年上半年营业收入是多少？", "value"), [(1, _YEARLESS_QUARTERS)])
+    assert half and "652.3 + 798.5 = 1450.8" in half[0]
+
+
+def test_a_quarter_named_beside_another_of_its_year_in_the_questions_order() -> None:
+    quarters = _chunk(
+        "<table><tr><th>指标</th><th>2024Q3</th><th>2024Q4</th><th>2025Q1</th></tr>"
+        "<tr><td>归母净利润（百万元）</td><td>1,204</td><td>514</td><td>2,187</td></tr></table>"
+    )
+    lines = fact_value_lines(
+        _as("2024年四季度归母净利润比三季度减少了多少百万元？", "diff"), [(1, quarters)]
+    )
+    assert lines and "2024Q4 - 2024Q3" in lines[0] and "514 - 1204 = -690" in lines[0]

@@ -10,10 +10,13 @@ from rag_app.text.periods import (
     month_range,
     month_tokens,
     months_named,
+    part_months,
+    quarters_of_year,
     quarters_spanned,
     shift_part,
     shift_year,
     year_so_far,
+    yearless_quarter,
     years_away,
 )
 
@@ -138,3 +141,26 @@ def test_the_quarters_a_part_of_a_year_spans_as_tables_head_them() -> None:
     assert quarters_spanned("2025年上半年营业收入") == ["2025Q1", "2025Q2"]
     assert quarters_spanned("2025年三季度营业收入") == []  # one quarter names itself
     assert quarters_spanned("前三季度营业收入") == []  # no year
+
+
+def test_a_count_of_quarters_runs_from_the_first() -> None:
+    # 四个季度 is a year's four quarters, not its fourth; 第四季度 and 四季度 are the fourth
+    assert part_months("2024年四个季度归母净利润的平均值") == (1, 12)
+    assert part_months("三个季度") == (1, 9)
+    assert part_months("第四季度") == (10, 12)
+    assert part_months("四季度") == (10, 12)
+
+
+def test_a_yearless_quarter_column() -> None:
+    assert yearless_quarter("第一季度（1-3月份）") == 1
+    assert yearless_quarter("四季度") == 4
+    assert yearless_quarter("2024年第一季度") == 0  # its year named: quarter_of reads it
+    assert yearless_quarter("上半年") == 0
+    assert yearless_quarter("营业收入") == 0
+
+
+def test_quarters_beside_one_year_are_of_it() -> None:
+    assert quarters_of_year("2024年四季度归母净利润比三季度减少了多少？") == ["2024Q4", "2024Q3"]
+    assert quarters_of_year("2025年三季度比2024年三季度") == []  # two years: each names its own
+    assert quarters_of_year("2024年前三季度营收") == []  # a run, not single quarters
+    assert quarters_of_year("三季度营收") == []  # no year
