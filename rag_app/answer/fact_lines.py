@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from rag_app.answer.fact_counts import counted, which_years
 from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
 from rag_app.answer.quotes import PointedTable
-from rag_app.answer.values import asked_sources
+from rag_app.answer.values import asked_sources, names_several
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import (
     amount_of,
@@ -117,8 +117,8 @@ def worked_lines(
     if not line and quarters is not None:  # 三季度环比: the third quarter against the second
         cells, by = quarter_pair(query, sources, quarters)
         line = _across_rows(operation.name, cells, sources, lang, by)
-    if line:
-        return [line]
+    if line or names_several(query, every_source):  # 澄远智能2024年 and 拓衡传感2023年: no row's
+        return [line] if line else []  # two years are what it asks
     years = _years_of(operation.name, find_years(query.text))
     asked = asked_facts(query, sources, years)
     rate = stated_rate(query, sources) if operation.name == "change_ratio" else None
@@ -160,7 +160,7 @@ def fact_value_lines(
         asked = asked_facts(query, sources, [EVERY_YEAR])
         line = which_years(operation.name, asked, sources, lang) if asked else ""
         return [line] if line else []
-    listing = operation.name == "multi-span" and sure
+    listing = operation.name == "multi-span" and sure and not names_several(query, every_source)
     named = find_years(query.text)
     years = _years_of("sum", named) if listing and len(named) == 2 else None
     asked = asked_facts(query, sources, years)
@@ -435,8 +435,8 @@ def _ratio(operation: str, pair: tuple[AskedFact, AskedFact], lang: str) -> str:
     if operation == "share" and abs(first.number or 0.0) > abs(second.number or 0.0):
         first, second = second, first
     top, bottom = float(first.number or 0.0), float(second.number or 0.0)
-    if not bottom:
-        return ""
+    if not bottom or (operation == "share" and in_percent(first) != in_percent(second)):
+        return ""  # no divisor; a percentage is no part of an amount
     result = top / bottom * (100 if operation == "share" else 1)
     percent = "%" if operation == "share" else ""
     if first.metric == second.metric:  # one row's cells of two years

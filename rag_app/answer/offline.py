@@ -55,7 +55,7 @@ from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.coined import coined_names, document_texts, naming_documents
-from rag_app.text.subjects import named_subjects
+from rag_app.text.subjects import named_subjects, writes_name, written_part
 from rag_app.understand.analysis import QueryAnalysis
 
 NOTICE = {
@@ -161,7 +161,7 @@ class ExtractiveAnswerer:
             if q_words - n_words or q_bigrams - n_bigrams:
                 q_words -= n_words
                 q_bigrams -= n_bigrams
-        named = _sources_of(named_docs, subjects, sources)
+        named = _sources_of(named_docs, subjects, sources, query.text)
         if named is None and settings.named_reports:
             named = _coined_sources(query, sources)
         candidates = [
@@ -345,9 +345,12 @@ class ExtractiveAnswerer:
 def _named_documents(
     query: QueryAnalysis, subjects: Mapping[str, frozenset[str]]
 ) -> dict[str, frozenset[str]]:
-    """The documents whose subject the question names, with that subject's words."""
+    """The documents whose subject the question names, with that subject's words: one of
+    them written whole, or a company's Chinese name written short (``writes_name``)."""
     named = named_subjects(query.text, subjects)
-    return {doc: subjects[doc] for docs in named.values() for doc in docs}
+    docs = [doc for found in named.values() for doc in found]
+    docs += [d for d, words in subjects.items() if d not in docs and writes_name(query.text, words)]
+    return {doc: subjects[doc] for doc in docs}
 
 
 def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
@@ -355,7 +358,7 @@ def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     documents but not all (look-alike tables: every report has a 盈利预测, and a question about
     比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
     subjects = sources_subjects(query, sources)
-    return _sources_of(_named_documents(query, subjects), subjects, sources)
+    return _sources_of(_named_documents(query, subjects), subjects, sources, query.text)
 
 
 def _coined_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
@@ -372,10 +375,20 @@ def _sources_of(
     named: Mapping[str, frozenset[str]],
     subjects: Mapping[str, frozenset[str]],
     sources: Sequence[tuple[int, Chunk]],
+    question: str = "",
 ) -> set[int] | None:
+    """The sources of the ``named`` documents, and those of other reports that write the named
+    company as the question does (an industry report's row of 拓衡传感, which gives a year its
+    prospectus stops before); None when the question names none of the documents, or all."""
     if not named or len(named) == len(subjects):
         return None
-    return {number for number, chunk in sources if chunk.doc_id in named}
+    forms = {w for words in named.values() for w in words if w in question}
+    forms |= {written_part(question, words) for words in named.values()} - {""}
+    return {
+        number
+        for number, chunk in sources
+        if chunk.doc_id in named or any(form in chunk.text for form in forms)
+    }
 
 
 def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:

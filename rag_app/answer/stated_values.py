@@ -15,12 +15,11 @@ import re
 from collections.abc import Sequence
 
 from rag_app.answer.quotes import ScoredSentence
-from rag_app.answer.values import is_asked_subject
+from rag_app.answer.values import asks_of, in_view, shown_name, sources_subjects
 from rag_app.models import Chunk
 from rag_app.text.aspects import is_quantity, metric_group
 from rag_app.text.periods import find_years
 from rag_app.text.sentences import split_clauses
-from rag_app.text.subjects import document_subjects
 from rag_app.understand.analysis import QueryAnalysis
 
 # Values given in order for several periods ("2025-2026年营业收入分别为…/…"): not one year's.
@@ -53,17 +52,18 @@ def stated_value_lines(
     year, metric = years[0], metrics[0]
     terms = sorted(metric_group(metric), key=len, reverse=True)
     asks_change = bool(_CHANGE.search(query.text))
-    subjects = document_subjects(chunk for _, chunk in sources)
+    subjects = sources_subjects(query, sources)
     doc_of = {number: chunk.doc_id for number, chunk in sources}
-    alone = len({s for words in subjects.values() for s in words}) == 1
+    alone = in_view(subjects)
     for item in chosen:
         if item.candidate.row_label:
             continue  # a table row: ``values.value_lines`` reads its cells
         value = stated_value(item.candidate.text, year, terms, asks_change)
         if value is None:
             continue
-        subject = "".join(sorted(subjects.get(doc_of.get(item.candidate.source, ""), ())))
-        if not is_asked_subject(query, subject, alone):
+        names = subjects.get(doc_of.get(item.candidate.source, ""), frozenset())
+        subject = shown_name(names)
+        if not asks_of(query, names, alone):
             continue  # another company's value
         colon = ": " if lang == "en" else "："
         head = " ".join(p for p in (subject, year, metric) if p)

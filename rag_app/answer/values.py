@@ -5,14 +5,14 @@ read from the table rows the answerer chose (issue 14)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rag_app.answer.quotes import ROW_UNIT, ScoredSentence, row_value
 from rag_app.models import Chunk
 from rag_app.text.analyzer import in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import find_years
-from rag_app.text.subjects import document_subjects
+from rag_app.text.subjects import document_subjects, shortest_chinese_name, writes_name
 from rag_app.understand.analysis import QueryAnalysis
 
 _DIGIT = re.compile(r"\d")
@@ -54,6 +54,39 @@ def is_asked_subject(query: QueryAnalysis, subject: str, alone: bool) -> bool:
     return _same_name(asked, subject, alone)
 
 
+def asks_of(query: QueryAnalysis, names: frozenset[str], alone: bool) -> bool:
+    """Whether a report about ``names`` (its title's subject, or every name its profile gives
+    its company: 鹏屿保险集团股份有限公司, 鹏屿保险, Pengyu Insurance) is about the company the
+    question asks, by any of them, or about another it names (a question of two companies:
+    拓衡传感 of 杭州拓衡传感科技股份有限公司, written four characters running)."""
+    return writes_name(query.text, names) or any(
+        is_asked_subject(query, name, alone) for name in sorted(names) or [""]
+    )
+
+
+def names_several(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> bool:
+    """Whether the question names two or more of the sources' companies (澄远智能2024年和拓衡传感
+    2023年): a row of one report read over two years is then not what it asks."""
+    subjects = sources_subjects(query, sources)
+    named = {
+        names
+        for names in subjects.values()
+        if names and (writes_name(query.text, names) or any(n in query.text for n in names))
+    }
+    return len(named) >= 2
+
+
+def shown_name(names: frozenset[str]) -> str:
+    """How a line names a report's company: its title's subject, else the shortest Chinese
+    name its profile gives (澄远智能), else its shortest name."""
+    return shortest_chinese_name(sorted(names)) or min(sorted(names), key=len, default="")
+
+
+def in_view(subjects: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the sources are about one company only (``alone``), however many names it has."""
+    return len({names for names in subjects.values() if names}) == 1
+
+
 def _same_name(asked: str, subject: str, alone: bool) -> bool:
     """Whether a question's company and a report's subject are one ("中芯国际" and "中芯国际";
     "中芯国际智能手机领域" names 中芯国际); a report without a subject is not told apart. A
@@ -75,12 +108,12 @@ def asked_sources(
     台积电's revenue is not read off 中芯国际's own table, though a row of it is labelled 营业收入."""
     if _runs_into_a_word(query, sources):
         return list(sources)
-    subjects = document_subjects(chunk for _, chunk in sources)
-    alone = len({s for words in subjects.values() for s in words}) == 1
+    subjects = sources_subjects(query, sources)  # a report titled by a section: its profile's
+    alone = in_view(subjects)
     return [
         (number, chunk)
         for number, chunk in sources
-        if is_asked_subject(query, "".join(sorted(subjects.get(chunk.doc_id, frozenset()))), alone)
+        if asks_of(query, subjects.get(chunk.doc_id, frozenset()), alone)
     ]
 
 
@@ -121,9 +154,9 @@ def value_lines(
     terms = query.terms
     question_lower = f"{question} {terms.synonyms}".lower()
     q_words = set(terms.words)
-    subjects = document_subjects(chunk for _, chunk in sources)
+    subjects = sources_subjects(query, sources)
     doc_of = {number: chunk.doc_id for number, chunk in sources}
-    alone = len({s for words in subjects.values() for s in words}) == 1
+    alone = in_view(subjects)
     found_lines: list[tuple[int, str, str]] = []  # (index in chosen, metric, line)
     answered: set[int] = set()  # indices in chosen of rows a line gives
     named_rows: set[int] = set()  # ... and of rows whose label the question names
@@ -144,8 +177,9 @@ def value_lines(
         if unit and (unit in value or unit == "%" and "％" in value):
             unit = ""
         metric = " ".join(ROW_UNIT.sub("", p).strip() for p in (cand.metric, column) if p)
-        subject = "".join(sorted(subjects.get(doc_of.get(cand.source, ""), frozenset())))
-        if not is_asked_subject(query, subject, alone):
+        names = subjects.get(doc_of.get(cand.source, ""), frozenset())
+        subject = shown_name(names)
+        if not asks_of(query, names, alone):
             # "蓝鲸存储科技2024年净利润" is not answered by 中芯国际's 归母净利润 row's value
             continue
         amount = f"{value}{unit}" if unit in ("%", "％") else f"{value} {unit}".strip()

@@ -22,6 +22,7 @@ from rag_app.models import Chunk, Hit, Progress, SearchFilter
 from rag_app.prompt import PromptSettings, build_prompt
 from rag_app.protocols import Embedder
 from rag_app.retrieve import Retriever, make_retriever
+from rag_app.retrieve.subjects import company_names_by_document
 from rag_app.understand.analysis import QueryAnalysis, analyse_query
 
 
@@ -202,9 +203,12 @@ def _asked(
 ) -> QueryAnalysis:
     """The question as the evaluation asks it (written out, or made standalone from its
     conversation as the pipeline makes it), analysed once for every stage; ``embedder`` the
-    library's, as the pipeline hands it (the operation read shares retrieval's vector)."""
+    library's, as the pipeline hands it (the operation read shares retrieval's vector), with the
+    library's companies by document, as the pipeline reads them (what a report titled by its
+    section is about)."""
+    companies = company_names_by_document(library, kb)
     if conversation == "written" and question.written_out:
-        return analyse_query(question.written_out, embedder=embedder)
+        return analyse_query(question.written_out, embedder=embedder, companies=companies)
     if conversation == "history" and question.history:
         from rag_app.pipeline.followups import understand
 
@@ -214,8 +218,8 @@ def _asked(
         understood = understand(
             question.question, earlier, library, kb, library.settings, answer=answer
         )
-        return analyse_query(question.question, understood, embedder)
-    return analyse_query(question.question, embedder=embedder)
+        return analyse_query(question.question, understood, embedder, companies)
+    return analyse_query(question.question, embedder=embedder, companies=companies)
 
 
 def evaluate(

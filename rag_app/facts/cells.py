@@ -36,6 +36,11 @@ class Fact:
     scale: str
 
 
+def in_percent(fact: Fact) -> bool:
+    """A cell in percent: so written, or its row's label says so ("同比（%）")."""
+    return fact.scale == "percent" or "%" in fact.metric
+
+
 def number_of(text: str) -> float | None:
     """The number a cell writes: "(9,819)" -9819.0, "$ 1,452.4" 1452.4, "23.4%" 23.4; None for
     a cell without one ("-", "n/a", words)."""

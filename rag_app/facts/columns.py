@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from rag_app.facts.cells import Fact, table_facts, table_parts
+from rag_app.facts.cells import Fact, in_percent, table_facts, table_parts
 from rag_app.facts.lookup import (
     AskedFact,
     _columns,
@@ -403,11 +403,6 @@ def stated_rate(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> A
         ):
             return AskedFact(asked[0].source, fact)
     return None
-
-
-def in_percent(fact: Fact) -> bool:
-    """A cell in percent: so written, or its row's label says so ("同比（%）")."""
-    return fact.scale == "percent" or "%" in fact.metric
 
 
 def amount_of(

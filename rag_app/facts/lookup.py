@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag_app.facts.cells import Fact, table_facts
+from rag_app.facts.cells import Fact, in_percent, table_facts
 from rag_app.facts.rows import (
     UNIT,
     amount_columns,
@@ -329,13 +329,13 @@ def asked_pair(
         if len(cells) == 1 and len(named) == 1:  # a share of the whole its rows add up to
             piece = next(iter(cells.values()))
             whole = whole_of(piece, facts)
-            if whole is None:
-                singles.append(AskedFact(number, piece))
+            if whole is None:  # a percentage is no part of another table's amount
+                singles += [] if in_percent(piece) else [AskedFact(number, piece)]
             elif not singles or (number, chunk) in labelled:  # a part of the table it names
                 return AskedFact(number, piece), AskedFact(number, whole)
             continue
-        if len(cells) != 2:
-            continue
+        if len(cells) != 2 or (share and len({in_percent(f) for f in cells.values()}) > 1):
+            continue  # a percentage is no part of an amount
         first, second = sorted(cells, key=lambda m: _place(m, order, question))
         return AskedFact(number, cells[first]), AskedFact(number, cells[second])
     return _across_tables(singles) if share else None

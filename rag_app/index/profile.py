@@ -22,6 +22,7 @@ from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD
 from rag_app.text.phrasing import content_references
+from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import TICKER, subject_names
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
 
@@ -182,7 +183,9 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # 7: a name before its ticker is cut to a tail only where the document writes that tail alone
 # (not 酒业 of 岳泉酒业); a column of tickers is read past a summary row spanning the first
 # columns (平均值), that row a metric; a ranking's 合计 and 其他 rows are no entities.
-PROFILE_VERSION = 7
+# 8: a metric headed under its period in a table of periods across ("2024年 新业务价值率（%）")
+# is a metric too, not only the row labels.
+PROFILE_VERSION = 8
 
 
 def profile_to_json(profile: DocumentProfile) -> str:
@@ -305,6 +308,11 @@ def _read_table(
                 RELATIVE_PERIOD.fullmatch(cell)
             ):
                 metrics[_metric(cell, caption_unit)] = None
+        for label, found in zip(labels, header_periods, strict=True):
+            # a metric headed under its period ("2024年 新业务价值率（%）"): its words
+            name = " ".join(PERIOD_SPAN.sub(" ", label).split()) if found else ""
+            if _headed_metric(name):
+                metrics[_metric(name, caption_unit)] = None
         return
     for c, label in enumerate(labels):
         # a column of values is a metric; a column of names or words (排名's, 厂商's) is not
@@ -327,6 +335,21 @@ def _read_table(
             _named(cell, entities)
         elif cell and not (labelled_total(cell) or labelled_residual(cell)):
             _add(entities, Entity(cell))  # not 合计 or 其他 of a ranking
+
+
+def _headed_metric(name: str) -> bool:
+    """Whether what a column header says besides its period names a metric: not what is left
+    of a date (31日), not a quarter's own label (Q1), not a modifier alone (实际值, 预测值: which
+    period, not what is measured), not a period named from the report's own (上年同期)."""
+    core = _unit(name)[0]
+    return (
+        bool(core)
+        and not any(ch.isdigit() for ch in core)
+        and len(strip_modifiers(core).rstrip("值")) >= 2
+        and not periods_of(core)
+        and not RELATIVE_PERIOD.fullmatch(core)
+        and not SENTENCE.search(core)
+    )
 
 
 def _ticker_column(grid: Grid) -> int | None:

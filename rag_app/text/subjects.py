@@ -107,6 +107,24 @@ def named_subjects(
     return {w: tuple(named[w]) for w in order}
 
 
+def written_part(question: str, names: Iterable[str]) -> str:
+    """The longest run of four characters or more of one of a company's Chinese ``names`` that
+    ``question`` writes (拓衡传感 of 杭州拓衡传感科技股份有限公司: how readers write a legal name
+    short); "" when it writes none."""
+    best = ""
+    for name in (n for n in names if not n.isascii()):
+        for i in range(len(name)):
+            j = i + max(4, len(best) + 1)
+            while j <= len(name) and name[i:j] in question:
+                best, j = name[i:j], j + 1
+    return best
+
+
+def writes_name(question: str, names: Iterable[str]) -> bool:
+    """Whether ``question`` writes a company by one of its Chinese ``names`` (``written_part``)."""
+    return bool(written_part(question, names))
+
+
 def shortest_chinese_name(names: Sequence[str]) -> str:
     """The shortest Chinese name among a company's ``names`` that is not a listing's form (中芯国际;
     澄远智能 of 江苏澄远智能装备股份有限公司), "" when none is: how readers and reports call it."""

@@ -105,3 +105,26 @@ def test_a_share_of_two_rows_both_written_whole_keeps_both() -> None:
     )
     assert lines and "1508.63 / 1910.78 = 78.95%" in lines[0]
     assert leading_name("梅湾和金沙两个港区今年累计完成多少？") == ""  # two places, no company
+
+
+def test_a_percentage_is_no_part_of_another_tables_amount() -> None:
+    # the customers' 占营业收入比例（%） is a share already, not a part of another table's amount;
+    # the product table's row and its 合计 give the share asked
+    customers = _table(
+        1,
+        "<table><tr><th>期间</th><th>序号</th><th>客户名称</th><th>销售金额（万元）</th>"
+        "<th>占营业收入比例（%）</th></tr><tr><td rowspan='2'>2023年度</td><td>1</td>"
+        "<td>甲公司</td><td>9,836.27</td><td>15.77</td></tr>"
+        "<tr><td>2</td><td>乙公司</td><td>6,402.15</td><td>10.26</td></tr></table>",
+    )
+    products = _table(
+        3,
+        "<table><tr><td rowspan='2'>产品类别</td><td colspan='2'>2023年度</td></tr>"
+        "<tr><td>金额</td><td>占比（%）</td></tr>"
+        "<tr><td>六维力传感器</td><td>28,165.42</td><td>45.62</td></tr>"
+        "<tr><td>关节扭矩传感器</td><td>33,570.93</td><td>54.38</td></tr>"
+        "<tr><td>主营业务收入合计</td><td>61,736.35</td><td>100.00</td></tr></table>",
+    )
+    question = "2023年六维力传感器收入占主营收入的比例？"
+    lines = fact_value_lines(_as(question, "share"), [customers, products])
+    assert lines and "28165.42 / 61736.35 = 45.62%" in lines[0]

@@ -761,3 +761,24 @@ def test_a_segment_row_the_question_writes_is_answered_not_the_companys_total():
         analyse_query("2025年营业收入预测为多少百万元？"), [(1, total), (2, products)]
     )
     assert "9,452.0" in value_lines(revenue)[0]
+
+
+def test_quotes_keep_another_reports_row_that_writes_the_asked_company():
+    # the question names 拓衡传感 (its prospectus's 杭州拓衡传感科技股份有限公司, written short):
+    # quotes come from its report and from the industry report's sentence that writes it, not
+    # from the other company's report
+    def chunk(doc_id: str, text: str) -> Chunk:
+        return Chunk(f"{doc_id}:0001", doc_id, "text", text, f"第一节 概览 > 概览\n{text}", (1,))
+
+    prospectus = chunk("tuoheng", "2023年公司六维力传感器在国内的出货量份额约为18.5%。")
+    industry = chunk("industry", "拓衡传感2024年在国内六维力传感器市场的出货份额约为21.3%。")
+    other = chunk("chengyuan", "2024年公司六维力传感器的出货份额约为9.9%。")
+    companies = {
+        "tuoheng": ("杭州拓衡传感科技股份有限公司",),
+        "chengyuan": ("江苏澄远智能装备股份有限公司",),
+    }
+    query = analyse_query("拓衡传感2024年六维力传感器的出货份额大概多少？", companies=companies)
+    text = ExtractiveAnswerer().answer_text(
+        query, [(1, other), (2, industry), (3, prospectus)], "zh"
+    )
+    assert "21.3%" in text and "9.9%" not in text

@@ -4,6 +4,8 @@ language of the question."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from rag_app.answer.offline import ExtractiveAnswerer
 from rag_app.answer.stated_values import stated_value
 from rag_app.models import Chunk
@@ -87,3 +89,74 @@ def test_a_latin_name_takes_the_one_company_in_view_and_no_other() -> None:
         analyse_query("What was NAURA's gross margin in 2024?"), [(1, FORECAST), (2, OTHER)], "en"
     )
     assert "18.6%" not in both and "gross margin: 10.2%" not in both
+
+
+def _section_table(doc_id: str, label: str, value: str) -> Chunk:
+    """A table of an annual report titled by its section (no company in the title)."""
+    html = (
+        f"<table><tr><th>主要会计数据</th><th>2024年</th><th>2023年</th></tr>"
+        f"<tr><td>{label}</td><td>{value}</td><td>1.0</td></tr></table>"
+    )
+    return Chunk(
+        chunk_id=f"{doc_id}:0001",
+        doc_id=doc_id,
+        type="table",
+        text=f"{label}: 2024年 {value}",
+        search_text=f"第二节 公司简介和主要财务指标 > 主要会计数据\n{label} 2024年 {value}",
+        item_indices=(1,),
+        table_html=html,
+    )
+
+
+def test_a_value_line_is_read_off_the_asked_companys_report_when_titles_name_none() -> None:
+    # both reports titled by a section (第二节…): the profile's company names tell them apart, so
+    # 拓衡传感's 净利润 is not read off 澄远智能's 归属于上市公司股东的净利润 row
+    other = _section_table("chengyuan", "归属于上市公司股东的净利润", "312,684,550.21")
+    asked = _section_table("tuoheng", "净利润（万元）", "11,692.35")
+    companies = {
+        "chengyuan": ("江苏澄远智能装备股份有限公司", "澄远智能"),
+        "tuoheng": ("杭州拓衡传感科技股份有限公司",),
+    }
+    query = analyse_query("拓衡传感2024年净利润是多少？", companies=companies)
+    text = ExtractiveAnswerer().answer_text(query, [(1, other), (2, asked)], "zh")
+    first = text.split("\n\n")[1]
+    assert "11,692.35" in first and "[Source 2]" in first and "312,684,550.21" not in first
+
+
+def test_a_subsidiary_is_read_off_its_groups_report_named_by_the_profile() -> None:
+    # the report's company has several names (its profile's); a subsidiary sharing their coined
+    # head (鹏屿人寿 of 鹏屿保险) is asked of it, and the line names it by its short Chinese name
+    table = _section_table("pengyu", "核心资本", "241,735")
+    companies = {"pengyu": ("鹏屿保险集团股份有限公司", "鹏屿保险", "Pengyu Insurance Group")}
+    query = analyse_query("鹏屿人寿2024年核心资本是多少？", companies=companies)
+    first = ExtractiveAnswerer().answer_text(query, [(1, table)], "zh").split("\n\n")[1]
+    assert first.startswith("鹏屿保险 2024") and "241,735" in first
+
+
+def test_a_question_of_two_companies_is_not_one_reports_row_over_two_years() -> None:
+    from rag_app.answer.fact_lines import fact_value_lines
+    from rag_app.text.subjects import writes_name
+    from rag_app.understand.operations import Operation
+
+    question = "澄远智能2024年和拓衡传感2023年的加权平均净资产收益率分别是多少？"
+    assert writes_name(question, ["杭州拓衡传感科技股份有限公司"])
+    assert not writes_name(question, ["比亚迪股份有限公司"])
+    html = (
+        "<table><tr><th>主要财务指标</th><th>2024年</th><th>2023年</th></tr>"
+        "<tr><td>加权平均净资产收益率（%）</td><td>10.28</td><td>9.57</td></tr></table>"
+    )
+    one = dataclasses.replace(_section_table("chengyuan", "x", "1"), table_html=html)
+    other = _section_table("tuoheng", "加权平均净资产收益率（%）", "23.61")
+    companies = {
+        "chengyuan": ("江苏澄远智能装备股份有限公司",),
+        "tuoheng": ("杭州拓衡传感科技股份有限公司",),
+    }
+    query = analyse_query(question, companies=companies)
+    query._lazy["operation"] = Operation("multi-span", 0.9)
+    # not "2024年; 2023年：10.28; 9.57", 澄远智能's own two years
+    assert fact_value_lines(query, [(1, one), (2, other)]) == []
+    alone = analyse_query(
+        "澄远智能2024年和2023年的加权平均净资产收益率分别是多少？", companies=companies
+    )
+    alone._lazy["operation"] = Operation("multi-span", 0.9)
+    assert "10.28; 9.57" in fact_value_lines(alone, [(1, one), (2, other)])[0]

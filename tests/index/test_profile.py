@@ -296,3 +296,31 @@ def test_periods_named_from_the_reports_own_are_periods(settings: Settings, coun
     )
     metrics = {m.name for m in profile.metrics}
     assert {"营业收入", "销售费用"} <= metrics and not {"本报告期", "上年同期"} & metrics
+
+
+def test_a_metric_headed_under_its_period_is_a_metric(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    # periods across, each over its metrics (2024年 / 新业务价值, 新业务价值率（%）): the
+    # headers' own words are metrics, as the row labels are; a date's day, a quarter's label
+    # and a modifier alone (实际值) are not
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {
+                "type": "table",
+                "table_caption": ["分渠道新业务价值"],
+                "table_body": "<table><tr><td rowspan='2'>渠道</td><td colspan='2'>2024年</td>"
+                "<td colspan='2'>2023年</td><td>2024年12月31日</td></tr>"
+                "<tr><td>新业务价值</td><td>新业务价值率（%）</td><td>新业务价值</td>"
+                "<td>新业务价值率（%）</td><td>实际值</td></tr>"
+                "<tr><td>个人代理渠道</td><td>8,426</td><td>24.1</td><td>7,105</td><td>21.3</td>"
+                "<td>1</td></tr>"
+                "<tr><td>银行保险渠道</td><td>2,187</td><td>12.4</td><td>1,893</td><td>10.2</td>"
+                "<td>2</td></tr></table>",
+            },
+        ],
+    )
+    metrics = {m.name: m.unit for m in profile.metrics}
+    assert {"个人代理渠道", "银行保险渠道", "新业务价值", "新业务价值率"} <= set(metrics)
+    assert metrics["新业务价值率"] == "%"
+    assert not {"实际值", "31日", "2024年"} & set(metrics)
