@@ -88,7 +88,7 @@ PART_OF_YEAR = re.compile(rf"{_YEAR_DIGITS}\s*[QH][1-4]", re.I)
 # 2025年前三季度, 2024年上半年, 2025年1-9月, 2026E, FY2024, Q2 2024, 2Q24 (the spans a question
 # is read as).
 PERIOD_SPAN = re.compile(
-    rf"(?:fy\s?)?{_YEAR_DIGITS}(?:\s*年(?:度)?(?:\s*[前第]?[一二三四1-4]\s*季度|\s*[上下]半年"
+    rf"(?:fy\s?)?{_YEAR_DIGITS}(?:\s*年(?:度)?(?:\s*[前第]?[一二三四1-4]\s*个?季度|\s*[上下]半年"
     rf"|\s*\d{{1,2}}\s*[-–~至]\s*\d{{1,2}}\s*月|\s*\d{{1,2}}\s*月)?"
     rf"|[aefh][1-2]?{_NOT_LATIN}|\s?q[1-4]{_NOT_LATIN})?"
     rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*{_YEAR_DIGITS}|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",

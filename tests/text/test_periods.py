@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag_app.text.periods import (
+    PERIOD_SPAN,
     RELATIVE_PART,
     counts_rows,
     month_range,
@@ -164,3 +165,10 @@ def test_quarters_beside_one_year_are_of_it() -> None:
     assert quarters_of_year("2025年三季度比2024年三季度") == []  # two years: each names its own
     assert quarters_of_year("2024年前三季度营收") == []  # a run, not single quarters
     assert quarters_of_year("三季度营收") == []  # no year
+
+
+def test_a_years_count_of_quarters_is_one_period_spanning_them() -> None:
+    # "2024年四个季度" is read whole, as 2024年前三季度 is, not as 2024年 and a 季度营收 metric
+    found = PERIOD_SPAN.search("中芯国际2024年四个季度营收合计多少？")
+    assert found is not None and found.group() == "2024年四个季度"
+    assert quarters_spanned("2024年四个季度营收") == ["2024Q1", "2024Q2", "2024Q3", "2024Q4"]
