@@ -1,10 +1,8 @@
 """The value-first line read from a table's facts (``rag_app.facts``): the cell a question names
-by its row and column ("What were the Other operating expenses in 2019?" -> "Other operating
-expenses, 2019: 27.0 million [Source 2]"); when the question asks for a change, a rate of
-change, an average or a sum (``QueryAnalysis.operation``) over the years it names, the result
-with its working ("Other, change 2018-2019: 44.1 - 56.7 = -12.6 million [Source 2]"); which
-year's cell is largest or smallest; the years or cells of one row. In the answer's language; the
-scale the table states follows an English value (a Chinese table says its own in the label)."""
+("Other operating expenses, 2019: 27.0 million [Source 2]"); for a change, a rate of change, an
+average or a sum (``QueryAnalysis.operation``), the result with its working ("Other, change
+2018-2019: 44.1 - 56.7 = -12.6 million [Source 2]"); which year's cell is largest or smallest;
+the cells of one row. In the answer's language, with the scale the table states."""
 
 from __future__ import annotations
 
@@ -26,6 +24,7 @@ from rag_app.facts.columns import (
     quarter_pair,
     ranked_cells,
     relative_pair,
+    stated_average,
     stated_cells,
     stated_rate,
 )
@@ -122,9 +121,12 @@ def worked_lines(
     years = _years_of(operation.name, find_years(query.text))
     asked = asked_facts(query, sources, years)
     rate = stated_rate(query, sources) if operation.name == "change_ratio" else None
-    if rate is not None:  # the change the table states (同比（%）), not one worked out
+    if operation.name == "average" and not asked_rows(query, sources):  # 可比公司平均值
+        rate = stated_average(query, sources)
+    if rate is not None:  # the change or average the table states, not one worked out
         head = f"{rate.fact.metric} {rate.fact.column}"
-        line = fact_line(head, rate.fact.value, "percent", rate.source, lang)
+        scale = "percent" if operation.name == "change_ratio" else ""
+        line = fact_line(head, rate.fact.value, scale, rate.source, lang)
     else:  # a compound rate compounds the amount, not the rate row its words name
         asked = amount_of(asked, sources, query, years) if operation.name == "cagr" else asked
         line = _worked(operation.name, asked, sources, lang) if asked else ""
@@ -255,10 +257,8 @@ def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: 
 
 
 def _years_of(operation: str, named: list[str]) -> list[str]:
-    """The years an operation is worked over: none named, every year the row gives (a change of
-    the latest two); one year named, that year and the one before (a change in 2019, a 2019
-    average); two named for an average or a sum, every year from the first to the last ("the
-    average for the 3 years from 2017 to 2019")."""
+    """The years an operation is worked over: none named, every year the row gives; one, that
+    year and the one before (a 2019 average); two for an average or a sum, every year between."""
     if not named:
         return [EVERY_YEAR]  # no year named: every year the row gives ("the change in X")
     if len(named) == 1:

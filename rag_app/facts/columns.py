@@ -25,11 +25,13 @@ from rag_app.facts.rows import (
     UNIT,
     bare_label,
     classes_named,
+    labelled_average,
     labelled_residual,
     labelled_total,
     names_prior,
     pair_asked,
     period_pairs,
+    quarter_columns,
 )
 from rag_app.models import Chunk
 from rag_app.text.periods import (
@@ -74,7 +76,7 @@ def asked_columns(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
             named = classes_named(labels, query.text)
         as_named = len(named) < 2 and len(quarters) >= 2
         if as_named:  # 2024年四季度 against 三季度: both of 2024, in the question's order
-            named = _quarter_columns(labels, quarters)
+            named = quarter_columns(labels, quarters)
         if len(named) < 2:
             continue
         rest = [f for f in facts if f.col not in named] or facts  # a table of the months alone
@@ -114,14 +116,6 @@ def _month_columns(labels: dict[int, str], months: list[tuple[str, int]]) -> dic
     return named if len(named) == len(months) else {}
 
 
-def _quarter_columns(labels: dict[int, str], quarters: list[str]) -> dict[int, str]:
-    """The columns of one quarter each (2024Q4) that ``quarters`` (``quarters_of_year``) name, in
-    the question's order; {} unless each is found."""
-    by_quarter = {f"{q[0]}Q{q[1]}": c for c, label in labels.items() if (q := quarter_of(label))}
-    named = {by_quarter[q]: labels[by_quarter[q]] for q in quarters if q in by_quarter}
-    return named if len(named) == len(quarters) else {}
-
-
 def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
     """Whether the question names a column by its label's last part, a bracketed tail aside,
     with or without the period it names ("营收" of "2024年营收（亿美元）")."""
@@ -159,19 +153,8 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
     """The cells of every row of the first table with one column the question names (its year's
     when it names one: "2023年 / 综合成本率（%）"), a total or the rest (其他) aside: what a count of rows beyond
     an amount reads ("有几个月高于7.5万元/吨"); [] when no table has one such column."""
-    question = query.text.lower()
-    words = frozenset(w for w in query.terms.words if not w.isdigit())
-    years = find_years(query.text)
     for parts in table_parts(sources):
-        facts = [f for _, chunk in parts for f in table_facts(chunk)]
-        named = _columns(facts, years, question, words) if years else set()
-        if not years or len(named) != 1:
-            labels = {f.col: f.column for f in facts if f.number is not None}
-            named = {c for c, label in labels.items() if _column_named(label, question, words)}
-            written = {c for c in named if bare_label(labels[c]).lower() in question}
-            named = written if len(named) > 1 and len(written) == 1 else named  # 收入份额
-        if len(named) != 1:
-            continue
+        named = _one_named_column(query, [f for _, chunk in parts for f in table_facts(chunk)])
         cells = [
             AskedFact(number, f)
             for number, chunk in parts
@@ -184,6 +167,36 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         if len(cells) >= 2:
             return cells
     return []
+
+
+def stated_average(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> AskedFact | None:
+    """The average a table states over its rows (可比公司's 平均值) in the one column the question
+    names ("可比公司2026年PE的均值": PE 2026E); None when no table states one."""
+    for parts in table_parts(sources):
+        named = _one_named_column(query, [f for _, chunk in parts for f in table_facts(chunk)])
+        stated = [
+            AskedFact(number, f)
+            for number, chunk in parts
+            for f in table_facts(chunk)
+            if f.col in named and f.number is not None and labelled_average(f.metric)
+        ]
+        if len(stated) == 1:
+            return stated[0]
+    return None
+
+
+def _one_named_column(query: QueryAnalysis, facts: Sequence[Fact]) -> set[int]:
+    """The one column of ``facts`` the question names (its year's: "2023年 / 综合成本率（%）")."""
+    question = query.text.lower()
+    words = frozenset(w for w in query.terms.words if not w.isdigit())
+    years = find_years(query.text)
+    named = _columns(facts, years, question, words) if years else set()
+    if not years or len(named) != 1:
+        labels = {f.col: f.column for f in facts if f.number is not None}
+        named = {c for c, label in labels.items() if _column_named(label, question, words)}
+        written = {c for c in named if bare_label(labels[c]).lower() in question}
+        named = written if len(named) > 1 and len(written) == 1 else named  # 收入份额
+    return named if len(named) == 1 else set()
 
 
 def stated_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:

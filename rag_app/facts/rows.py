@@ -13,7 +13,7 @@ from dataclasses import replace
 from rag_app.facts.cells import Fact
 from rag_app.text.analyzer import cut, in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
-from rag_app.text.periods import distinct_years, find_years, month_range, months_named
+from rag_app.text.periods import distinct_years, find_years, month_range, months_named, quarter_of
 
 # A lead-in of one or two CJK characters before a colon marks a row as part of the one above
 # ("其中：", "减：", "加："): the row is named by what follows it.
@@ -25,6 +25,7 @@ _NUMBERED = re.compile(
 # A label that says it is a total: 合计 / 总计 / 小计 / Total, at its start or (Chinese) its end
 # ("营业收入合计"). The accounting convention, not any one table's words.
 _TOTAL_LABEL = re.compile(r"^\s*(?:合计|总计|小计|total\b|subtotal\b)|(?:合计|总计)\s*$", re.I)
+_AVERAGE_LABEL = re.compile(r"(?:平均值?|均值)\s*$")
 _DECIMALS = re.compile(r"\.(\d+)")
 
 
@@ -109,6 +110,11 @@ _RESIDUAL = re.compile(r"^\s*(?:其他|其它|其余|others?|all others?)\s*$", 
 def labelled_residual(label: str) -> bool:
     """Whether a row's label says it is the rest of the items ("其他", "Others")."""
     return _RESIDUAL.search(label) is not None
+
+
+def labelled_average(label: str) -> bool:
+    """Whether a row's label says it is its rows' average in Chinese ("平均值", "可比公司平均")."""
+    return len(label) <= 8 and _AVERAGE_LABEL.search(label) is not None
 
 
 def labelled_total(label: str) -> bool:
@@ -309,3 +315,11 @@ def _less_specific(label: str, than: str) -> bool:
     its words and its characters (臻藏系列 is not less than 窖龄系列 for the terms they share)."""
     mine, theirs = match_terms(label)[0], match_terms(than)[0]
     return label != than and mine < theirs and set(label.lower()) <= set(than.lower())
+
+
+def quarter_columns(labels: dict[int, str], quarters: list[str]) -> dict[int, str]:
+    """The columns of one quarter each (2024Q4) that ``quarters`` (``quarters_of_year``) name, in
+    the question's order; {} unless each is found."""
+    by_quarter = {f"{q[0]}Q{q[1]}": c for c, label in labels.items() if (q := quarter_of(label))}
+    named = {by_quarter[q]: labels[by_quarter[q]] for q in quarters if q in by_quarter}
+    return named if len(named) == len(quarters) else {}

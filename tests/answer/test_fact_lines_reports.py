@@ -128,3 +128,23 @@ def test_a_percentage_is_no_part_of_another_tables_amount() -> None:
     question = "2023年六维力传感器收入占主营收入的比例？"
     lines = fact_value_lines(_as(question, "share"), [customers, products])
     assert lines and "28165.42 / 61736.35 = 45.62%" in lines[0]
+
+
+def test_an_average_of_no_rows_named_is_the_one_the_comparables_table_states() -> None:
+    # "可比公司…均值" names no company: the table's 平均值 row gives it, not the report's own PE
+    # row averaged over two years (2025E and 2026E)
+    comps = _table(
+        4,
+        "<table><tr><td rowspan='2'>公司</td><td rowspan='2'>代码</td><td colspan='2'>PE（倍）</td>"
+        "</tr><tr><td>2025E</td><td>2026E</td></tr>"
+        "<tr><td>剑阳酒业</td><td>000869.SZ</td><td>15.2</td><td>13.4</td></tr>"
+        "<tr><td>古岭贡酒</td><td>000799.SZ</td><td>29.0</td><td>25.4</td></tr>"
+        "<tr><td colspan='2'>平均值</td><td>22.1</td><td>19.4</td></tr></table>",
+    )
+    own = _table(
+        5,
+        "<table><tr><td>指标</td><td>2025E</td><td>2026E</td></tr>"
+        "<tr><td>PE（倍）</td><td>20.2</td><td>18.0</td></tr></table>",
+    )
+    lines = fact_value_lines(_as("可比公司2026年PE的均值是多少倍？", "average"), [own, comps])
+    assert lines and lines[0].startswith("平均值 PE（倍） / 2026E：19.4")
