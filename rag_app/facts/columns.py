@@ -154,16 +154,8 @@ def column_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
     when it names one: "2023年 / 综合成本率（%）"), a total or the rest (其他) aside: what a count of rows beyond
     an amount reads ("有几个月高于7.5万元/吨"); [] when no table has one such column."""
     for parts in table_parts(sources):
-        named = _one_named_column(query, [f for _, chunk in parts for f in table_facts(chunk)])
-        cells = [
-            AskedFact(number, f)
-            for number, chunk in parts
-            for f in table_facts(chunk)
-            if f.col in named
-            and f.number is not None
-            and not labelled_total(f.metric)
-            and not labelled_residual(f.metric)
-        ]
+        cells = _column_of(query, parts, lambda f: not labelled_total(f.metric))
+        cells = [a for a in cells if not labelled_residual(a.fact.metric)]
         if len(cells) >= 2:
             return cells
     return []
@@ -173,16 +165,24 @@ def stated_average(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -
     """The average a table states over its rows (可比公司's 平均值) in the one column the question
     names ("可比公司2026年PE的均值": PE 2026E); None when no table states one."""
     for parts in table_parts(sources):
-        named = _one_named_column(query, [f for _, chunk in parts for f in table_facts(chunk)])
-        stated = [
-            AskedFact(number, f)
-            for number, chunk in parts
-            for f in table_facts(chunk)
-            if f.col in named and f.number is not None and labelled_average(f.metric)
-        ]
+        stated = _column_of(query, parts, lambda f: labelled_average(f.metric))
         if len(stated) == 1:
             return stated[0]
     return None
+
+
+def _column_of(
+    query: QueryAnalysis, parts: Sequence[tuple[int, Chunk]], keep: Callable[[Fact], bool]
+) -> list[AskedFact]:
+    """The cells with a number of the one column of a table's ``parts`` the question names, of
+    the rows ``keep`` keeps."""
+    named = _one_named_column(query, [f for _, chunk in parts for f in table_facts(chunk)])
+    return [
+        AskedFact(number, f)
+        for number, chunk in parts
+        for f in table_facts(chunk)
+        if f.col in named and f.number is not None and keep(f)
+    ]
 
 
 def _one_named_column(query: QueryAnalysis, facts: Sequence[Fact]) -> set[int]:
