@@ -55,7 +55,7 @@ from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.coined import coined_names, document_texts, naming_documents
-from rag_app.text.subjects import named_subjects, writes_name, written_part
+from rag_app.text.subjects import covers, named_subjects, writes_name, written_part
 from rag_app.understand.analysis import QueryAnalysis
 
 NOTICE = {
@@ -349,7 +349,13 @@ def _named_documents(
     them written whole, or a company's Chinese name written short (``writes_name``)."""
     named = named_subjects(query.text, subjects)
     docs = [doc for found in named.values() for doc in found]
-    docs += [d for d, words in subjects.items() if d not in docs and writes_name(query.text, words)]
+    latin = query.name if query.name.isascii() else ""  # "Orvella" of "Orvella Robotics"
+    docs += [
+        d
+        for d, words in subjects.items()
+        if d not in docs
+        and (writes_name(query.text, words) or (latin and covers(sorted(words), latin)))
+    ]
     return {doc: subjects[doc] for doc in docs}
 
 

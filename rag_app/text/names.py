@@ -1,12 +1,8 @@
 """The name a question asks about: the company or report it names before its period and metric
-("宁德时代" of "宁德时代2025年的营业收入预测是多少？", "CATL" of "What is CATL's revenue?").
-
-A Chinese question names its subject first, the way report titles do: the run of Chinese
-characters after any leading period and framing words ("根据", "请问", "截至"), up to a digit,
-的, punctuation or a metric term. An English one names it as a possessive or an acronym. A run
-holding a question word (哪, 什么, which) names nothing. The answerability check holds the name
-against what the library holds.
-"""
+("宁德时代" of "宁德时代2025年的营业收入预测是多少？", "CATL" of "What is CATL's revenue?"). A Chinese
+question names it first, as report titles do: the Chinese run after any leading period and
+framing words (根据, 请问), up to a digit, 的, punctuation or a metric, or a capitalised Latin name
+it leads with; an English one as a possessive. A run holding a question word names nothing."""
 
 from __future__ import annotations
 
@@ -43,6 +39,8 @@ _LEGAL_CJK = re.compile(f"[{CJK_UNIFIED}（）()]{{2,30}}?(?:股份有限公司|
 _PERIOD_PART = re.compile(
     rf"^[\s，,、：:]*(?:{YEARLESS_PART.pattern}|{SINGLE_QUARTER.pattern})?[\s，,、：:]*"
 )
+# A Chinese question led by a capitalised Latin name, a period or Chinese words right after it.
+_LATIN_LEAD = re.compile(rf"([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]+)*)\s*(?=[{CJK_UNIFIED}]|\d{{4}})")
 _POSSESSIVE = re.compile(r"\b([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*)*)['’]s\b")
 
 
@@ -103,6 +101,9 @@ def leading_name(question: str) -> str:
         if text[len(name) :].startswith("的") and _name_shaped(name):
             return name
         return ""
+    latin = _LATIN_LEAD.match(text) if (cjk_share(text) or 0) >= 0.5 else None
+    if latin and (n := latin.group(1)).upper() not in _NOT_NAMES and n.lower() not in METRICS:
+        return n  # "Orvella上半年净利润多少？"
     # English: a possessive name ("CATL's"); acronyms alone are too often metrics (COGS, IFRS)
     for pattern in (_POSSESSIVE,):
         for match in pattern.finditer(question):
@@ -132,9 +133,8 @@ def _starts_with_verb(span: str) -> bool:
 
 
 def _name_shaped(span: str) -> bool:
-    """Whether a run of Chinese characters is shaped like a company's name: its first word a
-    proper noun or one jieba's dictionary does not hold (a brand: 嵘城, 沐溪), not common
-    words ("拳击比赛")."""
+    """Whether a Chinese run is shaped like a company's name: its first word a proper noun or
+    one jieba's dictionary does not hold (嵘城, 沐溪), not common words ("拳击比赛")."""
     words = tagged(span)
     if len(words) < 2 or _is_clause(span):
         return False

@@ -782,3 +782,20 @@ def test_quotes_keep_another_reports_row_that_writes_the_asked_company():
         query, [(1, other), (2, industry), (3, prospectus)], "zh"
     )
     assert "21.3%" in text and "9.9%" not in text
+
+
+def test_quotes_keep_to_the_report_a_latin_name_written_alone_names():
+    # "Orvella" of Orvella Robotics, written alone in a Chinese question: its call's sentence,
+    # not another report's 归属于上市公司股东的净利润 row
+    def chunk(doc_id: str, text: str) -> Chunk:
+        return Chunk(f"{doc_id}:0001", doc_id, "text", text, f"第一节 概览 > 概览\n{text}", (1,))
+
+    call = chunk("orvella", "上半年GAAP净利润48.1百万美元。")
+    other = chunk("chengyuan", "上半年归属于上市公司股东的净利润1.40亿元。")
+    companies = {
+        "orvella": ("Orvella Robotics", "ORVL.US"),
+        "chengyuan": ("江苏澄远智能装备股份有限公司",),
+    }
+    query = analyse_query("Orvella上半年净利润多少？", companies=companies)
+    text = ExtractiveAnswerer().answer_text(query, [(1, other), (2, call)], "zh")
+    assert "48.1" in text and "1.40" not in text

@@ -210,3 +210,12 @@ def test_an_announcements_title_gives_its_company_up_to_the_legal_form() -> None
     title = "澜禾牧业股份有限公司关于2025年10月生猪销售情况的简报"
     chunk = Chunk("a:1", "a", "text", "正文", f"{title} > 正文", (0,))
     assert subject_words(chunk) == frozenset({"澜禾牧业股份有限公司"})
+
+
+def test_a_chinese_question_led_by_a_latin_name_names_it() -> None:
+    from rag_app.text.names import leading_name
+
+    assert leading_name("Orvella上半年净利润多少？") == "Orvella"
+    assert leading_name("Thornbury Bank 2024年末不良贷款率是多少？") == "Thornbury Bank"
+    assert leading_name("PE是多少？") == ""  # a metric, not a name
+    assert leading_name("中芯国际2024年营收") == "中芯国际"
