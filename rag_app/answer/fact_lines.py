@@ -12,11 +12,10 @@ from rag_app.answer.fact_counts import counted, which_years
 from rag_app.answer.fact_format import cell_scale, fact_line, shared_head, written
 from rag_app.answer.quotes import PointedTable
 from rag_app.answer.values import asked_sources, names_several
-from rag_app.facts.cells import Fact
+from rag_app.facts.cells import Fact, in_percent
 from rag_app.facts.columns import (
     amount_of,
     asked_columns,
-    in_percent,
     month_cells,
     month_rows,
     quarter_asked,
@@ -120,13 +119,13 @@ def worked_lines(
         return [line] if line else []  # two years are what it asks
     years = _years_of(operation.name, find_years(query.text))
     asked = asked_facts(query, sources, years)
-    rate = stated_rate(query, sources) if operation.name == "change_ratio" else None
+    stated = stated_rate(query, sources) if operation.name == "change_ratio" else None
     if operation.name == "average" and not asked_rows(query, sources):  # 可比公司平均值
-        rate = stated_average(query, sources)
-    if rate is not None:  # the change or average the table states, not one worked out
-        head = f"{rate.fact.metric} {rate.fact.column}"
+        stated = stated_average(query, sources)
+    if stated is not None:  # the change or average the table states, not one worked out
+        head = f"{stated.fact.metric} {stated.fact.column}"
         scale = "percent" if operation.name == "change_ratio" else ""
-        line = fact_line(head, rate.fact.value, scale, rate.source, lang)
+        line = fact_line(head, stated.fact.value, scale, stated.source, lang)
     else:  # a compound rate compounds the amount, not the rate row its words name
         asked = amount_of(asked, sources, query, years) if operation.name == "cagr" else asked
         line = _worked(operation.name, asked, sources, lang) if asked else ""

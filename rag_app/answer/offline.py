@@ -55,7 +55,7 @@ from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.coined import coined_names, document_texts, naming_documents
-from rag_app.text.subjects import covers, named_subjects, writes_name, written_part
+from rag_app.text.subjects import named_subjects, names_company, written_part
 from rag_app.understand.analysis import QueryAnalysis
 
 NOTICE = {
@@ -345,16 +345,15 @@ class ExtractiveAnswerer:
 def _named_documents(
     query: QueryAnalysis, subjects: Mapping[str, frozenset[str]]
 ) -> dict[str, frozenset[str]]:
-    """The documents whose subject the question names, with that subject's words: one of
-    them written whole, or a company's Chinese name written short (``writes_name``)."""
+    """The documents whose subject the question names, with that subject's words, in the order
+    it names them (``named_subjects``), then those it names otherwise (``names_company``: a
+    Chinese name written short, a Latin one headed by the name it leads with)."""
     named = named_subjects(query.text, subjects)
     docs = [doc for found in named.values() for doc in found]
-    latin = query.name if query.name.isascii() else ""  # "Orvella" of "Orvella Robotics"
     docs += [
         d
         for d, words in subjects.items()
-        if d not in docs
-        and (writes_name(query.text, words) or (latin and covers(sorted(words), latin)))
+        if d not in docs and names_company(query.text, words, query.name)
     ]
     return {doc: subjects[doc] for doc in docs}
 

@@ -12,7 +12,12 @@ from rag_app.models import Chunk
 from rag_app.text.analyzer import in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import find_years
-from rag_app.text.subjects import document_subjects, shortest_chinese_name, writes_name
+from rag_app.text.subjects import (
+    document_subjects,
+    names_company,
+    shortest_chinese_name,
+    writes_name,
+)
 from rag_app.understand.analysis import QueryAnalysis
 
 _DIGIT = re.compile(r"\d")
@@ -68,11 +73,7 @@ def names_several(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) ->
     """Whether the question names two or more of the sources' companies (澄远智能2024年和拓衡传感
     2023年): a row of one report read over two years is then not what it asks."""
     subjects = sources_subjects(query, sources)
-    named = {
-        names
-        for names in subjects.values()
-        if names and (writes_name(query.text, names) or any(n in query.text for n in names))
-    }
+    named = {names for names in subjects.values() if names and names_company(query.text, names)}
     return len(named) >= 2
 
 

@@ -242,10 +242,10 @@ def quarters_spanned(text: str) -> list[str]:
 def quarters_of_year(text: str) -> list[str]:
     """The single quarters ``text`` names beside the one year it names, as tables head them:
     "2024年四季度…比三季度" -> 2024Q4 2024Q3; [] when it names no year or several."""
-    years = set(find_years(text)) or {""}
-    runs = (part_months(m.group()) for m in YEARLESS_PART.finditer(text))
-    found = [f"{min(years)}Q{r[1] // 3}" for r in runs if r is not None and r[1] - r[0] == 2]
-    return list(dict.fromkeys(found)) if len(years) == 1 and "" not in years else []
+    years = set(find_years(text))
+    parts = [yearless_quarter(m.group()) for m in YEARLESS_PART.finditer(text)]
+    found = [f"{year}Q{n}" for year in years for n in parts if n]
+    return list(dict.fromkeys(found)) if len(years) == 1 else []
 
 
 # A year's months up to one named or pointed at: 本年累计, 上年累计, 1-10月累计, 累计, 年初至今.

@@ -125,6 +125,19 @@ def writes_name(question: str, names: Iterable[str]) -> bool:
     return bool(written_part(question, names))
 
 
+def names_company(question: str, names: Iterable[str], lead: str = "") -> bool:
+    """Whether ``question`` names a company by one of its ``names``: written whole, a Chinese one
+    written short (``writes_name``), or a Latin one headed by the name it leads with (``lead``:
+    "Orvella" of "Orvella Robotics")."""
+    spellings = sorted(names)
+    lowered = question.lower()
+    return (
+        any(n.lower() in lowered for n in spellings)
+        or writes_name(question, spellings)
+        or bool(lead and lead.isascii() and covers(spellings, lead))
+    )
+
+
 def shortest_chinese_name(names: Sequence[str]) -> str:
     """The shortest Chinese name among a company's ``names`` that is not a listing's form (中芯国际;
     澄远智能 of 江苏澄远智能装备股份有限公司), "" when none is: how readers and reports call it."""
