@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from rag_app.facts.cells import table_parts
 from rag_app.models import Chunk
 from rag_app.text.analyzer import match_terms
-from rag_app.text.periods import PERIOD_SPAN, PERIOD_YEAR, find_years, period_tokens
+from rag_app.text.periods import (
+    MONTH_NAMED,
+    PERIOD_SPAN,
+    PERIOD_YEAR,
+    YEARLESS_PART,
+    find_years,
+    period_tokens,
+)
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
 
 NUMERIC = re.compile(r"^[\s(（\-−–+$¥￥€£]*[\d.,，%\s/]+[)）]?$")
@@ -86,6 +93,13 @@ def periods_of(text: str) -> list[str]:
             continue
         out.append(re.sub(r"\s+|年度?$", "", match.group(0)).upper())
     return out
+
+
+def is_period(text: str) -> bool:
+    """Whether ``text`` (a row's label) is a period and nothing else: 2024年, 10月份, 第三季度
+    (a monthly table's rows name months, no entities)."""
+    core = text.strip()
+    return any(p.fullmatch(core) for p in (PERIOD_SPAN, MONTH_NAMED, YEARLESS_PART))
 
 
 def asked_ranks(question: str) -> tuple[int, ...]:

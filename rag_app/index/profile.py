@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from rag_app.facts.ranks import NUMERIC, SENTENCE, is_ordinal, name_column, periods_of
+from rag_app.facts.ranks import NUMERIC, SENTENCE, is_ordinal, is_period, name_column, periods_of
 from rag_app.facts.rows import labelled_residual, labelled_total
 from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
@@ -185,7 +185,8 @@ def merge_profiles(profiles: Iterable[DocumentProfile]) -> DocumentProfile:
 # columns (平均值), that row a metric; a ranking's 合计 and 其他 rows are no entities.
 # 8: a metric headed under its period in a table of periods across ("2024年 新业务价值率（%）")
 # is a metric too, not only the row labels.
-PROFILE_VERSION = 8
+# 9: a row named by a period alone (a monthly table's 10月份) is no entity.
+PROFILE_VERSION = 9
 
 
 def profile_to_json(profile: DocumentProfile) -> str:
@@ -333,8 +334,8 @@ def _read_table(
         cell = row[key].strip()
         if _NAMED_TICKER.search(cell):  # a name with its ticker in the cell: "华虹（1347.HK）"
             _named(cell, entities)
-        elif cell and not (labelled_total(cell) or labelled_residual(cell)):
-            _add(entities, Entity(cell))  # not 合计 or 其他 of a ranking
+        elif cell and not (labelled_total(cell) or labelled_residual(cell) or is_period(cell)):
+            _add(entities, Entity(cell))  # not 合计 or 其他 of a ranking, nor a month's row
 
 
 def _headed_metric(name: str) -> bool:

@@ -94,6 +94,8 @@ PERIOD_SPAN = re.compile(
     rf"|(?<![0-9a-z])q[1-4]\s*(?:fy)?\s*{_YEAR_DIGITS}|(?<![0-9a-z])[1-4]q\d\d{_NOT_LATIN}",
     re.IGNORECASE,
 )
+# A numeral counting the part of a year after it (三季度, 2季度): 季度 there is no metric's modifier.
+PART_COUNT = re.compile(r"[\d一二三四]")
 # A part of a year written without its year: 第三季度, 前三季度, 一季度, 上半年.
 YEARLESS_PART = re.compile(r"(?:前|第)?[一二三四1-4]\s*个?季度|[上下]半年")
 # A quarter's own figure, its year's part named before or not at all (三季度单季, 单季毛利率).
@@ -120,8 +122,8 @@ MONTH_NAME_EN = re.compile(
 RELATIVE_PERIOD = re.compile(
     r"(?:本|上|去|今|明|下|前)一?(?:年度?|报告期|期)(?:同期|末|初)?|报告期[末初]?|同期"
 )
-# A month or a quarter named from another (a follow-up's 上个月, 下一季度, 上季度).
-RELATIVE_PART = re.compile(r"[上下][一个]?(?:季度|月)(?!份?\s*\d)")
+# A month or a quarter named from another (a follow-up's 上个月, 下一季度, 上一个季度, 前一个月).
+RELATIVE_PART = re.compile(r"(?:[上下](?:一个|[一个])?|前一个?)(?:季度|月)(?!份?\s*\d)")
 # Years away from another period: 两年前, 3年后, 前年 (the year before last), "two years earlier".
 YEARS_AWAY = re.compile(
     r"([一两二三四五1-5])\s*年(?:以)?([前后])|前年|(?<![a-z])(one|two|three|four|five)\s+years?\s+"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rag_app.text import lexicon
 from rag_app.text.language import latin_term_pattern
-from rag_app.text.periods import PERIOD_SPAN
+from rag_app.text.periods import PART_COUNT, PERIOD_SPAN
 from rag_app.text.synonyms import SYNONYM_GROUPS
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
@@ -90,6 +90,7 @@ def _metric_phrase(text: str, start: int, end: int, taken: list[Span]) -> tuple[
             if (
                 left >= 0
                 and text[left:start] == word
+                and not (left and PART_COUNT.match(text[left - 1]))  # 三季度 is a period's
                 and all(s.end <= left or s.start >= start for s in taken)
             ):
                 start, moved = left, True

@@ -15,10 +15,10 @@ they ask about, when, what, and how they ask. Then:
   period;
 - a question that names its own subject, or asks for one (哪家, which), stands alone.
 A quantity asked of a report's company at no period in either turn ("它的产能呢？" after "中芯国际
-的产能利用率是多少？") is asked at the last year the report covers ("2024年"), not left to
-whichever rows rank first. The earlier subject is the name the earlier question asks about;
-when it asked for one (哪家公司…, 哪个险种…), what the earlier answer gives first, when the caller
-passes it. English questions are written in the earlier question's own words, slots replaced."""
+的产能利用率是多少？") is asked at the last year the report covers ("2024年"), and a month or
+quarter named without its year (10月) is of that year. The earlier subject is the name the earlier
+question asks about; when it asked for one (哪家公司…, 哪个险种…), what the earlier answer gives
+first. English questions are written in the earlier question's own words, slots replaced."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ from rag_app.understand.referents import (
     asked_span,
     asks_of_earlier_fact,
     compared_period,
+    dated_part,
     edited,
     name_like,
     period_beside,
@@ -102,6 +103,9 @@ def resolve(
 ) -> Resolution:
     """``question`` as it stands alone after ``previous`` (itself standalone)."""
     now, before = read(question, known), read(previous, known)
+    year = _latest(before.subject, known) if latest_period and before.subject else ""
+    if dated := dated_part(before, year):  # 10月 -> 2025年10月: 上个月 and 去年同期 move it
+        previous, before = dated, read(dated, known)
     if not now.pieces and now.asks_cause and before.pieces and question != _WHY[now.english]:
         # a bare why (为什么？ Why?): the reason for what the earlier question asked
         reason = resolve(_WHY[now.english], previous, known, max_ellipsis_chars, answer)
@@ -129,9 +133,8 @@ def resolve(
         for p in now.pieces
         if p.kind in ("name", "period", "period_part", "metric", "words", "same_period")
     ]
-    if now.asks_name and now.first("pointer") is None:
+    if now.asks_name and pointer is None:
         return _same_period(now, before)  # 哪家公司的毛利率最高？ asks across the library
-    pointer = now.first("pointer")
     # Why did it narrow? 和去年同期比增长了多少: of the earlier fact
     why = (now.asks_cause or compared_period(now)) and asks_of_earlier_fact(now, pointer)
     # How many branches does it have?: its own words, the pointer given the earlier subject
@@ -142,8 +145,10 @@ def resolve(
     )
     if beside := period_beside(now, before):  # 和一季度比呢: the earlier fact against it
         return Resolution(beside, ("period beside",))
-    if now.elliptic and slots and short and _leans(now) and not why:
-        return _merged(now, before, subject, known if latest_period else _no_latest(known))
+    # 该公司前三季度的归母净利润 after 哪家公司…: its own question of the answer, not the earlier one's
+    pointed_answer = before.asks_which and pointer is not None
+    if now.elliptic and slots and short and _leans(now) and not why and not pointed_answer:
+        return _merged(now, before, subject, known if latest_period else replace(known, latest={}))
     if subject is None and before.first("metric") and asks_of_earlier_fact(now, pointer):
         # 后来为什么反弹？ after "2025年6月电池级碳酸锂均价是多少？": of its fact, no subject
         return _carried(now, before, Piece("name", 0, 0, ""), "", known)
@@ -289,10 +294,6 @@ def _latest(subject: Piece, known: Known) -> str:
     if entry is None or not entry.subject or subject.value != subject.head:
         return ""
     return known.latest.get(entry.name, "")
-
-
-def _no_latest(known: Known) -> Known:
-    return replace(known, latest={})
 
 
 def _placed(name: str, subject: Piece | None, known: Known) -> str:

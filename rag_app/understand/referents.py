@@ -225,6 +225,19 @@ def shifted(period: str, pointer: str) -> str:
     return shift_part(period, pointer, step)  # 上个月, 上一季度: a month's or a quarter's step
 
 
+def dated_part(before: Reading, year: str) -> str:
+    """The earlier question with ``year`` (the last its subject's report covers: "2025年") before
+    the month or quarter it names without one ("泊潮港口10月…" -> "泊潮港口2025年10月…", "in October"
+    -> "in October 2025"), so that 上个月, 去年同期 or 年初至今 after it has a period to move from;
+    "" when it names a year or a pointer, or no such part."""
+    part = before.first("period_part")
+    if not year or part is None or before.first("period") or before.first("same_period"):
+        return ""
+    if before.english:
+        return edited(before.text, [(part.end, part.end, " " + year.removesuffix("年"))])
+    return edited(before.text, [(part.start, part.start, year)])
+
+
 def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]

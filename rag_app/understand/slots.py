@@ -275,7 +275,9 @@ def _part_of_year(word: str, tag: str) -> bool:
     全年: a quantity word (jieba's "m") of years, quarters or months."""
     if len(word) > 1 and any(PERIOD_SPAN.fullmatch(year + word) for year in ("2000年", "2000")):
         return True  # not a letter alone: the A of A类 is a share class, not 2024A
-    return tag == "m" and any(unit in word for unit in "年季月") and not word[:1].isdigit()
+    return (  # not 月 alone (10 / 月 / 29 / 日: a date)
+        tag == "m" and len(word) > 1 and any(u in word for u in "年季月") and not word[:1].isdigit()
+    )
 
 
 def _demonstrative(word: str, tag: str) -> bool:

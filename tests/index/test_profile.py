@@ -324,3 +324,26 @@ def test_a_metric_headed_under_its_period_is_a_metric(settings: Settings, counte
     assert {"个人代理渠道", "银行保险渠道", "新业务价值", "新业务价值率"} <= set(metrics)
     assert metrics["新业务价值率"] == "%"
     assert not {"实际值", "31日", "2024年"} & set(metrics)
+
+
+def test_a_monthly_tables_month_rows_are_no_entities(settings: Settings, counter) -> None:  # type: ignore[no-untyped-def]
+    # months down the first column (10月份): periods, not names a question could ask about, so
+    # "10月份客座率" reads 10月份 as its month
+    profile = _listed(
+        settings,
+        counter,
+        [
+            {
+                "type": "table",
+                "table_caption": ["2025年各月运输数据"],
+                "table_body": "<table><tr><td>月份</td><td>旅客运输量（万人次）</td>"
+                "<td>客座率（%）</td></tr><tr><td>9月份</td><td>412.5</td><td>84.1</td></tr>"
+                "<tr><td>10月份</td><td>438.2</td><td>85.6</td></tr>"
+                "<tr><td>第三季度</td><td>1,230.8</td><td>84.9</td></tr>"
+                "<tr><td>翔鹭支线</td><td>21.4</td><td>79.2</td></tr></table>",
+            },
+        ],
+    )
+    names = {e.name for e in profile.entities}
+    assert "翔鹭支线" in names and not {"9月份", "10月份", "第三季度"} & names
+    assert {"旅客运输量", "客座率"} <= {m.name for m in profile.metrics}

@@ -71,9 +71,10 @@ def test_a_period_shifted_by_a_month_or_a_quarter(
 
 
 def test_a_month_or_quarter_pointer_is_a_relative_part_and_a_date_is_not() -> None:
-    for pointer in ("上个月", "上月", "上一季度", "下季度"):
+    for pointer in ("上个月", "上月", "上一季度", "下季度", "上一个季度", "前一个月", "前一季度"):
         assert RELATIVE_PART.fullmatch(pointer)
     assert not RELATIVE_PART.match("上月10日")
+    assert not RELATIVE_PART.match("前三季度")  # the first three quarters, no pointer
 
 
 @pytest.mark.parametrize(

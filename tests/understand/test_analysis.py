@@ -102,3 +102,11 @@ def test_no_stage_takes_an_optional_analysis_or_the_raw_question_instead() -> No
         if pattern.search(line)
     ]
     assert found == []
+
+
+def test_a_counted_quarter_is_no_metrics_modifier() -> None:
+    """季度 widens a metric (单季度营业收入) unless a numeral counts it: 三季度 is a period's."""
+    metric = [s.text for s in spans("海星速运三季度营业收入是多少？") if s.kind == "metric"]
+    assert metric == ["营业收入"]
+    metric = [s.text for s in spans("海星速运单季度营业收入是多少？") if s.kind == "metric"]
+    assert metric == ["单季度营业收入"]

@@ -604,6 +604,28 @@ def test_a_years_months_so_far_and_the_same_month_a_year_before() -> None:
     )
 
 
+def test_a_month_or_quarter_asked_without_its_year_is_of_the_reports_last_year() -> None:
+    """ "泊潮港口10月…" names no year: the month is of the last year the port's report covers, so
+    上个月, 上年同月 and 年初至今 after it have a month to move (上个月 was answered with 10月 itself,
+    上年同月 with 2025's); without the library's year the question is left as it was."""
+    port = known_of(["泊潮港口", "海星速运"], [], ["集装箱吞吐量", "营业收入"],
+                    {"泊潮港口": ["2024", "2025"], "海星速运": ["2024Q3", "2025Q3", "2026E"]})  # fmt: skip
+    earlier = ["泊潮港口10月集装箱吞吐量是多少？"]
+    expected = {
+        "上个月呢？": "泊潮港口2025年9月集装箱吞吐量是多少？",
+        "前一个月呢？": "泊潮港口2025年9月集装箱吞吐量是多少？",
+        "上年同月呢？": "泊潮港口2024年10月集装箱吞吐量是多少？",
+        "去年同期呢？": "泊潮港口2024年10月集装箱吞吐量是多少？",
+    }
+    for question, written_out in expected.items():
+        assert standalone(question, earlier, port).text == written_out
+    earlier = ["海星速运三季度营业收入是多少？"]  # 三季度, no 季度营业收入
+    assert standalone("去年同期呢？", earlier, port).text == "海星速运2024年三季度营业收入是多少？"
+    assert standalone("上一季度呢？", earlier, port).text == "海星速运2025年第二季度营业收入是多少？"
+    unknown = known_of(["泊潮港口"], [], ["集装箱吞吐量"])  # no periods: no year to give
+    assert "2025" not in standalone("上个月呢？", ["泊潮港口10月集装箱吞吐量是多少？"], unknown).text
+
+
 @pytest.mark.parametrize(
     ("previous", "question", "expected"),
     [
