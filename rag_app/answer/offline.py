@@ -46,6 +46,7 @@ from rag_app.answer.quotes import (
     clip,
     discussion_candidates,
     figure_scores,
+    operand_rows,
     with_caption,
 )
 from rag_app.answer.stated_values import stated_value_lines
@@ -308,6 +309,8 @@ class ExtractiveAnswerer:
                 values = stated_value_lines(query, chosen, sources, lang)
             if not values and self.settings.fact_lines:  # a table's cells, named or worked out
                 values = fact_value_lines(query, sources, lang, self.settings.operation_confidence)
+        if values and chosen:  # each operand of a working quoted with its row
+            chosen = [*chosen, *operand_rows(values, chosen, sources, self.settings)]
         if not chosen and not values:
             body = NOT_FOUND[lang]
         else:

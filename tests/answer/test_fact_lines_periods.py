@@ -372,3 +372,27 @@ def test_a_quarter_named_beside_another_of_its_year_in_the_questions_order() -> 
         _as("2024年四季度归母净利润比三季度减少了多少百万元？", "diff"), [(1, quarters)]
     )
     assert lines and "2024Q4 - 2024Q3" in lines[0] and "514 - 1204 = -690" in lines[0]
+
+
+def test_each_operand_of_a_working_is_quoted_with_its_row() -> None:
+    """A sum of four quarters quotes the four rows it adds, not only the three quotes the
+    answer keeps otherwise (the fourth quarter's row was left out); a count it divides by (/ 4)
+    brings no row of its own."""
+    from rag_app.answer.offline import ExtractiveAnswerer
+
+    rows = "".join(
+        f"<tr><td>2024Q{q}</td><td>{v}</td><td>{4 + q}</td></tr>"
+        for q, v in ((1, "125.9"), (2, "135.1"), (3, "156.1"), (4, "160.9"))
+    )
+    table = Chunk(
+        "t:1", "t", "table", "", "季度经营业绩", (0,), header_rows=1,
+        table_html=f"<table><tr><th>季度</th><th>营业收入（亿元）</th><th>排名</th></tr>{rows}"
+        "<tr><td>2023Q4</td><td>4</td><td>4</td></tr></table>",
+    )  # fmt: skip
+    for question in ("2024年四个季度营业收入合计多少？", "2024年四个季度营业收入平均每季度多少？"):
+        text = ExtractiveAnswerer().answer_text(analyse_query(question), [(1, table)])
+        quoted = [line for line in text.splitlines() if line.startswith("- ")]
+        assert [q for q in ("2024Q1", "2024Q2", "2024Q3", "2024Q4") if any(q in x for x in quoted)] == [
+            "2024Q1", "2024Q2", "2024Q3", "2024Q4"
+        ], text  # fmt: skip
+        assert not any("2023Q4" in line for line in quoted), text
