@@ -124,27 +124,6 @@ RELATIVE_PERIOD = re.compile(
 )
 # A month or a quarter named from another (a follow-up's 上个月, 下一季度, 上一个季度, 前一个月).
 RELATIVE_PART = re.compile(r"(?:[上下](?:一个|[一个])?|前一个?)(?:季度|月)(?!份?\s*\d)")
-# Years away from another period: 两年前, 3年后, 前年 (the year before last), "two years earlier".
-YEARS_AWAY = re.compile(
-    r"([一两二三四五1-5])\s*年(?:以)?([前后])|前年|(?<![a-z])(one|two|three|four|five)\s+years?\s+"
-    r"(earlier|before|ago|prior|later|after)(?![a-z])",
-    re.IGNORECASE,
-)
-_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "one": 1, "two": 2, "three": 3}
-_COUNT |= {"four": 4, "five": 5}
-
-
-def years_away(text: str) -> int | None:
-    """The years a pointer moves by (两年前 -2, 3年后 3, 前年 -2, "two years earlier" -2), None
-    when it names no count of years."""
-    match = YEARS_AWAY.fullmatch(text.strip())
-    if match is None:
-        return None
-    if match.group(0) == "前年":
-        return -2
-    count, way = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
-    n = int(count) if count.isdigit() else _COUNT[count.lower()]
-    return -n if way.lower() in ("前", "earlier", "before", "ago", "prior") else n
 
 
 # A table cell that labels a period rather than holding a value: 2024A, FY2024, 2024年, 1Q24, Q1.

@@ -41,9 +41,11 @@ from rag_app.understand.referents import (
     edited,
     name_like,
     period_beside,
+    period_pointers,
     place_beside,
     pointed,
     points_at_fact,
+    set_beside_en,
     shifted,
     written,
 )
@@ -166,7 +168,8 @@ def resolve(
 
 def _unnamed(question: str, now: Reading) -> str:
     """A question's words outside the names, periods and metrics it gives."""
-    slots = [p for p in now.pieces if p.kind in ("name", "period", "metric")]
+    kinds = ("name", "period", "metric") + (() if set_beside_en(now) else ("same_period",))
+    slots = [p for p in now.pieces if p.kind in kinds]
     return edited(question, [(p.start, p.end, " ") for p in slots])
 
 
@@ -418,8 +421,12 @@ def _carried(
     if period and now.text[end:].lstrip().startswith(tuple(p.text for p in now.of("metric"))):
         period += "的"  # 资本开支是多少 -> 中芯国际2024年的资本开支是多少
     edits = [(where.start, end, owner + period)]
-    edits += _period_pointers(now, before, carried)
-    if carried[-1].startswith("period") and now.english and old_period is not None:
+    edits += period_pointers(now, before, carried)
+    if (
+        carried[-1].startswith("period")
+        and now.english
+        and not (now.of("same_period") and not set_beside_en(now))
+    ):  # Why did it narrow? in 2024; How did it change from the prior year? from 2023 in 2024
         close = len(now.text.rstrip(CLOSING))
         edits.append((close, close, f" in {old_period.text}"))
     return Resolution(edited(now.text, edits), tuple(carried))
@@ -432,18 +439,5 @@ def _first_slot(now: Reading) -> Piece:
 
 def _same_period(now: Reading, before: Reading) -> Resolution:
     carried: list[str] = []
-    edits = _period_pointers(now, before, carried)
+    edits = period_pointers(now, before, carried)
     return Resolution(edited(now.text, edits), tuple(carried)) if edits else Resolution(now.text)
-
-
-def _period_pointers(
-    now: Reading, before: Reading, carried: list[str]
-) -> list[tuple[int, int, str]]:
-    """同年, that year: the earlier question's period in their place."""
-    old = before.first("period")
-    if old is None or now.first("period") is not None:
-        return []
-    edits = [(p.start, p.end, shifted(old.text, p.text)) for p in now.of("same_period")]
-    for _, _, text in edits:
-        carried.append(f"period {text}")
-    return edits

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from rag_app.text.analyzer import tagged
 from rag_app.text.names import is_place
+from rag_app.text.period_pointers import english_step, years_away
 from rag_app.text.periods import (
     SO_FAR,
     YEAR_START,
@@ -18,14 +19,11 @@ from rag_app.text.periods import (
     shift_part,
     shift_year,
     year_so_far,
-    years_away,
 )
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
 from rag_app.understand.pieces import Piece
 from rag_app.understand.slots import (
-    NEXT_PERIOD_EN,
-    PREVIOUS_PERIOD_EN,
     QUANTITY_NOUNS,
     Reading,
     tags,
@@ -203,7 +201,7 @@ def shifted(period: str, pointer: str) -> str:
     """The period a time pointer means after ``period``: 同年, that year: the same; 去年, 上年,
     前一年, the year before: the year before it; 明年, 下一年, the year after: the year after
     (2024年 -> 2023年; 2024Q2 -> 2023Q2). Chinese pointers by their first character (上 去 前
-    point back, 下 明 次 forward), English ones by the followup words' lists."""
+    point back, 下 明 次 forward), English ones by their direction and unit (``english_step``)."""
     lowered = pointer.lower().strip()
     if not find_years(period) and not lowered.isascii():
         return pointer  # 上年同期 after 本报告期: a report's own column, named as it names it
@@ -216,9 +214,13 @@ def shifted(period: str, pointer: str) -> str:
     away = years_away(pointer)  # 两年前, 前年, two years earlier
     if away is not None:
         return shift_year(period, away)
-    if lowered in PREVIOUS_PERIOD_EN or pointer[:1] in "上去前":
+    english = english_step(pointer) if lowered.isascii() else None
+    if english is not None:  # the prior year, a year ago, the quarter before, that year
+        unit, step = english
+        return shift_year(period, step) if unit == "year" else shift_part(period, pointer, step)
+    if pointer[:1] in "上去前":
         step = -1
-    elif lowered in NEXT_PERIOD_EN or pointer[:1] in "下明次":
+    elif pointer[:1] in "下明次":
         step = 1
     else:
         return period
@@ -287,3 +289,42 @@ def place_beside(named: list[Piece], before: Reading, subject: Piece | None) -> 
 def _last_after(before: Reading, start: int, accept: Callable[[Piece], bool]) -> Piece | None:
     """The earlier question's last piece from ``start`` on that ``accept`` takes, or None."""
     return next((p for p in reversed(before.pieces) if p.start >= start and accept(p)), None)
+
+
+# Words an English period follows as it is (for 2023, than in 2023), no "in" put before it; of
+# them, those that set it beside another (from, than, with: a change or a comparison).
+_BESIDE = ("than", "with", "to", "from", "over", "against", "versus", "vs")
+_PREPOSITIONS = ("in", "for", "during", "of", "at", "by", *_BESIDE)
+
+
+def period_pointers(
+    now: Reading, before: Reading, carried: list[str]
+) -> list[tuple[int, int, str]]:
+    """同年, that year: the earlier question's period in their place."""
+    old = before.first("period")
+    if old is None or now.first("period") is not None:
+        return []
+    edits = [
+        (p.start, p.end, _at(now, p, shifted(old.text, p.text))) for p in now.of("same_period")
+    ]
+    for _, _, text in edits:
+        carried.append(f"period {text}")
+    return edits
+
+
+def _at(now: Reading, pointer: Piece, period: str) -> str:
+    """An English period put where its pointer stood, after a preposition ("the year before"
+    -> "in 2023", "for the prior year" -> "for 2023")."""
+    before = now.text[: pointer.start].split()[-1:]
+    if not now.english or (before and before[0].lower() in _PREPOSITIONS):
+        return period
+    return f"in {period}"
+
+
+def set_beside_en(now: Reading) -> bool:
+    """Whether an English follow-up sets a period pointer beside the earlier period ("How did
+    it change from the previous year?", "compared with a year earlier"): both periods asked."""
+    return now.english and any(
+        now.text[: p.start].lower().split()[-1:] in [[w] for w in _BESIDE]
+        for p in now.of("same_period")
+    )

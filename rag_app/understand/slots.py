@@ -23,19 +23,15 @@ from rag_app.text import lexicon, periods
 from rag_app.text.analyzer import QUESTION_STOPWORDS_EN, tagged
 from rag_app.text.language import CJK_UNIFIED, cjk_share
 from rag_app.text.names import leading_name
-from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN, YEARS_AWAY
+from rag_app.text.period_pointers import POINTER_EN, YEARS_AWAY
+from rag_app.text.periods import PERIOD_SPAN, RELATIVE_PERIOD, YEARLESS_PART_EN
 from rag_app.text.spans import spans
 from rag_app.text.synonyms import STATEMENT_NAMES_EN
 from rag_app.understand.known import Known
 from rag_app.understand.pieces import Piece, dated, free, joined_part, with_modifier
 
 _WORDS = lexicon.keyed_groups("followup_words.txt")
-PREVIOUS_PERIOD_EN = _WORDS["previous_period_en"]
-NEXT_PERIOD_EN = _WORDS["next_period_en"]
 _POINTERS_EN = tuple(sorted(_WORDS["pronoun_en"], key=len, reverse=True))
-_SAME_PERIOD_EN = tuple(
-    sorted(_WORDS["same_period_en"] + PREVIOUS_PERIOD_EN + NEXT_PERIOD_EN, key=len)
-)[::-1]
 QUANTITY_NOUNS = frozenset(_WORDS["quantity_noun"])  # what 这个指标 points at: a quantity
 RELATIVE = frozenset(_WORDS["relative"])  # a metric of another: 增速呢 asks the earlier's
 _COMPARE_EN = tuple(sorted(_WORDS["compare_en"], key=len, reverse=True))
@@ -357,7 +353,10 @@ def _english_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     time pointers (that year), capitalised names, and its own words (not question stopwords)."""
     out: list[Piece] = []
     lowered = text.lower()
-    for words, kind in ((_SAME_PERIOD_EN, "same_period"), (_POINTERS_EN, "pointer")):
+    for match in POINTER_EN.finditer(text):  # the prior year, a year ago, that year
+        if free(found + out, match.start(), match.end()):
+            out.append(Piece("same_period", match.start(), match.end(), match.group()))
+    for words, kind in ((_POINTERS_EN, "pointer"),):
         for word in words:
             for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
                 if free(found + out, match.start(), match.end()):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag_app.text.period_pointers import years_away
 from rag_app.text.periods import (
     PERIOD_SPAN,
     RELATIVE_PART,
@@ -18,7 +19,6 @@ from rag_app.text.periods import (
     shift_year,
     year_so_far,
     yearless_quarter,
-    years_away,
 )
 
 

@@ -621,9 +621,13 @@ def test_a_month_or_quarter_asked_without_its_year_is_of_the_reports_last_year()
         assert standalone(question, earlier, port).text == written_out
     earlier = ["海星速运三季度营业收入是多少？"]  # 三季度, no 季度营业收入
     assert standalone("去年同期呢？", earlier, port).text == "海星速运2024年三季度营业收入是多少？"
-    assert standalone("上一季度呢？", earlier, port).text == "海星速运2025年第二季度营业收入是多少？"
+    assert (
+        standalone("上一季度呢？", earlier, port).text == "海星速运2025年第二季度营业收入是多少？"
+    )
     unknown = known_of(["泊潮港口"], [], ["集装箱吞吐量"])  # no periods: no year to give
-    assert "2025" not in standalone("上个月呢？", ["泊潮港口10月集装箱吞吐量是多少？"], unknown).text
+    assert (
+        "2025" not in standalone("上个月呢？", ["泊潮港口10月集装箱吞吐量是多少？"], unknown).text
+    )
 
 
 @pytest.mark.parametrize(
@@ -705,3 +709,28 @@ def test_a_period_set_beside_the_earlier_one_asks_the_change_between_them(
     earlier one's); it asks how the earlier fact changed against that period."""
     known = known_of(["中芯国际", "Orvella"], [], ["营业收入", "营收"])
     assert standalone(question, [previous], known).text == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("And last year?", "What was Rongcheng Bank's net interest margin in 2023?"),
+        ("And in the preceding year?", "What was Rongcheng Bank's net interest margin in 2023?"),
+        ("What was it the year before?", "What was Rongcheng Bank's net interest margin in 2023?"),
+        ("And what was it in the prior year?",
+         "And what was Rongcheng Bank's net interest margin in 2023?"),
+        ("What about the same period last year?",
+         "What was Rongcheng Bank's net interest margin in 2023?"),
+        ("What about two years earlier?", "What was Rongcheng Bank's net interest margin in 2022?"),
+        ("How did it compare with the prior year?",
+         "How did Rongcheng Bank's net interest margin compare with 2023 in 2024?"),
+    ],
+)  # fmt: skip
+def test_english_period_pointers_as_readers_write_them(question: str, expected: str) -> None:
+    """An English pointer is read by its grammar: "last year" was read as a metric, "the
+    preceding year" not at all; put in place of the pointer the period reads as written ("in
+    2023", not "2023 in 2024"), and a period set beside the earlier one keeps both."""
+    bank = known_of(["嵘城银行"], [("嵘城银行", "嵘城银行", ("Rongcheng Bank",))],
+                    ["net interest margin"], {"嵘城银行": ["2023", "2024"]})  # fmt: skip
+    earlier = ["What was Rongcheng Bank's net interest margin in 2024?"]
+    assert standalone(question, earlier, bank).text == expected
