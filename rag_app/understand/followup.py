@@ -425,6 +425,7 @@ def _carried(
     if (
         carried[-1].startswith("period")
         and now.english
+        and old_period is not None
         and not (now.of("same_period") and not set_beside_en(now))
     ):  # Why did it narrow? in 2024; How did it change from the prior year? from 2023 in 2024
         close = len(now.text.rstrip(CLOSING))
