@@ -1,5 +1,6 @@
 """How many years of a row, or rows of a column, are beyond the amount a question compares
-with, and which year of a row is largest or smallest, each shown with its cell."""
+with, and which year of a row is largest or smallest, each shown with its cell; who ranks
+where in a ranking table, asked by rank."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rag_app.answer.fact_format import fact_line, power_of_ten, written
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import column_cells, month_cells, quarter_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
+from rag_app.facts.ranks import ranked_rows
 from rag_app.models import Chunk
 from rag_app.text.comparisons import Threshold, threshold
 from rag_app.text.periods import asks_by_quarter, counts_rows, distinct_years
@@ -112,3 +114,29 @@ def which_years(
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )
     return fact_line(head, answer, "", source, lang)
+
+
+def ranked_lines(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
+) -> list[str]:
+    """Who ranks where, asked by rank ("排名第一的是哪家？", "前五名是哪几家？", "Which company
+    ranked first?"): the names at those ranks in a ranking table among the sources, one line
+    with its source; none when the question asks no rank or no ranking table gives them."""
+    if not any(w in query.text.lower() for w in _ASKING_WHO):
+        return []
+    rows = ranked_rows(query.text, sources)
+    if not rows:
+        return []
+    names = ("; " if lang == "en" else "、").join(r.name for r in rows)
+    ranks = [r.rank for r in rows]
+    if len(rows) > 1 and ranks == list(range(1, len(rows) + 1)):
+        head = f"Top {len(rows)}" if lang == "en" else f"前{len(rows)}名"
+    else:
+        listed = ", ".join(map(str, ranks))
+        head = f"Rank {listed}" if lang == "en" else f"第{'、'.join(map(str, ranks))}名"
+    caption = f"{rows[0].caption} " if rows[0].caption else ""
+    return [fact_line(f"{caption}{head}", names, "", rows[0].source, lang)]
+
+
+# What asks for a name: the interrogatives of the follow-up lexicon that do (哪, 谁, which, who).
+_ASKING_WHO = ("哪", "谁", "which", "who")

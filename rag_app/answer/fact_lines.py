@@ -35,7 +35,6 @@ from rag_app.facts.lookup import (
     asked_rows,
     entity_facts,
 )
-from rag_app.facts.ranks import ranked_rows
 from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
@@ -86,6 +85,12 @@ def worked_lines(
     if operation.name == "count" and operation.confidence >= min_confidence:
         line = counted(query, sources, lang)
         return [line] if line else []
+    if operation.name == "value" and operation.runner_up in ("sum", "average"):
+        # 次级、可疑、损失类贷款合计, read as a value first: the rows it names added up, not the
+        # table's total row its 合计 matches
+        line = _across_rows(operation.runner_up, asked_rows(query, sources), sources, lang)
+        if line:
+            return [line]
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
     if operation.name in _ACROSS_ROWS:  # several rows it names (四家可比公司: that many)
@@ -215,32 +220,6 @@ def _parts_added(
             line = _across_rows("sum", cells, sources, lang, "column")
             return [line] if line else []
     return []
-
-
-def ranked_lines(
-    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str = "zh"
-) -> list[str]:
-    """Who ranks where, asked by rank ("排名第一的是哪家？", "前五名是哪几家？", "Which company
-    ranked first?"): the names at those ranks in a ranking table among the sources, one line
-    with its source; none when the question asks no rank or no ranking table gives them."""
-    if not any(w in query.text.lower() for w in _ASKING_WHO):
-        return []
-    rows = ranked_rows(query.text, sources)
-    if not rows:
-        return []
-    names = ("; " if lang == "en" else "、").join(r.name for r in rows)
-    ranks = [r.rank for r in rows]
-    if len(rows) > 1 and ranks == list(range(1, len(rows) + 1)):
-        head = f"Top {len(rows)}" if lang == "en" else f"前{len(rows)}名"
-    else:
-        listed = ", ".join(map(str, ranks))
-        head = f"Rank {listed}" if lang == "en" else f"第{'、'.join(map(str, ranks))}名"
-    caption = f"{rows[0].caption} " if rows[0].caption else ""
-    return [fact_line(f"{caption}{head}", names, "", rows[0].source, lang)]
-
-
-# What asks for a name: the interrogatives of the follow-up lexicon that do (哪, 谁, which, who).
-_ASKING_WHO = ("哪", "谁", "which", "who")
 
 
 def _listed(asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str) -> str:

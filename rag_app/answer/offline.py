@@ -36,7 +36,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
-from rag_app.answer.fact_lines import fact_value_lines, ranked_lines, worked_lines
+from rag_app.answer.fact_counts import ranked_lines
+from rag_app.answer.fact_lines import fact_value_lines, worked_lines
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.quotes import (
     Candidate,

@@ -163,6 +163,7 @@ def reads_embedding(encoder: str) -> bool:
 class Operation:
     name: str  # one of the model's classes; "span" without a model
     confidence: float
+    runner_up: str = ""  # the class the model reads next most likely ("" without a model)
 
 
 def asked_operation(
@@ -186,5 +187,5 @@ def asked_operation(
     if model is None:
         return Operation("span", 0.0)
     probabilities = model.probabilities(question, vector, encoder)
-    name = max(probabilities, key=probabilities.__getitem__)
-    return Operation(name, probabilities[name])
+    name, second = sorted(probabilities, key=probabilities.__getitem__, reverse=True)[:2]
+    return Operation(name, probabilities[name], second)

@@ -502,3 +502,31 @@ def test_a_share_of_two_columns_of_the_one_row_named() -> None:
     question = "2024年机动车辆保险的承保利润占其保险服务收入的比例是多少？"
     lines = fact_value_lines(_as(question, "share"), _table(lines_of))
     assert lines and "1574 / 56208 = 2.8%" in lines[0]  # not the row against the 合计 row
+
+
+def test_rows_named_with_a_total_read_as_a_value_first_are_added_up() -> None:
+    """The model reads "次级、可疑、损失类贷款合计多少" as a value (0.72, a sum next): the rows it
+    names are added up, not answered with the table's 合计 row, which its 合计 matches; a value
+    whose runner-up is no aggregate, or that names one row, is left to the value lines."""
+    from rag_app.answer.fact_lines import worked_lines
+
+    loans = _table(
+        "<table><tr><th>五级分类</th><th>2024年末金额</th><th>2023年末金额</th></tr>"
+        "<tr><td>正常</td><td>3,300.00</td><td>3,000.00</td></tr>"
+        "<tr><td>次级</td><td>21.37</td><td>19.86</td></tr>"
+        "<tr><td>可疑</td><td>11.85</td><td>10.92</td></tr>"
+        "<tr><td>损失</td><td>6.72</td><td>6.65</td></tr>"
+        "<tr><td>合计</td><td>3,339.94</td><td>3,037.43</td></tr></table>",
+        "单位：亿元",
+    )
+    question = "2024年末次级、可疑、损失类贷款合计多少亿元？"
+    query = analyse_query(question)
+    query._lazy["operation"] = Operation("value", 0.72, "sum")
+    (line,) = worked_lines(query, loans)
+    assert "21.37 + 11.85 + 6.72 = 39.94" in line
+    query = analyse_query(question)
+    query._lazy["operation"] = Operation("value", 0.72, "multi-span")
+    assert worked_lines(query, loans) == []
+    one = analyse_query("2024年末次级类贷款合计多少亿元？")
+    one._lazy["operation"] = Operation("value", 0.72, "sum")
+    assert worked_lines(one, loans) == []

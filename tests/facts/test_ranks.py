@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.answer.fact_lines import ranked_lines
+from rag_app.answer.fact_counts import ranked_lines
 from rag_app.facts.ranks import asked_ranks, is_ordinal, ranked_rows, stated_rows
 from rag_app.models import Chunk
 from rag_app.understand.analysis import analyse_query
