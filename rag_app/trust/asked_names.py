@@ -3,7 +3,7 @@
 The name it leads with and the proper nouns and Latin names it writes (``text.names``), then
 read as the library writes them: a name that runs on past a report's company cut to it, two names
 joined by one character that no document writes together read apart, and a word the tables label
-a quantity with (公允价值, which jieba tags a person's name) dropped.
+a quantity with (公允价值, which jieba tags a person's name), alone or run on, dropped.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ def asked_names(question: str, leading: str, documents: Sequence[Document]) -> t
         n for n in known if n.lower() in lowered and not any(n.lower() in a.lower() for a in asked)
     )
     quantities = {x for d in documents for x in d.quantities}
-    return tuple(n for n in asked if n.lower() not in quantities)
+    # 公允价值 and 公允价值合计 (jieba's name run on into what is asked of it): no names
+    lead = tuple(q for q in quantities if len(q) >= _PART)
+    return tuple(n for n in asked if n.lower() not in quantities and not n.lower().startswith(lead))
 
 
 # A header's parts: "鹏屿财险 2024年12月31日", "营业收入 / 2024年".

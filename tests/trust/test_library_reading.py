@@ -279,6 +279,8 @@ def test_a_label_of_a_quantity_is_no_name_but_a_companys_row_is() -> None:
     )  # fmt: skip
     # jieba tags 公允 a person's name; the tables label a quantity in 元 with it
     assert asked_names("第一大重仓股的公允价值是多少元？", "", [fund]) == ()
+    # nor run on into what is asked of it (公允价值合计: jieba's name, then a noun)
+    assert asked_names("前十大重仓股公允价值合计占股票投资金额的比例是多少？", "", [fund]) == ()
     # a row of a table (another company's, no unit) is still a name asked
     assert asked_names("川禾食品三季度毛利率是多少？", "川禾食品", [fund]) == ("川禾食品",)
     # a held name glued to the word before it (中, among) is cut to the held name
