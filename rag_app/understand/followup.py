@@ -40,6 +40,8 @@ from rag_app.understand.referents import (
     dated_part,
     edited,
     name_like,
+    operation_named,
+    operation_swapped,
     period_beside,
     period_pointers,
     place_beside,
@@ -254,13 +256,17 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
     ("的毛利率预测是多少？", "采用什么工艺节点？"), the follow-up's metric in place of its own;
     "的<metric>是多少？" when it named no metric (or noun) the follow-up's could replace."""
     start = before.subject.end if before.subject is not None else 0
-    olds = [p for p in before.of("metric") if p.start >= start]
+    olds = [p for p in before.of("metric") if p.start >= start and not operation_named(p)]
     if not olds:  # 行长呢 after 嵘城银行的董事长是谁？: its noun is what is asked
         olds = [p for p in before.of("words") if p.start >= start and p.nominal][-1:]
     new = now.first("metric")
     edits = [(p.start, p.end, "") for p in before.of("period") if p.start >= start]
     if now.first("period_part") is not None:  # 一季度呢 after 二季度...: the part replaced
         edits += [(p.start, p.end, "") for p in before.of("period_part") if p.start >= start]
+    words = [p for p in before.pieces if p.kind in ("metric", "words") and p.start >= start]
+    if swapped := operation_swapped(new, words):  # 那平均呢 after …营收合计多少: 合计 -> 平均
+        carried.append(f"operation {before.text[swapped[0][0] : swapped[0][1]]} -> {new.text}")
+        return edited(before.text, edits + swapped)[start:].strip()
     if new is not None and not olds:
         carried.append(f"metric {new.text}")
         return f"的{new.text}是多少？"

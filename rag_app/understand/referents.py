@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import tagged
 from rag_app.text.names import is_place
 from rag_app.text.period_pointers import english_step, years_away
@@ -20,8 +21,10 @@ from rag_app.text.periods import (
     shift_year,
     year_so_far,
 )
+from rag_app.text.spans import METRICS
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
+from rag_app.understand.operations import load_model
 from rag_app.understand.pieces import Piece
 from rag_app.understand.slots import (
     QUANTITY_NOUNS,
@@ -328,3 +331,32 @@ def set_beside_en(now: Reading) -> bool:
         now.text[: p.start].lower().split()[-1:] in [[w] for w in _BESIDE]
         for p in now.of("same_period")
     )
+
+
+# The operations a word names by itself (平均, 合计, 环比, 占比, 复合增速); a finance metric's
+# words may lean to them too (收入 to share, in 占收入比例), and are metrics all the same.
+_NAMED_OPERATIONS = ("average", "sum", "change_ratio", "share", "cagr")
+
+
+def operation_named(piece: Piece) -> str:
+    """The operation ``piece``'s words name (平均 average, 合计 sum, 环比 change_ratio), by the
+    operation model's weights for its own words; "" when they name none."""
+    model = load_model()
+    if model is None or piece.text.lower() in METRICS:  # 收入 leans to share: a metric all the same
+        return ""
+    name, lean = model.leans(piece.text)
+    return name if name in _NAMED_OPERATIONS and lean >= OfflineSettings.operation_term_lean else ""
+
+
+def operation_swapped(new: Piece | None, olds: list[Piece]) -> list[tuple[int, int, str]]:
+    """A follow-up that changes only how the earlier question works its value out ("那平均
+    呢？" after "…营收合计多少？", "环比呢？" after "…同比增长多少？"): the earlier question's
+    words naming an operation (环比 for 同比: the same, over another period) replaced by the
+    follow-up's; [] when it names none, or the earlier question none but its own word."""
+    asked = operation_named(new) if new is not None else ""
+    if not asked or new is None:
+        return []
+    others = [p for p in olds if operation_named(p) and p.text != new.text]
+    if not others:
+        return []
+    return [(others[0].start, others[0].end, new.text)] + [(p.start, p.end, "") for p in others[1:]]

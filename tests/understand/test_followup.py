@@ -734,3 +734,24 @@ def test_english_period_pointers_as_readers_write_them(question: str, expected: 
                     ["net interest margin"], {"嵘城银行": ["2023", "2024"]})  # fmt: skip
     earlier = ["What was Rongcheng Bank's net interest margin in 2024?"]
     assert standalone(question, earlier, bank).text == expected
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        ("中芯国际2024年四个季度营收合计多少？", "那平均呢？", "中芯国际2024年四个季度营收平均多少？"),
+        ("中芯国际2024年四个季度营收的平均值是多少？", "合计呢？",
+         "中芯国际2024年四个季度营收的合计是多少？"),
+        ("中芯国际2024年营业收入同比增长多少？", "环比呢？", "中芯国际2024年营业收入环比增长多少？"),
+        # a metric switched is still a metric switched
+        ("中芯国际2024年营收合计多少？", "净利润呢？", "中芯国际2024年净利润合计多少？"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_that_changes_only_the_operation(
+    previous: str, question: str, expected: str
+) -> None:
+    """平均 after 合计, 环比 after 同比: the words of the earlier question naming its operation
+    (by the operation model's weights for them) give way to the follow-up's, the metric kept
+    (it was "平均营收合计", "同比环比增长")."""
+    known = known_of(["中芯国际"], [], ["营收", "合计", "营业收入", "同比", "净利润"])
+    assert standalone(question, [previous], known).text == expected
