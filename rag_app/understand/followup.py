@@ -265,7 +265,7 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
         edits += [(p.start, p.end, "") for p in before.of("period_part") if p.start >= start]
     words = [p for p in before.pieces if p.kind in ("metric", "words") and p.start >= start]
     if swapped := operation_swapped(new, words):  # 那平均呢 after …营收合计多少: 合计 -> 平均
-        carried.append(f"operation {before.text[swapped[0][0] : swapped[0][1]]} -> {new.text}")
+        carried.append(f"operation {before.text[swapped[0][0] : swapped[0][1]]} -> {swapped[0][2]}")
         return edited(before.text, edits + swapped)[start:].strip()
     if new is not None and not olds:
         carried.append(f"metric {new.text}")
