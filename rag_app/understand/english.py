@@ -91,6 +91,15 @@ def it_is_the_fact(now: Reading, before: Reading, pointer: Piece | None) -> bool
     return bool(asked) and now.first("metric") is None
 
 
+def fact_period(now: Reading, before: Reading) -> list[str]:
+    """The earlier question's period, carried to an English follow-up about its fact that
+    names none of its own ("What growth does that imply?" after "…guidance for Q3 2025?")."""
+    old = before.first("period")
+    if not now.english or old is None or now.first("period") or now.of("same_period"):
+        return []
+    return [f"period {old.text}"]
+
+
 def of_subject(now: Reading, before: Reading, subject: Piece) -> tuple[str, tuple[str, ...]]:
     """An English follow-up naming no one, its subject (and period) said after it: "Who is the
     analyst? (Muxi Foods)"; English word order is the question's own."""

@@ -8,11 +8,9 @@ they ask about, when, what, and how they ask. Then:
   own asking words ("中芯国际2026年的毛利率是多少？"); a name set beside the earlier one (和X比,
   compared with X) asks for both ("中芯国际和华虹集团的产能分别是多少？"); a place of the
   earlier company keeps its company (比亚迪合肥基地 -> 比亚迪常州基地);
-- a follow-up with words of its own that names no one ("它2026年的每股收益是多少？",
-  "该公司的ROE是多少？", "研发费用是多少？") gets the earlier subject in place of its pointer
-  (or before its words) when it points back, asks for a metric or a period, or is short; and
-  the earlier period when it asks for a metric at none; 同年 and "that year" get the earlier
-  period;
+- a follow-up with words of its own naming no one ("它2026年的每股收益是多少？", "研发费用是
+  多少？") gets the earlier subject in place of its pointer (or before its words) when it points
+  back, asks for a metric or a period, or is short, and the earlier period when it names none;
 - a question that names its own subject, or asks for one (哪家, which), stands alone.
 A quantity asked of a report's company at no period in either turn ("它的产能呢？" after "中芯国际
 的产能利用率是多少？") is asked at the last year the report covers ("2024年"), and a month or
@@ -28,7 +26,13 @@ from dataclasses import dataclass, replace
 from rag_app.stage_settings import FollowUpSettings
 from rag_app.text.periods import MONTH_NAME_EN, find_years
 from rag_app.text.spans import strip_modifiers
-from rag_app.understand.english import english_metric, filled, it_is_the_fact, of_subject
+from rag_app.understand.english import (
+    english_metric,
+    fact_period,
+    filled,
+    it_is_the_fact,
+    of_subject,
+)
 from rag_app.understand.known import Known
 from rag_app.understand.pieces import Piece
 from rag_app.understand.referents import (
@@ -39,6 +43,7 @@ from rag_app.understand.referents import (
     compared_period,
     dated_part,
     edited,
+    first_slot,
     name_like,
     operation_named,
     operation_swapped,
@@ -368,8 +373,8 @@ def _carried(
     owner = subject.text if now.english else pointed(pointer, before, subject)
     carried = [f"subject {subject.value}" if subject.value else "no subject"]
     if it_is_the_fact(now, before, pointer):  # How did it change? of the earlier ratio
-        span = asked_span(before, subject)
-        owner, carried = subject.text + span, [*carried, f"asked {span}"]
+        span = asked_span(before, subject)  # …at the earlier period, unless it names its own
+        owner, carried = subject.text + span, [*carried, f"asked {span}", *fact_period(now, before)]
     elif pointer is not None and points_at_fact(pointer, now, before, known.names):
         span = asked_span(before, subject)  # 这个指标的监管标准: of 不良贷款率
         owner += span if now.text[pointer.end : pointer.end + 1] == "的" else span + "的"
@@ -417,7 +422,7 @@ def _carried(
             carried.append(f"asked {span}")
             if now.english and old_period is not None:
                 carried.append(f"period {old_period.text}")
-    where = pointer if pointer is not None else _first_slot(now)
+    where = pointer if pointer is not None else first_slot(now)
     if pointer is None and carried[-1].startswith("asked") and not now.english:
         # the earlier fact, then what is asked of it (第一条是什么, 比上年末下降了多少)
         where = replace(where, start=0) if where.start == 0 else Piece("words", 0, 0, "")
@@ -437,11 +442,6 @@ def _carried(
         close = len(now.text.rstrip(CLOSING))
         edits.append((close, close, f" in {old_period.text}"))
     return Resolution(edited(now.text, edits), tuple(carried))
-
-
-def _first_slot(now: Reading) -> Piece:
-    """Where a follow-up's own words begin (its subject goes before them)."""
-    return next((p for p in now.pieces if p.kind != "same_period"), Piece("words", 0, 0, ""))
 
 
 def _same_period(now: Reading, before: Reading) -> Resolution:

@@ -197,7 +197,28 @@ def asked_span(before: Reading, subject: Piece) -> str:
     ]  # its nouns too: 的风险提示, 普惠型小微企业贷款余额
     if not ends and before.english:
         ends = [p.end for p in before.pieces if p.kind == "words" and p.end > subject.end][:1]
+    if ends and before.english:  # the words right after its metric: "revenue guidance"
+        ends += [p.end for p in _run_after(before, max(ends))]
     return before.text[subject.end : max(ends)] if ends else ""
+
+
+def _run_after(reading: Reading, end: int) -> list[Piece]:
+    """The words pieces running on from ``end`` with nothing but spaces between them."""
+    run = []
+    for piece in reading.pieces:
+        if (
+            piece.start >= end
+            and piece.kind == "words"
+            and not reading.text[end : piece.start].strip()
+        ):
+            run.append(piece)
+            end = piece.end
+    return run
+
+
+def first_slot(now: Reading) -> Piece:
+    """Where a follow-up's own words begin (its subject goes before them)."""
+    return next((p for p in now.pieces if p.kind != "same_period"), Piece("words", 0, 0, ""))
 
 
 def shifted(period: str, pointer: str) -> str:

@@ -755,3 +755,26 @@ def test_a_follow_up_that_changes_only_the_operation(
     (it was "平均营收合计", "同比环比增长")."""
     known = known_of(["中芯国际"], [], ["营收", "合计", "营业收入", "同比", "净利润"])
     assert standalone(question, [previous], known).text == expected
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        ("What is Orvella's revenue guidance for Q3 2025?", "What growth does that imply?",
+         "What growth does Orvella's revenue guidance imply in Q3 2025?"),
+        ("What was Muxi Foods' gross margin in Q3 2025?",
+         "How does that compare with the industry average?",
+         "How does Muxi Foods' gross margin compare with the industry average in Q3 2025?"),
+        ("What was Muxi Foods' gross margin in Q3 2025?", "How does that compare with last year?",
+         "How does Muxi Foods' gross margin compare with Q3 2024 in Q3 2025?"),
+    ],
+)  # fmt: skip
+def test_an_english_that_is_the_earlier_fact_at_its_period(
+    previous: str, question: str, expected: str
+) -> None:
+    """ "that" and "this" point at the earlier fact as "it" does: its subject, metric with the
+    words running on from it (revenue guidance) and, when the follow-up names none, its period
+    (these questions were left as asked)."""
+    known = known_of(["Orvella", "沐溪食品"], [("沐溪食品", "沐溪食品", ("Muxi Foods",))],
+                     ["revenue", "gross margin"])  # fmt: skip
+    assert standalone(question, [previous], known).text == expected
