@@ -52,6 +52,7 @@ from rag_app.understand.referents import (
     place_beside,
     pointed,
     points_at_fact,
+    qualifies,
     set_beside_en,
     shifted,
     written,
@@ -278,7 +279,7 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
     if new is not None:
         text = new.text if new.lead else olds[0].lead + new.text
         old = before.text[olds[0].start : olds[-1].end]
-        if _qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比
+        if qualifies(new.text, old, known):  # 同比呢 after 营业收入: 营业收入同比
             text = old + new.text
         elif not strip_modifiers(new.text):  # 单季呢 after 营业收入: 单季营业收入
             text = new.text + strip_modifiers(old)
@@ -288,16 +289,6 @@ def _rest(now: Reading, before: Reading, carried: list[str], known: Known) -> st
         carried.append(f"kept {before.text[olds[0].start : olds[-1].end]}")
     rest = edited(before.text, edits)[start:].strip()
     return rest if rest.rstrip(CLOSING) else "的情况如何？"
-
-
-def _qualifies(new: str, old: str, known: Known) -> bool:
-    """Whether the library's tables head ``new`` under ``old`` ("营业收入 同比": a growth rate
-    of revenue), so that asking for ``new`` after ``old`` asks for old's ``new``."""
-    if new.lower() == old.lower():
-        return False
-    if new.lower() in RELATIVE:  # a growth rate or a share is of something: 增速呢, 占比呢
-        return True
-    return f"{old} {new}".lower() in known.qualified
 
 
 def _latest(subject: Piece, known: Known) -> str:
@@ -417,8 +408,10 @@ def _carried(
         # 原因是什么？ 为什么提升了？ 增长了多少？ Why did it narrow?: of what the earlier question
         # asked, then
         span = asked_span(before, subject)
-        if span:
-            owner = (subject.text if now.english else owner) + span
+        if span:  # …and its period, when written before its subject (2024年全球工业机器人销量)
+            ahead = old_period.text if old_period and old_period.end <= subject.start else ""
+            owner = subject.text if now.english else owner + (ahead if subject.text else "")
+            owner += span
             carried.append(f"asked {span}")
             if now.english and old_period is not None:
                 carried.append(f"period {old_period.text}")

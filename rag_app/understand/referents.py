@@ -28,6 +28,7 @@ from rag_app.understand.operations import load_model
 from rag_app.understand.pieces import Piece
 from rag_app.understand.slots import (
     QUANTITY_NOUNS,
+    RELATIVE,
     Reading,
     tags,
 )
@@ -171,6 +172,11 @@ def asks_of_earlier_fact(now: Reading, pointer: Piece | None) -> bool:
         # 比上年同期变化多少, 和去年同期比增长了多少: the earlier fact against another period,
         # unless it names a quantity of its own (a metric that is no verb: 增长 is one)
         return all(_verbal(m.text) for m in now.of("metric"))
+    asked = [p for p in now.pieces if p.kind == "metric" or (p.kind == "words" and p.nominal)]
+    rates = [p for p in asked if p.text.lower().startswith(tuple(RELATIVE))]
+    if not now.english and rates and rates == asked:
+        # 同比增长多少？ 占比多少？: a rate of what the earlier question asked, naming no one
+        return now.first("name") is None and now.first("period") is None
     kinds = ("name", "period", "metric") + (() if compared else ("same_period",))
     if any(now.first(kind) is not None for kind in kinds):
         return False
@@ -381,3 +387,13 @@ def operation_swapped(new: Piece | None, olds: list[Piece]) -> list[tuple[int, i
     if not others:
         return []
     return [(others[0].start, others[0].end, new.text)] + [(p.start, p.end, "") for p in others[1:]]
+
+
+def qualifies(new: str, old: str, known: Known) -> bool:
+    """Whether the library's tables head ``new`` under ``old`` ("营业收入 同比": a growth rate
+    of revenue), so that asking for ``new`` after ``old`` asks for old's ``new``."""
+    if new.lower() == old.lower():
+        return False
+    if new.lower() in RELATIVE:  # a growth rate or a share is of something: 增速呢, 占比呢
+        return True
+    return f"{old} {new}".lower() in known.qualified

@@ -778,3 +778,20 @@ def test_an_english_that_is_the_earlier_fact_at_its_period(
     known = known_of(["Orvella", "沐溪食品"], [("沐溪食品", "沐溪食品", ("Muxi Foods",))],
                      ["revenue", "gross margin"])  # fmt: skip
     assert standalone(question, [previous], known).text == expected
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # an earlier question with no subject: the rate asked is of its fact (it stood alone)
+        ("报告期内营业收入是多少？", "同比增长多少？", "报告期内营业收入的同比增长多少？"),
+        # the earlier period written before the subject is kept (it was dropped)
+        ("2024年全球工业机器人销量是多少？", "同比增长多少？",
+         "工业机器人行业2024年销量的同比增长多少？"),
+    ],
+)  # fmt: skip
+def test_a_rate_asked_of_the_earlier_fact_keeps_its_period(
+    previous: str, question: str, expected: str
+) -> None:
+    known = known_of(["沐溪食品", "工业机器人行业"], [], ["营业收入", "销量"])
+    assert standalone(question, [previous], known).text == expected
