@@ -48,6 +48,7 @@ from rag_app.text.periods import (
     quarter_before,
 )
 from rag_app.understand.analysis import QueryAnalysis
+from rag_app.understand.operations import Operation
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
 # Operations worked out from the cells of one row over the years a question names.
@@ -85,11 +86,11 @@ def worked_lines(
     if operation.name == "count" and operation.confidence >= min_confidence:
         line = counted(query, sources, lang)
         return [line] if line else []
-    if operation.name == "value" and operation.runner_up in ("sum", "average"):
-        # 次级、可疑、损失类贷款合计, read as a value first: the rows it names added up, not the
-        # table's total row its 合计 matches
-        line = _across_rows(operation.runner_up, asked_rows(query, sources), sources, lang)
-        if line:
+    if aggregate := _unsure_aggregate(operation, min_confidence):
+        # 次级、可疑、损失类贷款合计 (a value first), 前五名…一共卖了多少 (a sum, unsurely): the
+        # rows it names, by name or by rank, added up (not the table's 合计 row its 合计 matches)
+        cells = asked_rows(query, sources) or ranked_cells(query, sources)
+        if line := _across_rows(aggregate, cells, sources, lang):
             return [line]
     if operation.name not in _OVER_YEARS or operation.confidence < min_confidence:
         return []
@@ -194,6 +195,16 @@ def fact_value_lines(
     source, fact = asked[0].source, asked[0].fact
     head = f"{fact.metric}, {fact.column}" if lang == "en" else f"{fact.metric} {fact.column}"
     return [fact_line(head, fact.value, cell_scale(fact, source, sources), source, lang)]
+
+
+def _unsure_aggregate(operation: Operation, min_confidence: float) -> str:
+    """A sum or an average the model reads unsurely, or next to a value: worked out only over
+    rows the question names; "" when it reads none so."""
+    if operation.name in ("sum", "average") and operation.confidence < min_confidence:
+        return operation.name
+    if operation.name == "value" and operation.runner_up in ("sum", "average"):
+        return operation.runner_up
+    return ""
 
 
 def _of_table_pointed(

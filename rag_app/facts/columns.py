@@ -16,6 +16,7 @@ from rag_app.facts.lookup import (
     _order,
     _place,
     _rows_named,
+    _unit_asked,
     asked_cells,
     asked_facts,
     period_words,
@@ -126,10 +127,10 @@ def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
 
 
 def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
-    """The cells of a ranking table's rows at the ranks the question names (第一大 and 第二大,
-    前十大: ``ranks.ranked_rows``), in the one column it names, each labelled by its row's name,
-    in the order it names them; [] for fewer than two, or a column not told apart. A column is
-    named in the question's words or their synonyms (市占率 of 市场份额)."""
+    """The cells of a ranking table's rows at the ranks the question names (第一大, 前十大:
+    ``ranks.ranked_rows``) in the one column it names (in its words or their synonyms: 市占率 of
+    市场份额; else by the unit it asks: 卖了多少台 of 销量（台）), each labelled by its row's name,
+    in the order it names them; [] for fewer than two, or a column not told apart."""
     question = " ".join((query.text, *query.synonyms)).lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     chunks = dict(sources)
@@ -138,6 +139,7 @@ def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         facts = table_facts(chunks[item.source])
         labels = {f.col: f.column for f in facts if f.number is not None}
         named = {c for c, label in labels.items() if _column_named(label, question, words)}
+        named = named or {c for c, label in labels.items() if _unit_asked(label, question)}
         named -= {c for c in named if is_ordinal([f.value for f in facts if f.col == c])}  # 排名
         row = next((f.row for f in facts if item.name in (f.metric, f.value)), None)
         cell = next(

@@ -113,13 +113,17 @@ def asked_ranks(question: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(n for n in named if 1 <= n <= 50))
 
 
-# A count of companies a question states (四家可比公司, 5只个股): not a rank (第四家, 前五家).
-_STATED_ROWS = re.compile(rf"(?<![第前\d一二两三四五六七八九十]){_NUMERAL}\s*[家只](?!\s*[中里内])")
+# A count of rows a question states (四家可比公司, 5只个股, 六个主要险种): not a rank (第四家,
+# 前五家), nor a count of periods or points (四个季度, 3个百分点).
+_STATED_ROWS = re.compile(
+    rf"(?<![第前\d一二两三四五六七八九十]){_NUMERAL}\s*(?:[家只]|个(?!\s*(?:季|月|年|百分点|基点)))"
+    r"(?!\s*[中里内])"
+)
 
 
 def stated_rows(question: str) -> int:
-    """How many rows (companies) ``question`` says it asks about: 4 of "那四家可比公司", 0 when
-    it states none."""
+    """How many rows (companies, lines of business) ``question`` says it asks about: 4 of
+    "那四家可比公司", 6 of "六个主要险种", 0 when it states none."""
     found = _STATED_ROWS.search(question)
     return _number(found.group(1)) if found else 0
 

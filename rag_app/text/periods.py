@@ -287,12 +287,30 @@ _MONTH_RANGE = re.compile(
 )
 
 
+# A year's first months counted (前10个月, 前十个月): a run from January.
+_FIRST_MONTHS = re.compile(r"前\s*(1[0-2]|[2-9]|十[一二]?|[二三四五六七八九])\s*个月")
+_CHINESE_DIGITS = "零一二三四五六七八九"
+
+
 def month_range(text: str) -> tuple[int, int] | None:
-    """The first run of months ``text`` names (1-9月 -> (1, 9)), None when it names none."""
+    """The first run of months ``text`` names (1-9月 -> (1, 9), 前10个月 -> (1, 10)), None
+    when it names none."""
     match = _MONTH_RANGE.search(text)
-    if match is None or int(match.group(1)) >= int(match.group(2)):
+    if match is None:
+        first = _FIRST_MONTHS.search(text)
+        return (1, _months(first.group(1))) if first else None
+    if int(match.group(1)) >= int(match.group(2)):
         return None
     return int(match.group(1)), int(match.group(2))
+
+
+def _months(count: str) -> int:
+    """A count of months as written: 10, 十, 十二, 三."""
+    if count.isdigit():
+        return int(count)
+    if count.startswith("十"):
+        return 10 + (_CHINESE_DIGITS.index(count[1]) if len(count) > 1 else 0)
+    return _CHINESE_DIGITS.index(count)
 
 
 # A change against the period just before (环比, month on month, sequentially), not a year before.

@@ -123,6 +123,9 @@ def test_rows_named_by_rank_are_worked_out_across_a_table_split_by_rows() -> Non
         ("前五家公司的份额合计是多少？", 0),  # ranks (asked_ranks reads them)
         ("四家中哪家的PE最高？", 0),  # among them: no count of rows asked over
         ("可比公司2025年PE的平均值是多少？", 0),
+        ("鹏屿财险六个主要险种2024年综合成本率的简单平均是多少？", 6),  # 个 counts rows too
+        ("2024年四个季度营收合计多少？", 0),  # …not quarters
+        ("毛利率比上年高了3个百分点吗？", 0),  # …nor points
     ],
 )
 def test_a_count_of_companies_the_question_states(question: str, count: int) -> None:
@@ -151,3 +154,19 @@ def test_a_rankings_column_named_by_a_synonym_or_without_its_year() -> None:
     assert share and "64.9 + 9.7 + 5.9 = 80.5" in share[0]
     revenue = lines("表3中排名第一和第二的厂商营收相差多少？", "diff")
     assert revenue and "881.6 - 131.8 = 749.8" in revenue[0]
+
+    # no column named by its words: the one in the unit asked (卖了多少台 of 销量（台）), the
+    # sum read unsurely (0.55) confirmed by the ranks it names
+    sales = Chunk(
+        "r:2", "r", "table", "", "", (0,), caption="表4：2024年国内挖掘机销量排名",
+        table_html="<table><tr><th>排名</th><th>厂商</th><th>2024年销量（台）</th>"
+        "<th>市场份额（%）</th></tr><tr><td>1</td><td>岱山重工</td><td>27,122</td><td>26.8</td>"
+        "</tr><tr><td>2</td><td>垣工重机</td><td>14,472</td><td>14.3</td></tr>"
+        "<tr><td>3</td><td>柳岳机械</td><td>11,740</td><td>11.6</td></tr></table>",
+    )  # fmt: skip
+    from rag_app.answer.fact_lines import worked_lines
+
+    query = analyse_query("国内挖掘机前三名2024年一共卖了多少台？")
+    query._lazy["operation"] = Operation("sum", 0.55, "value")
+    (line,) = worked_lines(query, [(1, sales)])
+    assert "27122 + 14472 + 11740 = 53334" in line

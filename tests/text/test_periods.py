@@ -173,3 +173,10 @@ def test_a_years_count_of_quarters_is_one_period_spanning_them() -> None:
     found = PERIOD_SPAN.search("中芯国际2024年四个季度营收合计多少？")
     assert found is not None and found.group() == "2024年四个季度"
     assert quarters_spanned("2024年四个季度营收") == ["2024Q1", "2024Q2", "2024Q3", "2024Q4"]
+
+
+def test_a_years_first_months_counted_are_a_run_from_january() -> None:
+    assert month_range("2025年前10个月电池级碳酸锂均价的平均值") == (1, 10)
+    assert month_range("前十个月") == (1, 10) and month_range("前十二个月") == (1, 12)
+    assert month_range("前三个月") == (1, 3) and month_range("1-9月") == (1, 9)
+    assert month_range("前三季度") is None  # quarters, part_months reads them
