@@ -34,7 +34,10 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
     edits: list[tuple[int, int, str]] = []
     subject = before.subject
     if subject is not None and subjects:
-        edits.append((subject.start, subject.end, " and ".join(subjects)))
+        named, end = " and ".join(subjects), subject.end
+        if before.text[end : end + 2] in ("' ", "’ ") and not named.endswith("s"):
+            named, end = f"{named}'s", end + 1  # Muxi Foods' -> Chuanhe's, not Chuanhe'
+        edits.append((subject.start, end, named))
     old_period = before.first("period")
     if old_period is not None:
         edits.append((old_period.start, old_period.end, period))

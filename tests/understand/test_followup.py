@@ -795,3 +795,15 @@ def test_a_rate_asked_of_the_earlier_fact_keeps_its_period(
 ) -> None:
     known = known_of(["沐溪食品", "工业机器人行业"], [], ["营业收入", "销量"])
     assert standalone(question, [previous], known).text == expected
+
+
+def test_an_english_possessive_follows_the_name_put_in() -> None:
+    """ "Muxi Foods' gross margin" with Chuanhe in its place is "Chuanhe's" (it was "Chuanhe'")."""
+    known = known_of(["沐溪食品"], [("沐溪食品", "沐溪食品", ("Muxi Foods",))], ["gross margin"])
+    earlier = ["What was Muxi Foods' gross margin in Q3 2025?"]
+    assert standalone("What about Chuanhe?", earlier, known).text == (
+        "What was Chuanhe's gross margin in Q3 2025?"
+    )
+    assert standalone("And Dingwei Foods?", earlier, known).text == (
+        "What was Dingwei Foods' gross margin in Q3 2025?"
+    )
