@@ -92,6 +92,15 @@ class KeywordIndex(Protocol):
         """The indexed chunk ids, in the order ``scores`` follows."""
         ...
 
+    @property
+    def holds_chinese(self) -> bool:
+        """Whether any chunk's tokens are Chinese words."""
+        ...
+
+    def holds(self, term: str) -> bool:
+        """Whether a chunk's tokens hold ``term``."""
+        ...
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """The score of every chunk, in ``ids`` order; all zeros for an empty index or query."""
         ...

@@ -26,6 +26,7 @@ CONSTANTS: dict[str, str] = {
     "index/profile.py:PROFILE_VERSION": "version of the stored profiles; bumped when reading improves",
     "facts/stored.py:FACTS_VERSION": "version of the stored facts; bumped when reading improves",
     "facts/stored.py:_EXPONENTS": "the powers of ten thousand, million and billion stand for",
+    "text/renderings.py:_GLOSS_WORDS": "a dictionary gloss longer than three words describes its headword (set once, not tuned)",
     "text/period_pointers.py:_COUNT": "the numbers the words for one to five stand for (两年前, two years)",
     "trust/asked_names.py:_PART": "a company's short name is three characters or more (华棱动力)",
     "encoder/e5_folder.py:MAX_SEQ_LENGTH": "rows of BERT's learned position table",

@@ -19,6 +19,7 @@ import json
 import logging
 import math
 import os
+import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,11 @@ from rag_app.index.keyword_segments import (
     segment_files,
 )
 from rag_app.stage_settings import IndexSettings
+from rag_app.text.language import CJK_CLASS
 
 _log = logging.getLogger(__name__)
+# A Chinese token (a word or a bigram of the index's): the index is of a Chinese library.
+_CJK = re.compile(f"[{CJK_CLASS}]")
 
 # BM25's k1 and b: ``IndexSettings.bm25_k1`` / ``bm25_b``, where their values come from.
 _SCORING = IndexSettings()
@@ -68,6 +72,7 @@ class BM25Index:
         b: float,
     ) -> None:
         self.k1, self.b = k1, b
+        self._chinese: bool | None = None
         self._segments = segments
         self._live_parts = live
         sizes = [s.size for s in segments]
@@ -176,6 +181,17 @@ class BM25Index:
         return len(self._segments)
 
     # scoring ------------------------------------------------------------------------------------
+    @property
+    def holds_chinese(self) -> bool:
+        """Whether any chunk's tokens are Chinese words (read once per index)."""
+        if self._chinese is None:
+            self._chinese = any(_CJK.match(t) for s in self._segments for t in s.terms)
+        return self._chinese
+
+    def holds(self, term: str) -> bool:
+        """Whether a chunk's tokens hold ``term`` (a chunk deleted since may still count)."""
+        return any(term in segment.terms for segment in self._segments)
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every chunk (in ``ids`` order); zeros for an empty index or query."""
         if not self._n or not query_tokens:

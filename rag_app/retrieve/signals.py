@@ -12,6 +12,7 @@ chunk.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -23,6 +24,9 @@ import numpy as np
 from rag_app.index.library import Library, Snapshot
 from rag_app.models import Chunk, SearchFilter
 from rag_app.stage_settings import StrategyOptions
+from rag_app.text.analyzer import QUESTION_STOPWORDS_EN, index_tokens
+from rag_app.text.renderings import renderings
+from rag_app.text.synonyms import FINANCE_SYNONYMS
 from rag_app.understand.analysis import QueryAnalysis
 
 # ------------------------------------------------------------------------------------------------
@@ -241,7 +245,7 @@ def query_signals(search: Search) -> Signals:
     tokens = list(query.index_tokens)
     # an English question's Chinese terms count as its words for BM25 alone (over English
     # text they match nothing; the other signals read the question as written)
-    bm25 = _keyword_scores(search, tokens + list(query.bridged_tokens))
+    bm25 = _keyword_scores(search, tokens + list(query.bridged_tokens) + _rendered(search))
     options = search.options
     expanded = list(query.synonyms) if options.use_expansion else []
     signals = Signals(
@@ -263,6 +267,29 @@ def query_signals(search: Search) -> Signals:
             search, tokens, list(query.synonym_tokens) if expanded else []
         )
     return signals
+
+
+def _rendered(search: Search) -> list[str]:
+    """An English question's words as a Chinese library writes them: each lower-case content
+    word's dictionary renderings (``text.renderings``) that the keyword index holds, as index
+    tokens ("board meetings" -> 董事会, 会议); none over a library with no Chinese words."""
+    query, keywords = search.query, search.snap.keywords
+    if query.language != "en" or not keywords.holds_chinese:
+        return []
+    # the words of a term the finance lexicon names in Chinese (gross margin: 毛利率) aside
+    known = {w for term in FINANCE_SYNONYMS.known_terms(query.text) for w in term.split()}
+    held = [
+        chinese
+        for word in _LOWER_WORD.findall(query.text)
+        if word not in QUESTION_STOPWORDS_EN and word not in known
+        for chinese in sorted(renderings(word))
+        if keywords.holds(chinese)
+    ]
+    return index_tokens(" ".join(dict.fromkeys(held))) if held else []
+
+
+# A lower-case English word of three letters or more: a name's words are capitalised.
+_LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")
 
 
 def _keyword_scores(search: Search, tokens: list[str]) -> dict[str, float]:

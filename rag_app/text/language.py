@@ -85,3 +85,8 @@ def is_plural(count: int | str) -> bool:
     """Whether an English noun counted ``count`` takes its plural: any count but one, a count
     not known ("") taken as one."""
     return str(count) not in ("", "1")
+
+
+def possessive(name: str) -> str:
+    """A name's English possessive: "Chuanhe's", "Muxi Foods'" (a name ending in s)."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"

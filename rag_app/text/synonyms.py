@@ -53,6 +53,13 @@ class SynonymDictionary:
             if chinese not in lowered and any(contains_term(lowered, n) for n in english)
         ]
 
+    def known_terms(self, query: str) -> list[str]:
+        """The English terms of the synonyms and bridges the query holds ("gross margin",
+        "revenue"): their Chinese names are known, not to be made up word by word."""
+        lowered = query.lower()
+        terms = {t for g in self._groups for t in g} | {n for _, e in self._bridges for n in e}
+        return [t for t in terms if t.isascii() and contains_term(lowered, t)]
+
 
 def contains_term(text: str, term: str) -> bool:
     """Whether lower-cased ``text`` holds ``term``: Chinese as a substring, Latin as whole words

@@ -4,6 +4,7 @@ word order depends on the verb the earlier question chose)."""
 
 from __future__ import annotations
 
+from rag_app.text.language import possessive
 from rag_app.understand.pieces import Piece
 from rag_app.understand.referents import CLOSING, edited
 from rag_app.understand.slots import Reading
@@ -35,8 +36,8 @@ def filled(before: Reading, subjects: list[str], period: str, metric: str) -> st
     subject = before.subject
     if subject is not None and subjects:
         named, end = " and ".join(subjects), subject.end
-        if before.text[end : end + 2] in ("' ", "’ ") and not named.endswith("s"):
-            named, end = f"{named}'s", end + 1  # Muxi Foods' -> Chuanhe's, not Chuanhe'
+        if before.text[end : end + 2] in ("' ", "’ "):  # Muxi Foods' -> Chuanhe's
+            named, end = possessive(named), end + 1
         edits.append((subject.start, end, named))
     old_period = before.first("period")
     if old_period is not None:

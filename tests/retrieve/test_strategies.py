@@ -503,3 +503,21 @@ def test_a_companys_report_is_ranked_without_its_name_and_comes_first(
         company_reports, KB, query, "hybrid", 10, only, options=StrategyOptions(use_subjects=False)
     )
     assert "公司的中文简称" in before.hits[0].chunk.text  # what the name alone finds
+
+
+def test_an_english_question_meets_a_chinese_report_in_its_words(
+    company_reports: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "board meetings" is written 董事会会议 in the annual report: the words' renderings the
+    # keyword index holds count as the question's own for BM25 (without them: not in the top 3)
+    import rag_app.retrieve.signals as signals
+
+    question = "How many board meetings did Chengyuan (澄远智能) hold during the reporting period?"
+
+    def top(k: int) -> list[str]:
+        hits = retrieve(company_reports, KB, question, "hybrid", 10).hits[:k]
+        return [h.chunk.text for h in hits]
+
+    assert any("董事会会议" in text for text in top(3))
+    monkeypatch.setattr(signals, "renderings", lambda word: frozenset())
+    assert not any("董事会会议" in text for text in top(3))
