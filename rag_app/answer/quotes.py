@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rag_app.facts.cells import number_of
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import match_terms
@@ -202,6 +203,7 @@ class ScoredSentence:
 # A worked line's working and its source ("…：125.9 + 135.1 = 261 [Source 4]"); its operands,
 # not a count or a scale it divides or multiplies by (/ 4, × 100).
 _WORKING = re.compile(r"[:：]\s*([^:：=]+?)=[^=\[]*\[Source (\d+)\]")
+_OPERAND = re.compile(r"([/×*]\s*)?(\d[\d,]*(?:\.\d+)?)")
 
 
 def operand_rows(
@@ -213,7 +215,7 @@ def operand_rows(
     """The table rows giving a worked line's operands that ``chosen`` does not quote, in their
     table's order: "(125.9 + 135.1 + 156.1 + 160.9) / 4 = 144.5 [Source 4]" quotes each
     quarter's row, not only the three ranked first."""
-    quoted = {_amount(v) for s in chosen for _, v in s.candidate.cells}
+    quoted = {number_of(v) for s in chosen for _, v in s.candidate.cells}
     chunks = dict(sources)
     out: list[ScoredSentence] = []
     for working in (w for line in values for w in _WORKING.finditer(line)):
@@ -224,28 +226,21 @@ def operand_rows(
             int(working.group(2)), 0, chunk, settings.row_notes, False, settings.max_sentence_chars
         )
         for operand in _operands(working.group(1)):
-            row = next((r for r in rows if operand in {_amount(v) for _, v in r.cells}), None)
+            row = next((r for r in rows if operand in {number_of(v) for _, v in r.cells}), None)
             if operand not in quoted and row is not None:
                 out.append(ScoredSentence(row, 0.0, ()))
-                quoted |= {_amount(v) for _, v in row.cells}
+                quoted |= {number_of(v) for _, v in row.cells}
     return sorted(out, key=lambda s: s.candidate.order)
 
 
 def _operands(working: str) -> list[float]:
     """The numbers a working adds, subtracts or divides, a bare integer after / or × aside."""
     found = []
-    for match in re.finditer(r"([/×*]\s*)?(\d[\d,]*(?:\.\d+)?)", working):
+    for match in _OPERAND.finditer(working):
         if match.group(1) and "." not in match.group(2):
             continue  # / 4, × 100: a count or a scale
-        found.append(_amount(match.group(2)))
+        found.append(number_of(match.group(2)))
     return [f for f in found if f is not None]
-
-
-def _amount(text: str) -> float | None:
-    try:
-        return round(float(text.strip().replace(",", "")), 6)
-    except ValueError:
-        return None
 
 
 def row_value(

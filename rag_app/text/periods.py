@@ -183,7 +183,7 @@ def shift_part(period: str, pointer: str, step: int) -> str:
             shifted_year, q = _stepped(int(quarter[0]), quarter[1], 4, step)
             chinese = "年" in period or "季" in pointer  # as the question writes it
             return (
-                f"{shifted_year}年第{_CHINESE_COUNT[q]}季度" if chinese else f"Q{q} {shifted_year}"
+                f"{shifted_year}年第{_CHINESE_DIGITS[q]}季度" if chinese else f"Q{q} {shifted_year}"
             )
     return shift_year(period, step)
 
@@ -245,9 +245,6 @@ def year_so_far(period: str, pointer: str) -> str:
         return period
     year = int(years[0]) - (1 if pointer[:1] in "上去" else 0)
     return f"{year}年1-{last}月累计"
-
-
-_CHINESE_COUNT = "零一二三四"
 
 
 _MONTH_NAMES = tuple(m[:3].lower() for m in _MONTH_FULL)

@@ -34,6 +34,8 @@ class SynonymDictionary:
     ) -> None:
         self._groups = [tuple(t.lower() for t in g) for g in groups]
         self._bridges = [(g[0], tuple(t.lower() for t in g[1:])) for g in bridges if len(g) > 1]
+        english = {t for g in self._groups for t in g} | {n for _, e in self._bridges for n in e}
+        self._english = sorted(t for t in english if t.isascii())
 
     def expand(self, query: str) -> list[str]:
         """Synonyms of terms found in the query that the query does not already contain."""
@@ -57,8 +59,7 @@ class SynonymDictionary:
         """The English terms of the synonyms and bridges the query holds ("gross margin",
         "revenue"): their Chinese names are known, not to be made up word by word."""
         lowered = query.lower()
-        terms = {t for g in self._groups for t in g} | {n for _, e in self._bridges for n in e}
-        return [t for t in terms if t.isascii() and contains_term(lowered, t)]
+        return [t for t in self._english if contains_term(lowered, t)]
 
 
 def contains_term(text: str, term: str) -> bool:
