@@ -14,7 +14,7 @@ from rag_app.text.spans import Span, strip_modifiers
 from rag_app.text.synonyms import BRIDGES, SYNONYM_GROUPS, contains_term
 from rag_app.trust.document_reading import Document
 from rag_app.understand.analysis import QueryAnalysis
-from rag_app.understand.operations import load_model
+from rag_app.understand.operations import term_operation
 
 
 def unheld_lexicon_metrics(spans: tuple[Span, ...], documents: Sequence[Document]) -> list[str]:
@@ -82,8 +82,5 @@ def named_before_held(
 def names_operation(question: QueryAnalysis, term: str) -> bool:
     """Whether ``term`` names the operation ``question`` is read to ask (CAGR of a compound
     rate), by the words model's weights for the term's own words."""
-    model = load_model()
-    if model is None:
-        return False
-    operation, lean = model.leans(term)
-    return operation == question.operation.name and lean >= OfflineSettings.operation_term_lean
+    named = term_operation(term, OfflineSettings.operation_term_lean)
+    return bool(named) and named == question.operation.name

@@ -147,6 +147,16 @@ def load_model(path: Path = MODEL_PATH) -> OperationModel | None:
         return None
 
 
+def term_operation(term: str, min_lean: float) -> str:
+    """The operation ``term``'s own words name (复合增长率 cagr, 平均 average), by the shipped
+    words model's weights leaning to it at least ``min_lean`` above their mean; "" for none."""
+    model = load_model()
+    if model is None:
+        return ""
+    name, lean = model.leans(term)
+    return name if lean >= min_lean else ""
+
+
 def load_embedding_model() -> OperationModel | None:
     """The shipped model of words and the question's embedding, None when missing."""
     return load_model(EMBEDDING_MODEL_PATH)

@@ -24,7 +24,7 @@ from rag_app.text.periods import (
 from rag_app.text.spans import METRICS
 from rag_app.text.subjects import is_listed
 from rag_app.understand.known import Known, Named
-from rag_app.understand.operations import load_model
+from rag_app.understand.operations import term_operation
 from rag_app.understand.pieces import Piece
 from rag_app.understand.slots import (
     QUANTITY_NOUNS,
@@ -345,8 +345,7 @@ def period_pointers(
 def _at(now: Reading, pointer: Piece, period: str) -> str:
     """An English period put where its pointer stood, after a preposition ("the year before"
     -> "in 2023", "for the prior year" -> "for 2023")."""
-    before = now.text[: pointer.start].split()[-1:]
-    if not now.english or (before and before[0].lower() in _PREPOSITIONS):
+    if not now.english or _word_before(now, pointer) in _PREPOSITIONS:
         return period
     return f"in {period}"
 
@@ -354,10 +353,13 @@ def _at(now: Reading, pointer: Piece, period: str) -> str:
 def set_beside_en(now: Reading) -> bool:
     """Whether an English follow-up sets a period pointer beside the earlier period ("How did
     it change from the previous year?", "compared with a year earlier"): both periods asked."""
-    return now.english and any(
-        now.text[: p.start].lower().split()[-1:] in [[w] for w in _BESIDE]
-        for p in now.of("same_period")
-    )
+    return now.english and any(_word_before(now, p) in _BESIDE for p in now.of("same_period"))
+
+
+def _word_before(now: Reading, piece: Piece) -> str:
+    """The word the question writes right before ``piece``, lower-cased ("" for none)."""
+    words = now.text[: piece.start].lower().split()
+    return words[-1] if words else ""
 
 
 # The operations a word names by itself (平均, 合计, 环比, 占比, 复合增速); a finance metric's
@@ -368,11 +370,10 @@ _NAMED_OPERATIONS = ("average", "sum", "change_ratio", "share", "cagr")
 def operation_named(piece: Piece) -> str:
     """The operation ``piece``'s words name (平均 average, 合计 sum, 环比 change_ratio), by the
     operation model's weights for its own words; "" when they name none."""
-    model = load_model()
-    if model is None or piece.text.lower() in METRICS:  # 收入 leans to share: a metric all the same
+    if piece.text.lower() in METRICS:  # 收入 leans to share: a metric all the same
         return ""
-    name, lean = model.leans(piece.text)
-    return name if name in _NAMED_OPERATIONS and lean >= OfflineSettings.operation_term_lean else ""
+    name = term_operation(piece.text, OfflineSettings.operation_term_lean)
+    return name if name in _NAMED_OPERATIONS else ""
 
 
 def operation_swapped(new: Piece | None, olds: list[Piece]) -> list[tuple[int, int, str]]:

@@ -356,13 +356,12 @@ def _english_words(text: str, found: list[Piece], known: Known) -> list[Piece]:
     for match in POINTER_EN.finditer(text):  # the prior year, a year ago, that year
         if free(found + out, match.start(), match.end()):
             out.append(Piece("same_period", match.start(), match.end(), match.group()))
-    for words, kind in ((_POINTERS_EN, "pointer"),):
-        for word in words:
-            for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
-                if free(found + out, match.start(), match.end()):
-                    out.append(
-                        Piece(kind, match.start(), match.end(), text[match.start() : match.end()])
-                    )
+    for word in _POINTERS_EN:
+        for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
+            if free(found + out, match.start(), match.end()):
+                out.append(
+                    Piece("pointer", match.start(), match.end(), text[match.start() : match.end()])
+                )
     for word in _COMPARE_EN:
         for match in re.finditer(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", lowered):
             if free(found + out, match.start(), match.end()):
