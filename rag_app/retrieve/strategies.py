@@ -59,6 +59,7 @@ from rag_app.retrieve.signals import (
 from rag_app.retrieve.subjects import (
     company_named,
     per_subject_trace,
+    report_first,
     subjects_by_document,
     within_company_trace,
     without,
@@ -209,7 +210,12 @@ def routing_inputs(
 
 
 def _smart_hits(
-    run: _Run, k: int, routing: Routing, first: list[Hit], types: Sequence[str]
+    run: _Run,
+    k: int,
+    routing: Routing,
+    first: list[Hit],
+    types: Sequence[str],
+    company_first: bool = False,
 ) -> tuple[list[Hit], list[tuple[str, Reason]]]:
     """Smart mode's hits and notes (each in words and as a key): hybrid plus a preference, never
     a replacement.
@@ -224,6 +230,10 @@ def _smart_hits(
     options = run.search.options
     preferred = routing.detected_type
     routed = single_type_hits(run, k, preferred, types)
+    if company_first:  # the type's hits in the company's order first, then the others
+        own = [h for h in first if h.chunk.type == preferred]
+        mine = {h.chunk.chunk_id for h in own}
+        routed = own + [h for h in routed if h.chunk.chunk_id not in mine]
     weight = options.smart_preference * routing.confidence
     c = options.smart_rrf_k
     fused: dict[str, float] = {}
@@ -317,13 +327,37 @@ def retrieve_query(
         unnamed_text = without(text, spellings) if spellings else ""
         if unnamed_text and unnamed_text != text:
             single = replace(options, use_subjects=False)
+            if mode == "smart":  # hybrid's company-first ranking, with the preference on it
+                base = retrieve_query(
+                    library, kb, query, "hybrid", k, search_filter, settings, options
+                )
+                ranked = _ranked(library, kb, query, mode, k, search_filter, single, routed, base)
+                if base.hits and base.hits[0].chunk.doc_id in docs:  # its report still first
+                    return replace(ranked, hits=tuple(report_first(ranked.hits, docs)))
+                return ranked
             whole = retrieve_query(library, kb, query, mode, k, search_filter, settings, single)
-            # smart: the question's own routing, not one read off the question without the name
             unnamed = retrieve_query(
                 library, kb, analyse_query(unnamed_text), mode, k,
-                replace(search_filter, doc_ids=docs), settings, single, routed=whole.routing,
+                replace(search_filter, doc_ids=docs), settings, single,
             )  # fmt: skip
             return within_company_trace(whole, spellings[0], docs, unnamed, k)
+    return _ranked(library, kb, query, mode, k, search_filter, options, routed)
+
+
+def _ranked(
+    library: Library,
+    kb: str,
+    analysis: QueryAnalysis,
+    mode: str,
+    k: int,
+    search_filter: SearchFilter,
+    options: StrategyOptions,
+    routed: Routing | None,
+    base: RetrievalTrace | None = None,
+) -> RetrievalTrace:
+    """``retrieve_query``'s ranking of one question: hybrid's, or smart's preference fused onto
+    hybrid's (``base`` when hybrid's answer is already made, as for a company's report)."""
+    text = analysis.text
     started = time.perf_counter()
     types = _types_present(library, kb)
     if search_filter.types:
@@ -339,8 +373,10 @@ def retrieve_query(
     run = _Run(library, kb, analysis, search_filter, options, types)
     routing: Routing | None = None
     notes: list[tuple[str, Reason]] = []
+    if base is not None:
+        notes = list(zip(base.notes, base.why, strict=False))
     if mode == "smart":
-        first = hybrid_hits(run, k, types)
+        first = list(base.hits) if base is not None else hybrid_hits(run, k, types)
         look = [h.chunk.type for h in first[: options.routing_look]]
         learned = (
             router_input(
@@ -359,7 +395,8 @@ def retrieve_query(
             options=options,
             learned=learned,
         )
-        hits, notes = _smart_hits(run, k, routing, first, types)
+        hits, preferred = _smart_hits(run, k, routing, first, types, base is not None)
+        notes += preferred
     else:
         hits = hybrid_hits(run, k, types)
     return RetrievalTrace(
@@ -371,7 +408,7 @@ def retrieve_query(
         notes=tuple(note for note, _ in notes),
         why=tuple(why for _, why in notes),
         expanded_terms=tuple(run.signals.expanded_terms),
-        ms=(time.perf_counter() - started) * 1000,
+        ms=(time.perf_counter() - started) * 1000 + (base.ms if base is not None else 0.0),
     )
 
 

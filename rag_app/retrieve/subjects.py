@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from rag_app.index.library import Library, Snapshot
@@ -325,11 +325,7 @@ def within_company_trace(
     hits += [
         replace(_noted(h, company), score=floor) for h in queue if h.chunk.chunk_id not in placed
     ]
-    first = next(i for i, h in enumerate(hits) if h.chunk.doc_id in own)
-    if first:  # the report's first part to the top, the others a place down
-        places = [h.score for h in hits]
-        hits = [hits[first], *hits[:first], *hits[first + 1 :]]
-        hits = [replace(h, score=score) for h, score in zip(hits, places, strict=True)]
+    hits = report_first(hits, own)
     # each type found keeps its place in the top k, as in either ranking (``scoring``)
     types = list(dict.fromkeys(h.chunk.type for h in (*whole.hits, *unnamed.hits)))
     hits = _apply_quotas(hits, k, types)
@@ -342,6 +338,16 @@ def within_company_trace(
         why=(*whole.why, why),
         ms=whole.ms + unnamed.ms,
     )
+
+
+def report_first(hits: Sequence[Hit], doc_ids: Collection[str]) -> list[Hit]:
+    """``hits`` with the first part of the named company's own report (``doc_ids``) moved to
+    the top and those it passes a place down, scores staying with the places."""
+    first = next((i for i, h in enumerate(hits) if h.chunk.doc_id in doc_ids), 0)
+    if not first:
+        return list(hits)
+    moved = [hits[first], *hits[:first], *hits[first + 1 :]]
+    return [replace(h, score=p.score) for h, p in zip(moved, hits, strict=True)]
 
 
 def _agreed(named: list[Hit], unnamed: list[Hit]) -> list[Hit]:

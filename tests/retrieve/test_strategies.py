@@ -521,3 +521,78 @@ def test_an_english_question_meets_a_chinese_report_in_its_words(
     assert any("董事会会议" in text for text in top(3))
     monkeypatch.setattr(signals, "renderings", lambda word: frozenset())
     assert not any("董事会会议" in text for text in top(3))
+
+
+def test_smart_on_a_companys_report_is_hybrids_ranking_with_a_preference(
+    company_reports: Library,
+) -> None:
+    # smart takes hybrid's company-first ranking as its first look: the report's first part
+    # stays first, and the preferred type's parts of that ranking keep their order
+    query = "澄远智能2024年主要会计数据表中的营业收入是多少？"
+    hybrid = retrieve(company_reports, KB, query, "hybrid", 10)
+    smart = retrieve(company_reports, KB, query, "smart", 10)
+    _check_trace(smart.hits, 10)
+    assert smart.routing is not None and smart.routing.single_type
+    preferred = smart.routing.detected_type
+    assert any("ranked by the question without the name" in n for n in smart.notes)
+    assert any(n.startswith(f"smart: {preferred} preferred") for n in smart.notes)
+    assert smart.hits[0].chunk.doc_id == hybrid.hits[0].chunk.doc_id == "chengyuan_2024_annual"
+
+    def own(trace) -> list[str]:  # type: ignore[no-untyped-def]
+        return [
+            h.chunk.chunk_id
+            for h in trace.hits
+            if h.chunk.type == preferred and h.chunk.doc_id == "chengyuan_2024_annual"
+        ]
+
+    mine = set(own(smart))
+    assert [c for c in own(hybrid) if c in mine] == [c for c in own(smart) if c in set(own(hybrid))]
+
+
+def _doc_hit(chunk_id: str, doc_id: str, kind: str, score: float) -> Hit:
+    return Hit(Chunk(chunk_id, doc_id, kind, chunk_id, chunk_id, (1,)), score)
+
+
+def test_report_first_moves_the_reports_first_part_up_and_keeps_the_places_scores() -> None:
+    from rag_app.retrieve.subjects import report_first
+
+    hits = [
+        _doc_hit("x1", "other", "table", 0.9),
+        _doc_hit("x2", "other", "text", 0.8),
+        _doc_hit("m1", "mine", "table", 0.7),
+        _doc_hit("m2", "mine", "text", 0.6),
+    ]
+    moved = report_first(hits, {"mine"})
+    assert [h.chunk.chunk_id for h in moved] == ["m1", "x1", "x2", "m2"]
+    assert [h.score for h in moved] == [0.9, 0.8, 0.7, 0.6]
+    assert report_first(hits, {"none"}) == hits
+
+
+def test_smart_over_a_company_ranking_prefers_the_type_in_the_companys_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rag_app.retrieve.strategies as strategies
+    from rag_app.models import Reason, Routing
+
+    # hybrid's company-first ranking: the report's text, its table, then another report's table;
+    # the routed type's own ranking (the whole question's) puts the other report's table first
+    first = [
+        _doc_hit("m_text", "mine", "text", 0.9),
+        _doc_hit("m_table", "mine", "table", 0.8),
+        _doc_hit("x_table", "other", "table", 0.7),
+    ]
+    routed = [first[2], first[1]]
+    monkeypatch.setattr(strategies, "single_type_hits", lambda run, k, kind, types: routed)
+
+    class Run:
+        class search:
+            options = StrategyOptions(smart_preference=2.0)  # a strong preference
+
+    routing = Routing("table", 0.9, (), (), True, "", 0.8, Reason("single"))
+
+    def order(company_first: bool) -> list[str]:
+        hits, _ = strategies._smart_hits(Run, 3, routing, first, ("text", "table"), company_first)  # type: ignore[arg-type]
+        return [h.chunk.chunk_id for h in hits]
+
+    assert order(company_first=True).index("m_table") < order(company_first=True).index("x_table")
+    assert order(company_first=False).index("x_table") < order(company_first=False).index("m_table")
