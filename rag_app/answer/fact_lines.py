@@ -38,6 +38,7 @@ from rag_app.facts.lookup import (
 from rag_app.facts.rows import period_role
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
+from rag_app.text.period_pointers import quarters_compared
 from rag_app.text.periods import (
     distinct_years,
     find_years,
@@ -117,7 +118,11 @@ def worked_lines(
     sequential = month_before(query.text) if operation.name in ("diff", "change_ratio") else None
     if not line and sequential is not None:  # 10月环比: 10月 against 9月, as columns or rows
         line = _month_over_month(operation.name, query, sources, sequential, lang)
-    quarters = quarter_before(query.text) if operation.name in ("diff", "change_ratio") else None
+    quarters = (
+        quarter_before(query.text) or quarters_compared(query.text)
+        if operation.name in ("diff", "change_ratio")
+        else None
+    )
     if not line and quarters is not None:  # 三季度环比: the third quarter against the second
         cells, by = quarter_pair(query, sources, quarters)
         line = _across_rows(operation.name, cells, sources, lang, by)

@@ -35,6 +35,7 @@ from rag_app.facts.rows import (
     quarter_columns,
 )
 from rag_app.models import Chunk
+from rag_app.text.period_pointers import states_change
 from rag_app.text.periods import (
     PERIOD_SPAN,
     find_years,
@@ -268,18 +269,17 @@ def quarter_pair(
     sources: Sequence[tuple[int, Chunk]],
     pair: tuple[tuple[str, int], tuple[str, int]],
 ) -> tuple[list[AskedFact], str]:
-    """The named row's cells in the two quarters of ``pair`` (``periods.quarter_before``), the
-    later first, from a table with a column per quarter (2024Q1 … 2025Q3), else the named
-    column's cells in a table with a row per quarter; a quarter named without its year is the
-    latest year's that has it. Returns the cells and "column" or "row"; [] when none has both.
-    """
+    """The named row's cells in the two quarters of ``pair`` (``quarter_before``,
+    ``quarters_compared``), the later first, from a table with a column per quarter, else the
+    named amount column's (not a 同比 or 环比 one's) in a table with a row per quarter; a quarter
+    without its year is the latest year's that has it. Returns the cells and "column" or "row"."""
 
     def resolved(found: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
-        (_, later), (_, earlier) = pair
+        (_, later), (before, earlier) = pair
         year = latest_with(pair[0], found)
         if not year:
             return []
-        return [(year, later), (str(int(year) - 1) if earlier > later else year, earlier)]
+        return [(year, later), (before or str(int(year) - int(earlier >= later)), earlier)]
 
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
@@ -298,7 +298,7 @@ def quarter_pair(
     by_row = {
         a: q
         for a in column_cells(query, sources)
-        if (q := quarter_of(a.fact.metric)) and not sequential(a.fact.column)
+        if (q := quarter_of(a.fact.metric)) and not states_change(a.fact.column)
     }
     wanted = resolved(list(by_row.values()))
     ordered = [a for q in wanted for a, found in by_row.items() if found == q]
@@ -340,9 +340,12 @@ def _row_across(
 
 def _own_rows_named(facts: Sequence[Fact], question: str, words: frozenset[str]) -> set[int]:
     """The rows of merged headers the question names by their own labels (营业收入 of 收入与利润
-    / 营业收入（亿元）), a change's stated 环比 column aside."""
+    / 营业收入（亿元）): amounts before a stated 同比 or 环比 rate, a 同比 rate when named alone."""
     own = [replace(f, metric=f.metric.split(" / ")[-1]) for f in facts]
-    return _rows_named([f for f in own if not sequential(f.metric)], question, words)[0]
+    for change in (states_change, sequential):  # 营收同比增长多少: the 营业收入 row, not 同比（%）
+        if rows := _rows_named([f for f in own if not change(f.metric)], question, words)[0]:
+            return rows
+    return set()
 
 
 def month_rows(
@@ -409,15 +412,9 @@ def stated_rate(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> A
     facts = table_facts(chunk)
     if in_percent(cell) and any(cell.metric.endswith(f" {f.metric}") for f in facts):
         return asked[0]  # the rate row itself (营业收入同比增长率)
-    for fact in facts:
-        if (
-            fact.col == cell.col
-            and fact.row > cell.row
-            and fact.metric.endswith(f" {cell.metric}")
-            and in_percent(fact)
-        ):
-            return AskedFact(asked[0].source, fact)
-    return None
+    below = (f for f in facts if f.col == cell.col and f.row > cell.row and in_percent(f))
+    rate = next((f for f in below if f.metric.endswith(f" {cell.metric}")), None)
+    return AskedFact(asked[0].source, rate) if rate is not None else None
 
 
 def amount_of(

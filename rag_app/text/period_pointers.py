@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from rag_app.text.periods import months_named, period_tokens, quarter_named, sequential
+
 # Years away from another period: 两年前, 3年后, 前年 (the year before last), "two years earlier".
 YEARS_AWAY = re.compile(
     r"([一两二三四五1-5])\s*年(?:以)?([前后])|前年|(?<![a-z])(one|two|three|four|five)\s+years?\s+"
@@ -73,3 +75,31 @@ def english_step(pointer: str) -> tuple[str, int] | None:
     words = set(re.findall(r"[a-z]+", lowered))
     way = -1 if words & set(_BACK) else 1 if words & set(_FORTH) else 0
     return (unit.group(1) if unit else "year"), way * n
+
+
+# A change against the same period a year before: 同比, 去年同期, year on year, YoY.
+_YEAR_BEFORE = re.compile(r"同比|[去上]年同期|\b(?:year[- ](?:on|over)[- ]year|yoy)\b", re.I)
+
+
+def states_change(label: str) -> bool:
+    """Whether a column's label says 同比 or 环比: it states a change against the year or the
+    period before, not the amount that changes."""
+    return sequential(label) or _YEAR_BEFORE.search(label) is not None
+
+
+def quarters_compared(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
+    """For a change of one quarter against a quarter of another year, each as (its year or "",
+    its number), the later first: the two ``text`` names with their years (2024年三季度比2023年
+    三季度), or the one it names with 同比 or "year on year" and the same quarter a year before
+    (2024Q3同比: ("2024", 3), ("2023", 3); 三季度同比: ("", 3), ("", 3), the latest year's against
+    the one before); None otherwise, and when it names a month."""
+    if months_named(text):
+        return None
+    found = list(dict.fromkeys((t[:4], int(t[5])) for t in period_tokens(text) if t[4:5] == "q"))
+    if len(found) == 2 and found[0][0] != found[1][0]:
+        return max(found), min(found)
+    named = found[0] if len(found) == 1 else None if found else quarter_named(text)
+    if named is None or not _YEAR_BEFORE.search(text):
+        return None
+    year, number = named
+    return named, (str(int(year) - 1) if year else "", number)

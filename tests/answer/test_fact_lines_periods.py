@@ -396,3 +396,56 @@ def test_each_operand_of_a_working_is_quoted_with_its_row() -> None:
             "2024Q1", "2024Q2", "2024Q3", "2024Q4"
         ], text  # fmt: skip
         assert not any("2023Q4" in line for line in quoted), text
+
+
+def test_a_quarter_against_the_same_quarter_a_year_before() -> None:
+    from rag_app.text.period_pointers import quarters_compared
+
+    assert quarters_compared("2024年第三季度营收同比增长多少？") == (("2024", 3), ("2023", 3))
+    assert quarters_compared("2024年三季度营收比2023年三季度增长了多少？") == (
+        ("2024", 3),
+        ("2023", 3),
+    )
+    assert quarters_compared("2023年四季度和2024年一季度相比") == (("2024", 1), ("2023", 4))
+    assert quarters_compared("三季度营收较去年同期增长多少？") == (("", 3), ("", 3))
+    for other in ("2024年三季度营收环比增长多少", "2024年营收同比增长多少", "10月营收同比"):
+        assert quarters_compared(other) is None, other
+    down = _chunk(
+        "<table><tr><th>季度</th><th>营业收入（亿元）</th><th>毛利率（%）</th></tr>"
+        "<tr><td>2023Q3</td><td>117.5</td><td>19.8</td></tr>"
+        "<tr><td>2024Q2</td><td>135.1</td><td>13.9</td></tr>"
+        "<tr><td>2024Q3</td><td>156.1</td><td>20.5</td></tr></table>"
+    )
+    rise = fact_value_lines(_as("2024年三季度营收同比增长了多少？", "change_ratio"), [(1, down)])
+    assert rise and "(156.1 - 117.5) / 117.5 = 32.85%" in rise[0]  # not against 2024Q2
+    more = fact_value_lines(_as("2024年三季度的营收比2023年三季度多多少？", "diff"), [(1, down)])
+    assert more and "156.1 - 117.5 = 38.6" in more[0]
+    across = _chunk(
+        "<table><tr><th>项目</th><th>2024Q1</th><th>2024Q2</th><th>2025Q1</th><th>2025Q2</th>"
+        "</tr><tr><td>营业收入（百万元）</td><td>1,000</td><td>1,100</td><td>1,200</td>"
+        "<td>1,320</td></tr></table>"
+    )
+    latest = fact_value_lines(_as("二季度营业收入同比增长多少？", "change_ratio"), [(1, across)])
+    assert (
+        latest and "(1320 - 1100) / 1100 = 20%" in latest[0]
+    )  # the latest year's, the year before
+
+
+def test_a_quarters_year_on_year_change_is_worked_from_the_amount_not_the_stated_rate() -> None:
+    # 同比 names the table's 同比（%） column too; the change is the amount's (营业收入 of 收入与利润)
+    quarters = _chunk(
+        "<table><tr><th rowspan='2'>季度</th><th colspan='2'>收入与利润</th><th>盈利能力</th></tr>"
+        "<tr><th>营业收入（亿元）</th><th>同比（%）</th><th>毛利率（%）</th></tr>"
+        "<tr><td>2023Q3</td><td>117.5</td><td>-13.2</td><td>19.8</td></tr>"
+        "<tr><td>2024Q2</td><td>137.9</td><td>21.8</td><td>13.9</td></tr>"
+        "<tr><td>2024Q3</td><td>156.1</td><td>32.9</td><td>20.5</td></tr></table>"
+    )
+    rise = fact_value_lines(
+        _as("中芯国际2024年第三季度营收同比增长多少？", "change_ratio"), [(1, quarters)]
+    )
+    assert rise and "(156.1 - 117.5) / 117.5 = 32.85%" in rise[0]
+    # the rate itself when no amount is named: its percentage points
+    rate = fact_value_lines(
+        _as("2024年三季度同比增速比2023年三季度高多少个百分点？", "diff"), [(1, quarters)]
+    )
+    assert rate and "32.9 - -13.2 = 46.1" in rate[0], rate
