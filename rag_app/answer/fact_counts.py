@@ -13,7 +13,13 @@ from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
 from rag_app.facts.ranks import ranked_rows
 from rag_app.models import Chunk
 from rag_app.text.comparisons import Threshold, threshold
-from rag_app.text.periods import asks_by_quarter, counts_rows, distinct_years
+from rag_app.text.periods import (
+    asks_by_quarter,
+    counts_rows,
+    distinct_years,
+    find_years,
+    quarter_of,
+)
 from rag_app.understand.analysis import QueryAnalysis
 
 
@@ -88,28 +94,43 @@ def _count_line(
 
 
 def which_years(
-    operation: str, asked: list[AskedFact], sources: Sequence[tuple[int, Chunk]], lang: str
+    operation: str,
+    asked: list[AskedFact],
+    sources: Sequence[tuple[int, Chunk]],
+    lang: str,
+    query: QueryAnalysis,
 ) -> str:
     """The year whose cell of one row is largest or smallest, or the years the row gives, each
-    with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019")."""
+    with its value ("Freight, largest in (2019 $ 12,340; 2018 $ 10,115): 2019"); asked by
+    quarters (哪个季度最高), the row's quarters (of the year it names), each by its column."""
     cells: dict[str, Fact] = {}
     for item in asked:
         years = distinct_years(item.fact.column)
         if len(years) == 1 and item.fact.number is not None:
             cells.setdefault(years[0], item.fact)
+    kind = ("years", "年份")
+    if asks_by_quarter(query.text):
+        named = set(find_years(query.text))
+        quarters = [
+            q
+            for q in quarter_cells(query, sources)
+            if not named or (quarter_of(q.fact.column) or (next(iter(named)),))[0] in named
+        ]
+        if len(quarters) >= 2:
+            asked, cells = quarters, {q.fact.column: q.fact for q in quarters}
+            kind = ("quarters", "季度")
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return ""
     source, first = asked[0].source, asked[0].fact
     shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
     if operation == "years":
         answer = "; ".join(cells)
-        word = "years" if lang == "en" else "年份"
+        word = kind[0] if lang == "en" else kind[1]
     else:
         pick = max if operation == "year_max" else min
         answer = pick(cells, key=lambda y: float(cells[y].number or 0.0))
-        word = {"year_max": ("largest in", "最高年份"), "year_min": ("smallest in", "最低年份")}[
-            operation
-        ][0 if lang == "en" else 1]
+        most = {"year_max": ("largest in", "最高"), "year_min": ("smallest in", "最低")}[operation]
+        word = most[0] if lang == "en" else most[1] + kind[1]
     head = (
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )

@@ -170,7 +170,7 @@ def fact_value_lines(
     sure = operation.confidence >= min_confidence
     if sure and operation.name in ("year_max", "year_min", "years"):
         asked = asked_facts(query, sources, [EVERY_YEAR])
-        line = which_years(operation.name, asked, sources, lang) if asked else ""
+        line = which_years(operation.name, asked, sources, lang, query)
         return [line] if line else []
     listing = operation.name == "multi-span" and sure and not names_several(query, every_source)
     named = find_years(query.text)
@@ -184,7 +184,9 @@ def fact_value_lines(
             scale = cell_scale(fact, source, every_source)
             sep = ", " if lang == "en" else " "
             return [fact_line(f"{query.name}{sep}{fact.column}", fact.value, scale, source, lang)]
-    if len(asked) != 1 and operation.name == "value" and sure and not listing:
+    # an amount of a part of a year, asked as a lookup or a sum however sure: its parts added
+    lookup = operation.name in ("value", "span", "sum")
+    if len(asked) != 1 and lookup and not listing:
         added = _parts_added(query, sources, lang)  # 前三季度 of a table of quarters
         if added:
             return added

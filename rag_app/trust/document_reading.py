@@ -72,10 +72,12 @@ class Document:
     def lacks_part(self, part: str) -> bool:
         """Whether it lays out quarters (or halves) of ``part``'s year but not ``part`` (Q3 2024
         of a call whose tables give 2024Q2, 2025Q1 and 2025Q2), or quarters that begin after
-        ``part`` or end before it (2023Q1 of a table from 2024Q1 to 2025Q3)."""
+        ``part`` or end before it (2023Q1 of a table from 2024Q1 to 2025Q3); a half whose two
+        quarters it lays out it holds (2024H1 of 2024Q1 and 2024Q2)."""
         held = self.period_tokens()
         kin = sorted(t for t in held if len(t) == len(part) and t[4] == part[4])
-        if part in held or not kin:
+        quarters = {f"{part[:4]}q{2 * int(part[5]) - k}" for k in (1, 0)} if part[4] == "h" else ()
+        if part in held or not kin or (quarters and quarters <= held):  # a half: its quarters
             return False
         outside = part[4] == "q" and not kin[0] <= part <= kin[-1]
         return outside or any(t[:4] == part[:4] for t in kin)

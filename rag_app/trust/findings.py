@@ -67,8 +67,9 @@ def say(gap: Gap, language: str) -> str:
     if gap.kind == "exhibit":
         return f"库中报告没有{gap.asked}" + (f"；现有：{held}。" if held else "。")
     if gap.kind == "period":
-        unit = "" if gap.asked.endswith("月") else "年"  # a month names its year
+        # years take 年; a month (2025年11月) or a part (2024Q3, 2024H1) names its own
+        unit, held_unit = ("年" if x.replace("、", "").isdigit() else "" for x in (gap.asked, held))
         return f"库中报告不含{gap.asked}{unit}的数据" + (
-            f"（只覆盖{held.replace('、', '至')}{unit}）。" if held else "。"
+            f"（只覆盖{held.replace('、', '至')}{held_unit}）。" if held else "。"
         )
     return f"库中报告没有「{gap.asked}」" + (f"；表中现有：{held}。" if held else "。")

@@ -449,3 +449,41 @@ def test_a_quarters_year_on_year_change_is_worked_from_the_amount_not_the_stated
         _as("2024年三季度同比增速比2023年三季度高多少个百分点？", "diff"), [(1, quarters)]
     )
     assert rate and "32.9 - -13.2 = 46.1" in rate[0], rate
+
+
+_QUARTER_ROWS = _chunk(
+    "<table><tr><th>季度</th><th>营业收入（亿元）</th><th>毛利率（%）</th></tr>"
+    "<tr><td>2023Q4</td><td>118.3</td><td>16.4</td></tr>"
+    "<tr><td>2024Q1</td><td>125.9</td><td>13.7</td></tr>"
+    "<tr><td>2024Q2</td><td>135.1</td><td>13.9</td></tr>"
+    "<tr><td>2024Q3</td><td>156.1</td><td>20.5</td></tr></table>"
+)
+_YEARS = _chunk(
+    "<table><tr><th>项目</th><th>2022A</th><th>2023A</th><th>2024A</th></tr>"
+    "<tr><td>毛利率（%）</td><td>38.3</td><td>19.3</td><td>18.6</td></tr></table>",
+    2,
+)
+
+
+def test_which_quarter_is_highest_or_lowest_reads_the_quarters_not_the_years() -> None:
+    sources = [(1, _YEARS), (2, _QUARTER_ROWS)]
+    low = fact_value_lines(_as("2024年哪个季度毛利率最低？", "year_min"), sources)
+    assert low and "最低季度（2024Q1 13.7; 2024Q2 13.9; 2024Q3 20.5）：2024Q1" in low[0], low
+    high = fact_value_lines(_as("哪个季度的毛利率最高？", "year_max"), sources)
+    assert high and "2023Q4 16.4" in high[0] and high[0].endswith("：2024Q3 [Source 2]"), high
+    year = fact_value_lines(_as("哪一年的毛利率最高？", "year_max"), sources)
+    assert year and "最高年份（2022 38.3; 2023 19.3; 2024 18.6）：2022" in year[0], year
+
+
+def test_a_halfs_amount_asked_as_a_lookup_or_an_unsure_sum_adds_its_quarters() -> None:
+    sources = [(1, _QUARTER_ROWS)]
+    for operation in ("span", "value", "sum"):
+        query = _as("2024年上半年营业收入是多少？", operation)
+        lines = fact_value_lines(query, sources)
+        assert lines and "125.9 + 135.1 = 261" in lines[0], (operation, lines)
+    unsure = analyse_query("2024年前三季度营业收入是多少？")
+    unsure._lazy["operation"] = Operation("sum", 0.4)
+    lines = fact_value_lines(unsure, sources)
+    assert lines and "125.9 + 135.1 + 156.1 = 417.1" in lines[0]
+    # a rate's quarters do not add up, and an average is not a sum
+    assert fact_value_lines(_as("2024年上半年毛利率是多少？", "span"), sources) == []

@@ -512,3 +512,33 @@ def test_a_reports_own_columns_give_the_year_its_title_names_and_the_one_before(
 def test_a_row_run_on_into_the_metric_is_no_other_name(reports: Library) -> None:
     """ "益生菌业务收入" is read as a name: it starts with the 益生菌 row, so it is that row's."""
     assert not _finding(reports, "禾溪生物2025年上半年益生菌业务收入是多少？").declines
+
+
+def _quarters_document(columns: list[str]):  # type: ignore[no-untyped-def]
+    from rag_app.models import Chunk
+    from rag_app.trust.document_reading import read_document
+
+    head = "".join(f"<th>{c}</th>" for c in columns)
+    row = "".join("<td>1.0</td>" for _ in columns)
+    html = f"<table><tr><th>项目</th>{head}</tr><tr><td>营业收入（亿元）</td>{row}</tr></table>"
+    return read_document(
+        [Chunk("d:1", "d", "table", "营业收入", "营业收入", (0,), table_html=html)]
+    )
+
+
+def test_a_half_is_held_where_its_two_quarters_are_and_said_without_a_year_word() -> None:
+    from rag_app.trust.findings import Gap, say
+
+    # 2024H1 of a table with 2024Q1, 2024Q2 and 2024H2: its quarters add up to it
+    assert not _quarters_document(["2024Q1", "2024Q2", "2024H2"]).lacks_part("2024h1")
+    assert _quarters_document(["2024Q3", "2024Q4", "2024H2"]).lacks_part("2024h1")
+    # a part or a month names its own period; years take 年, as the years held do
+    assert say(Gap("period", "2024H1", ("2019", "2026")), "zh") == (
+        "库中报告不含2024H1的数据（只覆盖2019至2026年）。"
+    )
+    assert say(Gap("period", "2018", ("2019", "2026")), "zh") == (
+        "库中报告不含2018年的数据（只覆盖2019至2026年）。"
+    )
+    assert say(Gap("period", "2025年11月", ("2025年1月", "2025年10月")), "zh") == (
+        "库中报告不含2025年11月的数据（只覆盖2025年1月至2025年10月）。"
+    )
