@@ -117,11 +117,6 @@ def _named_columns(labels: dict[int, str], question: str, words: frozenset[str])
     return named
 
 
-def _part_asked(query: QueryAnalysis) -> bool:
-    """Whether the question asks about a part of a year (2024q2, 2024h1)."""
-    return query.asks_part_of_year
-
-
 def period_words(chunk: Chunk) -> str:
     """The words a table states its period in besides its columns: caption, intro, headings."""
     return " ".join([chunk.caption, chunk.context, *chunk.heading_path])
@@ -156,8 +151,9 @@ def _rows_named(
     if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
         scores = {m: _named(UNIT.sub("", m).strip() or m, question, words) for m in scores}
         best = max(scores.values(), default=0)
-    if not best:  # a merged header's group names it ("营业收入" of "营业收入 / 金额（百万元）")
-        scores = {m: _named(m.split(" / ")[0], question, words) for m in scores}
+    if not best:  # a merged header's group or leaf names it (营业收入 / 金额, 盈利能力 / 毛利率)
+        ends = {m: (m.split(" / ")[0], UNIT.sub("", m.split(" / ")[-1])) for m in scores}
+        scores = {m: max(_named(p, question, words) for p in ends[m]) for m in scores}
         best = max(scores.values(), default=0)
     if not best and (lead := shared_lead([UNIT.sub("", m) for m in scores])):  # 速运物流…
         scores = {m: _named(m[len(lead) :], question, words) for m in scores}
@@ -205,7 +201,7 @@ def asked_cells(
     number, its facts in cell order and the words it states its period in (``period_words``);
     ``best_first``: rows of companies read by metric (``rows.by_row_and_group``), and the table
     naming the row with the most words first, else the first."""
-    part = _part_asked(query)
+    part = query.asks_part_of_year  # 2024q2, 2024h1
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = list(years) if years is not None else find_years(query.text)
@@ -286,7 +282,7 @@ def asked_pair(
     ("in fiscal 2019 to fiscal 2018"); for a ``share`` of one row it names, that row and the
     whole its table adds it up to, however labelled ("复合调味料占总收入" of a "合计" row); None when
     the question names no such pair."""
-    part = _part_asked(query)
+    part = query.asks_part_of_year  # 2024q2, 2024h1
     years = find_years(query.text)
     if len(years) == 2:
         found = asked_facts(query, sources, years)
@@ -362,7 +358,7 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
     years = find_years(query.text)
     if len(set(years)) > 1:
         return []
-    part = _part_asked(query)
+    part = query.asks_part_of_year  # 2024q2, 2024h1
     question = query.text.lower()
     own = frozenset(w for w in match_terms(query.text)[0] if not w.isdigit())
     words = frozenset(w for w in query.terms.words if not w.isdigit())

@@ -487,3 +487,17 @@ def test_a_halfs_amount_asked_as_a_lookup_or_an_unsure_sum_adds_its_quarters() -
     assert lines and "125.9 + 135.1 + 156.1 = 417.1" in lines[0]
     # a rate's quarters do not add up, and an average is not a sum
     assert fact_value_lines(_as("2024年上半年毛利率是多少？", "span"), sources) == []
+
+
+def test_a_quarters_value_in_a_row_under_a_merged_header_is_read_by_its_own_label() -> None:
+    # 毛利率（%） under 盈利能力, 营业收入（亿元） under 收入与利润: the question names the leaf
+    quarters = _chunk(
+        "<table><tr><th rowspan='2'>季度</th><th colspan='2'>收入与利润</th><th>盈利能力</th></tr>"
+        "<tr><th>营业收入（亿元）</th><th>同比（%）</th><th>毛利率（%）</th></tr>"
+        "<tr><td>2024Q3</td><td>156.1</td><td>32.9</td><td>20.5</td></tr>"
+        "<tr><td>2024Q4</td><td>160.9</td><td>33.9</td><td>22.6</td></tr></table>"
+    )
+    margin = fact_value_lines(_as("中芯国际2024年第四季度毛利率是多少？", "span"), [(1, quarters)])
+    assert margin and "毛利率（%） 2024Q4：22.6" in margin[0], margin
+    revenue = fact_value_lines(_as("中芯国际2024年第四季度营收是多少？", "span"), [(1, quarters)])
+    assert revenue and "营业收入（亿元） 2024Q4：160.9" in revenue[0], revenue
