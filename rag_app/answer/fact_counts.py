@@ -46,7 +46,7 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     months = month_cells(query, sources)
     if len(months) >= max(2, len(cells)):  # a table of the months, a column each (1月 … 10月)
         asked, cells, kind = months, {m.fact.column: m.fact for m in months}, ("months", "月份")
-    quarters = quarter_cells(query, sources) if asks_by_quarter(query.text) else []
+    quarters = _quarters_of_years(query, sources) if asks_by_quarter(query.text) else []
     if len(quarters) >= 2:  # 有几个季度: a table of the quarters, a column each (2024Q1 …)
         asked, cells = quarters, {q.fact.column: q.fact for q in quarters}
         kind = ("quarters", "季度")
@@ -110,12 +110,7 @@ def which_years(
             cells.setdefault(years[0], item.fact)
     kind = ("years", "年份")
     if asks_by_quarter(query.text):
-        named = set(find_years(query.text))
-        quarters = [
-            q
-            for q in quarter_cells(query, sources)
-            if not named or (quarter_of(q.fact.column) or (next(iter(named)),))[0] in named
-        ]
+        quarters = _quarters_of_years(query, sources)
         if len(quarters) >= 2:
             asked, cells = quarters, {q.fact.column: q.fact for q in quarters}
             kind = ("quarters", "季度")
@@ -135,6 +130,19 @@ def which_years(
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )
     return fact_line(head, answer, "", source, lang)
+
+
+def _quarters_of_years(
+    query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]
+) -> list[AskedFact]:
+    """The cells of the row the question names in a table's quarter columns, those of the
+    years it names when it names any (2024年四个季度中: 2024Q1-Q4, not every quarter since 2019)."""
+    named = set(find_years(query.text))
+    return [
+        q
+        for q in quarter_cells(query, sources)
+        if not named or (quarter_of(q.fact.column) or (next(iter(named)),))[0] in named
+    ]
 
 
 def ranked_lines(

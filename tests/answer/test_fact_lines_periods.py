@@ -501,3 +501,17 @@ def test_a_quarters_value_in_a_row_under_a_merged_header_is_read_by_its_own_labe
     assert margin and "毛利率（%） 2024Q4：22.6" in margin[0], margin
     revenue = fact_value_lines(_as("中芯国际2024年第四季度营收是多少？", "span"), [(1, quarters)])
     assert revenue and "营业收入（亿元） 2024Q4：160.9" in revenue[0], revenue
+
+
+def test_quarters_counted_are_those_of_the_year_named() -> None:
+    quarters = _chunk(
+        "<table><tr><th>项目</th><th>2023Q3</th><th>2023Q4</th><th>2024Q1</th><th>2024Q2</th>"
+        "</tr><tr><td>营业收入（亿元）</td><td>160</td><td>170</td><td>125.9</td><td>156.1</td>"
+        "</tr></table>"
+    )
+    counted = fact_value_lines(
+        _as("2024年有几个季度营业收入超过150亿元？", "count"), [(1, quarters)]
+    )
+    assert counted and "（2024Q1 125.9; 2024Q2 156.1）：1" in counted[0], counted
+    every = fact_value_lines(_as("有几个季度营业收入超过150亿元？", "count"), [(1, quarters)])
+    assert every and "：3" in every[0], every
