@@ -139,9 +139,9 @@ def _quarters_of_years(
     years it names when it names any (2024年四个季度中: 2024Q1-Q4, not every quarter since 2019)."""
     named = set(find_years(query.text))
     return [
-        q
-        for q in quarter_cells(query, sources)
-        if not named or (quarter_of(q.fact.column) or (next(iter(named)),))[0] in named
+        cell
+        for cell in quarter_cells(query, sources)  # a yearless column is of the year asked
+        if not named or (quarter := quarter_of(cell.fact.column)) is None or quarter[0] in named
     ]
 
 
