@@ -48,6 +48,9 @@ def test_a_company_the_library_holds_no_report_on_is_declined_naming_what_it_hol
     assert finding.note() == "库中没有宁德时代的报告；现有：中芯国际。"
     # a company the reports mention (the foundry ranking table) is not declined
     assert not assess(analyse_query("台积电2024年的营收是多少？"), sample, "default").declines
+    # 营收 read as one word (posseg alone cut 营 / 收), and 营业收入 given by its synonym's label
+    for asked in ("台积电2024年营收是多少？", "台积电2024年的营业收入是多少？"):
+        assert not assess(analyse_query(asked), sample, "default").declines, asked
 
 
 def test_a_year_outside_the_tables_and_an_absent_metric_are_declined(sample: Library) -> None:

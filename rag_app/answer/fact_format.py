@@ -3,13 +3,17 @@ the scale a cell is written in."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag_app.facts.cells import Fact, source_scale
 from rag_app.models import Chunk
+from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.scales import stated_exponent
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
+# A label's own unit, in brackets at its end, in a Chinese report's words or a percent sign
+_OWN_UNIT = re.compile(rf"[（(][^（()）]*[{CJK_UNIFIED}%％][^（()）]*[)）]\s*$")
 
 
 def written(number: float) -> str:
@@ -37,7 +41,16 @@ def power_of_ten(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) 
 
 
 def cell_scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) -> str:
-    return fact.scale or source_scale(source, sources)
+    """The scale of a cell: its own, else the one its row or column label states ("（百万元）"
+    million); a label with a unit of its own ("营业收入（亿元）", "产能利用率（%）") borrows none
+    from the sources near it; else its source's."""
+    if fact.scale:
+        return fact.scale
+    labels = (fact.metric, fact.column)
+    own = next((e for label in labels if (e := stated_exponent(label))), 0)
+    if own or any(_OWN_UNIT.search(label) for label in labels):
+        return {3: "thousand", 6: "million", 9: "billion"}.get(own, "")
+    return source_scale(source, sources)
 
 
 def shared_head(labels: list[str]) -> tuple[str, list[str]]:

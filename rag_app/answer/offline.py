@@ -54,7 +54,7 @@ from rag_app.answer.stated_values import stated_value_lines
 from rag_app.answer.values import label_named, sources_subjects, value_lines
 from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
-from rag_app.text.analyzer import match_terms
+from rag_app.text.analyzer import loose_pairs, match_terms
 from rag_app.text.aspects import off_question, source_subject
 from rag_app.text.coined import coined_names, document_texts, naming_documents
 from rag_app.text.subjects import named_subjects, names_company, written_part
@@ -206,9 +206,11 @@ class ExtractiveAnswerer:
         question_lower = f"{question} {synonyms}".lower()
 
         scored: list[ScoredSentence] = []
+        # a word jieba does not know, two characters it leaves alone (占比), weighs as a word
+        pairs = loose_pairs(question) & q_bigrams
         for cand in candidates:
-            matched_words = sorted(q_words & cand.words)
-            matched_bigrams = sorted(q_bigrams & cand.bigrams)
+            matched_words = sorted(q_words & cand.words | pairs & cand.bigrams)
+            matched_bigrams = sorted((q_bigrams - pairs) & cand.bigrams)
             # Enough overlap to quote: a shared word, or two shared bigrams (a name jieba cut
             # differently in the question and in the text); the figure asked about needs none.
             pointed = (figures is not None and figures.about_pointed(cand)) or (

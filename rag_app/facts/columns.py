@@ -9,14 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rag_app.facts.cells import Fact, in_percent, table_facts, table_parts
+from rag_app.facts.labels import names_label, unit_asked
 from rag_app.facts.lookup import (
     AskedFact,
     _columns,
-    _named,
     _order,
     _place,
     _rows_named,
-    _unit_asked,
     asked_cells,
     asked_facts,
     period_words,
@@ -124,7 +123,7 @@ def _column_named(label: str, question: str, words: frozenset[str]) -> bool:
     last = label.split(" / ")[-1]
     core = UNIT.sub("", last).strip() or last
     bare = PERIOD_SPAN.sub("", core).strip()
-    return bool(_named(core, question, words) or (bare and _named(bare, question, words)))
+    return bool(names_label(core, question, words) or (bare and names_label(bare, question, words)))
 
 
 def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> list[AskedFact]:
@@ -140,7 +139,7 @@ def ranked_cells(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> 
         facts = table_facts(chunks[item.source])
         labels = {f.col: f.column for f in facts if f.number is not None}
         named = {c for c, label in labels.items() if _column_named(label, question, words)}
-        named = named or {c for c, label in labels.items() if _unit_asked(label, question)}
+        named = named or {c for c, label in labels.items() if unit_asked(label, question)}
         named -= {c for c in named if is_ordinal([f.value for f in facts if f.col == c])}  # 排名
         row = next((f.row for f in facts if item.name in (f.metric, f.value)), None)
         cell = next(

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rag_app.facts.cells import Fact, in_percent, table_facts
+from rag_app.facts.labels import named_columns, names_label, of_company, unit_asked
 from rag_app.facts.rows import (
     UNIT,
     amount_columns,
@@ -19,7 +20,6 @@ from rag_app.facts.rows import (
     by_row_and_group,
     class_at,
     classes_named,
-    coined_words,
     label_core,
     labelled_total,
     month_columns,
@@ -56,28 +56,6 @@ class AskedFact:
     fact: Fact
 
 
-def _named(label: str, question_lower: str, words: frozenset[str]) -> int:
-    """How many words of ``label`` the question names, all of them or 0 (a sub-item's lead-in,
-    "其中：", aside)."""
-    label = label_core(label)
-    lowered = label.lower().strip()
-    terms = match_terms(label)[0]
-    # a volume named by its verb (销售生猪 of 生猪销售量): its 量 aside, the verb is the label's
-    terms = terms - {w for w in terms if w.endswith("量") and w[:-1] in terms}
-    if len(lowered) >= 2 and lowered in question_lower:
-        return max(1, len(terms))
-    label_words = {w for w in terms if not w.isdigit()}
-    if any(r not in question_lower for r in coined_words(lowered, terms)):
-        return 0  # 桩工机械 is not named by 机械 alone
-    return len(label_words) if label_words and label_words <= words else 0
-
-
-def _unit_asked(label: str, question: str) -> bool:
-    """Whether the question writes the unit a label ends with ("多少百万元" of "金额（百万元）")."""
-    unit = UNIT.search(label)
-    return unit is not None and unit.group()[1:-1].strip().lower() in question
-
-
 def _columns(
     facts: Sequence[Fact], years: list[str], question: str, words: frozenset[str]
 ) -> set[int]:
@@ -92,29 +70,17 @@ def _columns(
             dated = distinct_years(label)
             if (len(dated) == 1 if every else set(dated) & set(years)) and c in numeric:
                 by_year.setdefault(dated[0] if len(dated) == 1 else label, set()).add(c)
-        named = _named_columns(labels, question, words)
+        named = named_columns(labels, question, words)
         # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")
         return {c for cols in by_year.values() for c in amount_columns(cols, facts, named)}
     if (by_month := month_columns(labels, question)) is not None:  # 10月, 去年10月
         return by_month & numeric
-    named = {c for c, label in labels.items() if label and _named(label, question, words)}
-    named = named or _named_columns(labels, question, words) & numeric  # 业务量 of 10月业务量
+    named = {c for c, label in labels.items() if label and names_label(label, question, words)}
+    named = named or named_columns(labels, question, words) & numeric  # 业务量 of 10月业务量
     if named:
         return named
     picked = amount_columns(numeric, facts, set())  # the one column of amounts
     return picked if len(picked) == 1 else set()
-
-
-def _named_columns(labels: dict[int, str], question: str, words: frozenset[str]) -> set[int]:
-    """The columns whose label, its periods and unit aside, the question names ("占比" of
-    "2024年 / 占比（%）")."""
-    named = set()
-    for c, label in labels.items():
-        parts = [UNIT.sub("", PERIOD_SPAN.sub(" ", p)).strip() for p in label.split(" / ")]
-        rest = " ".join(p for p in parts if p)
-        if rest and _named(rest, question, words):
-            named.add(c)
-    return named
 
 
 def period_words(chunk: Chunk) -> str:
@@ -146,23 +112,23 @@ def _rows_named(
     are named alike; none when it names none. With how many words it names them."""
     if not facts:
         return set(), 0
-    scores = {m: _named(m, question, words) for m in {f.metric for f in facts}}
+    scores = {m: names_label(m, question, words) for m in {f.metric for f in facts}}
     best = max(scores.values(), default=0)
     if not best:  # a unit the label ends with need not be named ("营业收入（亿美元）")
-        scores = {m: _named(UNIT.sub("", m).strip() or m, question, words) for m in scores}
+        scores = {m: names_label(UNIT.sub("", m).strip() or m, question, words) for m in scores}
         best = max(scores.values(), default=0)
     if not best:  # a merged header's group or leaf names it (营业收入 / 金额, 盈利能力 / 毛利率)
         ends = {m: (m.split(" / ")[0], UNIT.sub("", m.split(" / ")[-1])) for m in scores}
-        scores = {m: max(_named(p, question, words) for p in ends[m]) for m in scores}
+        scores = {m: max(names_label(p, question, words) for p in ends[m]) for m in scores}
         best = max(scores.values(), default=0)
     if not best and (lead := shared_lead([UNIT.sub("", m) for m in scores])):  # 速运物流…
-        scores = {m: _named(m[len(lead) :], question, words) for m in scores}
+        scores = {m: names_label(m[len(lead) :], question, words) for m in scores}
         best = max(scores.values(), default=0)
     if not best:
         return set(), 0
     rows = {f.row for f in facts if scores[f.metric] == best}
     if len(rows) > 1:  # named alike (营业收入 / 金额（百万元）, / 同比（%）): the unit asked
-        in_unit = {f.row for f in facts if f.row in rows and _unit_asked(f.metric, question)}
+        in_unit = {f.row for f in facts if f.row in rows and unit_asked(f.metric, question)}
         rows = in_unit if len(in_unit) == 1 else rows
     if len(rows) > 1:  # a quantity named alone, of its sub-rows (合计, 其中：外贸): its total
         total = {
@@ -205,22 +171,24 @@ def asked_cells(
     question = query.text.lower()
     words = frozenset(w for w in query.terms.words if not w.isdigit())
     years = list(years) if years is not None else find_years(query.text)
-    named: list[tuple[int, int, int, Sequence[Fact], set[int]]] = []
+    named: list[tuple[int, int, int, Sequence[Fact], set[int], list[str]]] = []
     for number, table, stated in tables:
         facts = _in_period(by_row_and_group(table) if best_first else table, stated, part)
         rows, score = _rows_named(facts, question, words)
         whole = any(bare_label(f.metric).lower() in question for f in facts if f.row in rows)
         if rows:  # else a row the question writes whole (清洗设备) before one named by its words
-            named.append(
-                (-score if best_first else int(not whole), len(named), number, facts, rows)
-            )
+            key = -score if best_first else int(not whole)
+            named.append((key, len(named), number, facts, rows, find_years(stated)))
     # best first: the table naming the row with the most words ("沧澜新能 营业收入" of companies
     # by metric, before a ranking's "沧澜新能"), else the sources' order; of several years, the
     # table giving most (2025-2027年毛利率: a forecast's 2025E-2027E, not 2025Q1-Q3)
     several = len(set(years) - {EVERY_YEAR}) >= 2
     picked: tuple[int, list[AskedFact]] = (-1, [])
-    for _, _, number, facts, rows in sorted(named, key=lambda t: t[:2]):
+    metric = bool(query.name) and any(s.kind == "metric" for s in query.spans())
+    for _, _, number, facts, rows, table_years in sorted(named, key=lambda t: t[:2]):
         columns = _of_class(facts, _columns(facts, years, question, words), query.text)
+        if metric and all(f.metric.strip() == query.name for f in facts if f.row in rows):
+            columns = of_company(facts, columns, question, words, set(years) <= set(table_years))
         found = [f for f in facts if f.row in rows and f.col in columns and f.number is not None]
         labels = {f.column for f in found}
         if len(rows) > 1 and len({(f.column, f.value) for f in found}) != len(labels):
@@ -266,7 +234,7 @@ def entity_facts(
             if years and not set(dated) & set(years):
                 continue
             label = PERIOD_SPAN.sub("", fact.column).strip()
-            if label and _named(UNIT.sub("", label).strip() or label, question, words):
+            if label and names_label(UNIT.sub("", label).strip() or label, question, words):
                 found[(fact.row, fact.col)] = fact
         if len(found) == 1:
             return [AskedFact(number, next(iter(found.values())))]
@@ -299,7 +267,7 @@ def asked_pair(
     labelled = [
         (n, c)
         for n, c in sources
-        if _named_columns({f.col: f.column for f in table_facts(c)}, question, words)
+        if named_columns({f.col: f.column for f in table_facts(c)}, question, words)
     ]
     singles: list[AskedFact] = []  # one cell named, its whole not in its table
     for number, chunk in labelled + [s for s in sources if s not in labelled]:
@@ -308,7 +276,7 @@ def asked_pair(
         named = {
             m
             for m in {f.metric for f in facts}
-            if _named(m, question, words) or _named(bare_label(m), question, words)
+            if names_label(m, question, words) or names_label(bare_label(m), question, words)
         }
         # of labels named alike, the most specific ("Total costs", not "Total"); for a share,
         # unless it writes both whole (个人定期存款 of 个人存款; not 桩工机械 by 机械 alone)
@@ -365,7 +333,9 @@ def asked_rows(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> li
     order = _order(query.text)
     for number, chunk in sources:
         facts = _of_period(chunk, part)
-        named = most_specific({m for m in {f.metric for f in facts} if _named(m, question, own)})
+        named = most_specific(
+            {m for m in {f.metric for f in facts} if names_label(m, question, own)}
+        )
         named = {m for m in named if not labelled_total(m)}
         if len(named) < 2:
             continue

@@ -142,7 +142,41 @@ def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     _segmenter()
     import jieba.posseg as posseg
 
-    return tuple((pair.word, pair.flag) for pair in posseg.cut(text))
+    pairs = [(pair.word, pair.flag) for pair in posseg.cut(text)]
+    return tuple(_as_cut(pairs, cut(text)))
+
+
+def _content(tags: list[str]) -> bool:
+    """Whether tagged parts make a content word: a noun among nouns, verbs and adjectives."""
+    return any(t[0] == "n" for t in tags) and all(t[0] in "nva" for t in tags)
+
+
+def _as_cut(pairs: list[tuple[str, str]], words: list[str]) -> list[tuple[str, str]]:
+    """posseg's tagged words joined where ``cut`` keeps one word that posseg's own model splits
+    (营收 of "营收是多少" tagged 营 n, 收 v): one reading of the words for every stage. Only a noun
+    made of content words is joined (not 比上 of "比上年末"), of two characters: a longer word jieba's
+    model guesses may glue a verb on (占营收). It takes its first noun's tag."""
+    ends, at = {}, 0
+    for word in words:
+        ends[at] = at + len(word)
+        at += len(word)
+    out: list[tuple[str, str]] = []
+    at = i = 0
+    while i < len(pairs):
+        end, j, reach = ends.get(at, -1), i, at
+        while j < len(pairs) and reach < end:
+            reach += len(pairs[j][0])
+            j += 1
+        tags = [t for _, t in pairs[i:j]]
+        if j - i == 2 and reach == end == at + 2 and _content(tags):
+            tag = next(t for t in tags if t[0] == "n")
+            out.append(("".join(w for w, _ in pairs[i:j]), tag))
+            i, at = j, end
+            continue
+        out.append(pairs[i])
+        at += len(pairs[i][0])
+        i += 1
+    return out
 
 
 def cjk_bigrams(text: str, stop_chars: frozenset[str] = BIGRAM_STOP_CHARS) -> set[str]:
@@ -209,6 +243,17 @@ def match_terms(text: str) -> tuple[set[str], set[str]]:
     words.update(period_tokens(text))
     words.update(year for w in list(words) if (year := labelled_year(w)))
     return words, cjk_bigrams(text) - QUESTION_STOPWORDS_ZH
+
+
+def loose_pairs(text: str) -> set[str]:
+    """Two Chinese characters jieba leaves alone side by side, of ``text``'s bigrams (no function
+    character): a word its dictionary lacks (占比 of 收入占比, cut 占 / 比)."""
+    pairs, single = set(), ""
+    for token in cut(text):
+        if single and len(token) == 1 and _CJK_CHAR.match(token):
+            pairs.add(single + token)
+        single = token if len(token) == 1 and _CJK_CHAR.match(token) else ""
+    return pairs & (cjk_bigrams(text) - QUESTION_STOPWORDS_ZH)
 
 
 @dataclass(frozen=True)

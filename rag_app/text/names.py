@@ -153,8 +153,8 @@ def _is_clause(span: str) -> bool:
     count = words[0][1] == "m" and len(words[0][0]) >= 2 and not words[0][0].isdigit()
     if count and (len(words) == 1 or words[1][1] == "v"):
         return True  # a count alone or what so many are: 两家, 四家可比 (公司); not 三只松鼠
-    if len(words) < 2:
-        return False
+    if len(words) < 2:  # one word: a verb, adjective or time the dictionary holds (预测, 全年)
+        return words[0][1] in ("v", "vn", "a", "ad", "d", "t") and in_dictionary(words[0][0])
     if _starts_with_verb(span) or (
         all(t in ("n", "v") for _, t in words) and any(t == "v" for _, t in words[1:-1])
     ):

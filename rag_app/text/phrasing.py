@@ -50,6 +50,18 @@ def asks_for_superlative(question: str) -> bool:
     return _SUPERLATIVE.search(question) is not None
 
 
+# Which period: 哪一年, 哪个季度, 哪几个月, "which quarter", "in which year".
+_WHICH_PERIOD = re.compile(
+    r"哪\s*(?:一|个|几个)?\s*(?:年|季度|季|个月|月|期)|\bwhich\s+(?:years?|quarters?|months?|periods?)\b",
+    re.I,
+)
+
+
+def asks_which_period(question: str) -> bool:
+    """Whether ``question`` asks which period (哪个季度, "which year"): a period answers it."""
+    return _WHICH_PERIOD.search(question) is not None
+
+
 def asks_for_list(question: str) -> bool:
     """Whether ``question`` asks for a list of things ("中芯国际的产线有哪些？", "What are the
     segments of revenue?", "Which fabs does SMIC have?") rather than one value or the one that

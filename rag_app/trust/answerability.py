@@ -233,11 +233,13 @@ def _mentioned_scope(
     # a Chinese question's words; an English one's finance terms in their Chinese synonyms
     if (cjk_share(question) or 0) >= 0.5:
         # a modifier alone (预测, 预计) says which column (2025E), not which row
-        words = [w for w in content_words(question, asked) if strip_modifiers(w)]
+        asks = content_words(question, asked)
+        words = [w for w in asks if strip_modifiers(w)]
         # what is worked out (年均复合增长率) is named after the metric it is worked out of:
         # the words up to a label the mention gives are what it must give
         ends = range(len(words), 0, -1) if worked else (len(words),)
-        giving = [m for m in mentions if any(gives(m, words[:k]) for k in ends)]
+        alone = len(asks) == len(asked) == 1  # 营收 asked, no place (欧洲) nor segment besides
+        giving = [m for m in mentions if any(gives(m, words[:k], alone) for k in ends)]
         giving += [m for m in mentions if m not in giving and _counts_asked(m, question)]
         # a table's row gives the years its columns name (2024年营业收入), not another's
         years = find_years(question)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from rag_app.index.library import Snapshot
 from rag_app.text.sentences import split_sentences
+from rag_app.text.synonyms import FINANCE_SYNONYMS
 from rag_app.text.tables import TableTooLarge, column_labels, parse_table
 
 
@@ -63,9 +64,10 @@ def mention_context(snap: Snapshot, doc_ids: Sequence[str], name: str) -> list[M
     return out
 
 
-def gives(mention: Mention, words: Sequence[str]) -> bool:
+def gives(mention: Mention, words: Sequence[str], alone: bool = False) -> bool:
     """Whether ``mention`` gives what a question asks for, read as its content ``words``: each
-    written there, and the last one, the phrase's head, a label's ending in a table."""
+    written there, and the last one, the phrase's head, a label's ending in a table; ``alone``,
+    the question asking nothing else, the head's finance synonym too (营业收入 of "2024年营收")."""
     if not words:
         return True
     where = (mention.text + "\n" + "\n".join(mention.labels)).lower()
@@ -74,8 +76,10 @@ def gives(mention: Mention, words: Sequence[str]) -> bool:
         return any(w.lower() in where for w in words)
     if not all(w.lower() in where for w in words[:-1]):
         return False
-    head = words[-1].lower()
-    return any(ends_with(bare_label(label), head) for label in mention.labels)
+    head = words[-1].lower()  # or, ``alone`` (nothing else asked), its finance synonym
+    synonyms = FINANCE_SYNONYMS.expand(head) if alone else []
+    heads = [head, *(t for t in synonyms if not t.isascii())]
+    return any(ends_with(bare_label(label), h) for label in mention.labels for h in heads)
 
 
 def ends_with(label: str, head: str) -> bool:

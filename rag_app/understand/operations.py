@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import cut
+from rag_app.text.phrasing import asks_for_superlative, asks_which_period
 
 MODEL_PATH = Path(__file__).with_name("data") / "operations.json"
 EMBEDDING_MODEL_PATH = Path(__file__).with_name("data") / "operations_embedding.json"
@@ -196,6 +198,19 @@ def asked_operation(
             model = load_model()
     if model is None:
         return Operation("span", 0.0)
-    probabilities = model.probabilities(question, vector, encoder)
+    probabilities = _of_periods(question, model.probabilities(question, vector, encoder))
     name, second = sorted(probabilities, key=probabilities.__getitem__, reverse=True)[:2]
     return Operation(name, probabilities[name], second)
+
+
+def _of_periods(question: str, probabilities: dict[str, float]) -> dict[str, float]:
+    """A question asking which period stands out ("2024年哪个季度毛利率最低") is answered by a
+    period: of the model's readings only the largest or the smallest period's cell, as it
+    weighs the two, when it gives them weight at all (a year before it leans it to a change)."""
+    extremes = ("year_max", "year_min")
+    weight = sum(probabilities.get(name, 0.0) for name in extremes)
+    if weight < OfflineSettings.period_extremes_weight or not (
+        asks_which_period(question) and asks_for_superlative(question)
+    ):
+        return probabilities
+    return {k: (v / weight if k in extremes else 0.0) for k, v in probabilities.items()}

@@ -148,3 +148,13 @@ def test_an_average_of_no_rows_named_is_the_one_the_comparables_table_states() -
     )
     lines = fact_value_lines(_as("可比公司2026年PE的均值是多少倍？", "average"), [own, comps])
     assert lines and lines[0].startswith("平均值 PE（倍） / 2026E：19.4")
+
+
+def test_a_companys_row_in_a_ranking_gives_only_what_its_columns_name() -> None:
+    # the ranking's 2024年销量 is no 营业收入: the forecast's row answers
+    revenue = fact_value_lines(_as("岱山重工2024年营业收入是多少？", "span"), [_RANKING, _FORECAST])
+    assert revenue and "41,187" in revenue[0] and "27,122" not in revenue[0]
+    # an undated column of a ranking dated by its caption, in the year asked only
+    share = fact_value_lines(_as("岱山重工2024年市场份额是多少？", "span"), [_RANKING])
+    assert share and share[0].startswith("岱山重工 市场份额（%）：26.8")
+    assert not fact_value_lines(_as("岱山重工2023年市场份额是多少？", "span"), [_RANKING])

@@ -9,9 +9,11 @@ from rag_app.text.analyzer import (
     cjk_bigrams,
     cut,
     index_tokens,
+    loose_pairs,
     match_terms,
     question_terms,
     stem,
+    tagged,
 )
 from rag_app.text.periods import period_tokens
 from rag_app.understand.analysis import analyse_query
@@ -94,3 +96,19 @@ def test_acronym_plurals_meet_their_possessive() -> None:
     words, _ = match_terms("non-vested RSUs")
     assert "rsu" in words
     assert "rsu" in match_terms("The following table summarizes RSU’s activity")[0]
+
+
+def test_two_characters_jieba_leaves_alone_side_by_side_are_a_word_it_lacks() -> None:
+    # 占比 is cut 占 / 比: the offline answer weighs it as a word, not as a bigram only, or
+    # sentences sharing only 收入 and 消费电子 outscore the one giving the share
+    assert loose_pairs("中芯国际2024年消费电子收入占比是多少？") == {"占比"}
+    assert "比是" not in loose_pairs("收入占比是多少")  # a function character is no part of one
+    # a label's words stay as matched before: 本年累计 is named by 累计 (本 / 年 no word of it)
+    assert match_terms("本年累计")[0] == {"累计"}
+
+
+def test_words_are_tagged_as_cut_where_posseg_splits_a_noun() -> None:
+    # posseg's own model splits 营收 into 营 n + 收 v, so a question's content word was 营 alone
+    assert ("营收", "n") in tagged("台积电2024年营收是多少？")
+    # a preposition and a direction are not joined into a word (比上 of 比上年末)
+    assert [w for w, _ in tagged("比上年末下降了多少？")][:2] == ["比", "上"]

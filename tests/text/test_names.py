@@ -195,6 +195,13 @@ def test_the_clause_naming_the_source_is_told_from_what_is_asked(
     [
         ("排名前三的晶圆代工厂是哪几家？", ""),  # starts with a verb of the dictionary
         ("锐拓科技2023年末的资产负债率是多少？", "锐拓科技"),  # a brand jieba guesses a verb
+        # one word of the dictionary, a verb, adjective or time, before the metric: no name
+        ("2025年预测净利润是多少？", ""),
+        ("预计2025年营收是多少？", ""),
+        ("累计营收是多少？", ""),
+        ("格力2024年营收是多少？", "格力"),
+        ("华虹2024年营收是多少？", "华虹"),
+        ("新希望2024年营收是多少？", "新希望"),
     ],
 )
 def test_a_run_starting_with_a_verb_is_no_name_unless_jieba_guessed_it(

@@ -125,3 +125,29 @@ def test_the_shipped_model_reads_the_real_encoders_embedding(
 ) -> None:  # type: ignore[no-untyped-def]
     assert reads_embedding(real_embedder.name)
     assert analyse_query(question, embedder=real_embedder).operation.name == operation
+
+
+def test_which_period_stands_out_is_read_as_the_largest_or_the_smallest() -> None:
+    # a model leaning to a change (a year before "哪个季度"), the smallest period second
+    model = OperationModel(
+        ("span", "diff", "year_max", "year_min"),
+        {},
+        (),
+        (0.0, 0.0, 0.0, 0.0),
+        "e5",
+        2.0,
+        ((0.0, 0.0), (1.0, 0.0), (-3.0, 0.0), (0.7, 0.0)),
+    )
+    ahead = np.array([1.0, 0.0], dtype=np.float32)
+    assert model.probabilities("?", ahead, "e5")["diff"] > 0.5
+    lowest = asked_operation("中芯国际2024年哪个季度毛利率最低？", model, ahead, "e5")
+    assert lowest.name == "year_min" and lowest.confidence > 0.99
+    # not asking which period, or not which stands out: the model's reading stands
+    assert asked_operation("2024年毛利率比上年下降了多少？", model, ahead, "e5").name == "diff"
+    assert asked_operation("2024年哪个季度的毛利率是20.5%？", model, ahead, "e5").name == "diff"
+    # the model giving the two extremes no weight: no opinion to follow
+    flat = OperationModel(
+        ("span", "year_max", "year_min"), {}, (), (0.0, 0.0, 0.0), "e5", 2.0,
+        ((5.0, 0.0), (-5.0, 0.0), (-5.0, 0.0)),
+    )  # fmt: skip
+    assert asked_operation("Which quarter had the lowest margin?", flat, ahead, "e5").name == "span"
