@@ -206,8 +206,8 @@ class ExtractiveAnswerer:
         question_lower = f"{question} {synonyms}".lower()
 
         scored: list[ScoredSentence] = []
-        # a word jieba does not know, two characters it leaves alone (占比), weighs as a word
-        pairs = loose_pairs(question) & q_bigrams
+        # two characters the question means as a word match one written inside a longer word
+        pairs = loose_pairs(question) & (q_words | q_bigrams)
         for cand in candidates:
             matched_words = sorted(q_words & cand.words | pairs & cand.bigrams)
             matched_bigrams = sorted((q_bigrams - pairs) & cand.bigrams)

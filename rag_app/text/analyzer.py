@@ -246,13 +246,16 @@ def match_terms(text: str) -> tuple[set[str], set[str]]:
 
 
 def loose_pairs(text: str) -> set[str]:
-    """Two Chinese characters jieba leaves alone side by side, of ``text``'s bigrams (no function
-    character): a word its dictionary lacks (占比 of 收入占比, cut 占 / 比)."""
+    """Pairs of Chinese characters ``text`` means as words, which a passage may write inside a
+    longer word: its words of two (占率, of 市占率 elsewhere: "的市占率" is cut 的 / 市 / 占率), and
+    two characters jieba leaves alone side by side (占比 of 收入占比, cut 占 / 比, a word its
+    dictionary lacks); of its bigrams (no function character)."""
     pairs, single = set(), ""
     for token in cut(text):
-        if single and len(token) == 1 and _CJK_CHAR.match(token):
-            pairs.add(single + token)
-        single = token if len(token) == 1 and _CJK_CHAR.match(token) else ""
+        alone = len(token) == 1 and _CJK_CHAR.match(token) is not None
+        if (single and alone) or (len(token) == 2 and _CJK_CHAR.match(token)):
+            pairs.add(single + token if alone else token)
+        single = token if alone else ""
     return pairs & (cjk_bigrams(text) - QUESTION_STOPWORDS_ZH)
 
 

@@ -318,8 +318,14 @@ def _placed(name: str, subject: Piece | None, known: Known) -> str:
         if head is None and new is None:
             return name
         owner = head.name if head is not None else subject.head
-    elif head is not None and head.owner and new is not None and new.owner == head.owner:
-        owner = head.owner  # 宁德时代, whose report names 宁德车里湾基地 and 宜宾基地
+    elif (
+        head is not None
+        and head.owner
+        and new is not None
+        and new.owner == head.owner
+        and head.name.startswith(head.owner[:2])
+    ):
+        owner = head.owner  # 宁德车里湾基地, 宜宾基地 of 宁德时代; not 台积电, 三星 it ranks
     else:
         return name
     return name if name.startswith(owner[:2]) else owner + name

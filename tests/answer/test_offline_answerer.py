@@ -799,3 +799,17 @@ def test_quotes_keep_to_the_report_a_latin_name_written_alone_names():
     query = analyse_query("Orvella上半年净利润多少？", companies=companies)
     text = ExtractiveAnswerer().answer_text(query, [(1, other), (2, call)], "zh")
     assert "48.1" in text and "1.40" not in text
+
+
+def test_a_word_cut_apart_in_the_question_still_meets_it_in_a_row():
+    # "的市占率" is cut 的 / 市 / 占率, "市占率（%）" is one word: the ranking row still answers
+    html = (
+        "<table><tr><th>排名</th><th>厂商</th><th>市占率（%）</th></tr>"
+        "<tr><td>1</td><td>台积电</td><td>64.9</td></tr>"
+        "<tr><td>3</td><td>中芯国际</td><td>5.9</td></tr></table>"
+    )
+    chunk = Chunk("r", "d", "table", "", "", (0,), table_html=html, header_rows=1)
+    # the report is the company's: its name decides nothing, 市占率 must
+    query = analyse_query("中芯国际的市占率是多少？", companies={"d": ("中芯国际",)})
+    answer = ExtractiveAnswerer().answer_text(query, [(1, chunk)])
+    assert "排名: 3; 厂商: 中芯国际; 市占率（%）: 5.9 [Source 1]" in answer

@@ -101,8 +101,10 @@ def test_acronym_plurals_meet_their_possessive() -> None:
 def test_two_characters_jieba_leaves_alone_side_by_side_are_a_word_it_lacks() -> None:
     # 占比 is cut 占 / 比: the offline answer weighs it as a word, not as a bigram only, or
     # sentences sharing only 收入 and 消费电子 outscore the one giving the share
-    assert loose_pairs("中芯国际2024年消费电子收入占比是多少？") == {"占比"}
+    assert "占比" in loose_pairs("中芯国际2024年消费电子收入占比是多少？")
     assert "比是" not in loose_pairs("收入占比是多少")  # a function character is no part of one
+    # a word of two that a passage writes inside a longer one: "的市占率" is cut 的 / 市 / 占率
+    assert "占率" in loose_pairs("中芯国际的市占率是多少？")
     # a label's words stay as matched before: 本年累计 is named by 累计 (本 / 年 no word of it)
     assert match_terms("本年累计")[0] == {"累计"}
 
