@@ -165,3 +165,17 @@ def test_a_shares_whole_named_in_general_words_is_no_missing_metric(
     assert only_mentioned.declines and only_mentioned.gaps[0].kind == "mentioned"
     # a statement term the note never writes is still declined, in Chinese as in English
     assert assess(analyse_query("沐溪食品2025年前三季度存货是多少？"), library, "default").declines
+
+
+def test_a_company_asked_beside_the_subject_is_said_not_refused(sample: Library) -> None:
+    absent = assess(analyse_query("中芯国际和宁德时代2024年的营收分别是多少？"), sample, "default")
+    assert not absent.declines and [g.kind for g in absent.gaps] == ["subject"]
+    assert absent.note() == "库中没有宁德时代的报告；现有：中芯国际。"
+    # only a row of the report's ranking, which gives no 产能利用率
+    ranked = "中芯国际和华虹集团2024年的产能利用率分别是多少？"
+    mentioned = assess(analyse_query(ranked), sample, "default")
+    assert not mentioned.declines and [g.kind for g in mentioned.gaps] == ["mentioned"]
+    # the ranking gives 台积电's 2024年营收: nothing missing
+    assert not assess(analyse_query("中芯国际和台积电2024年的营收分别是多少？"), sample, "default").gaps
+    # a place the report does not write, asked of the subject, still leaves nothing to answer
+    assert assess(analyse_query("中芯国际在越南的营收是多少？"), sample, "default").declines

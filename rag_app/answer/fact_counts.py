@@ -18,6 +18,7 @@ from rag_app.text.periods import (
     counts_rows,
     distinct_years,
     find_years,
+    is_whole_year_label,
     quarter_of,
 )
 from rag_app.understand.analysis import QueryAnalysis
@@ -117,19 +118,28 @@ def which_years(
     if len(cells) < 2 or len({(a.source, a.fact.row) for a in asked}) != 1:
         return ""
     source, first = asked[0].source, asked[0].fact
-    shown = "; ".join(f"{year} {fact.value}" for year, fact in cells.items())
+    # each year as its column writes it, a forecast's E kept ("预测值 / 2026E": 2026E)
+    named = {y: _as_labelled(y, f.column) for y, f in cells.items()}
+    shown = "; ".join(f"{named[year]} {fact.value}" for year, fact in cells.items())
     if operation == "years":
-        answer = "; ".join(cells)
+        answer = "; ".join(named.values())
         word = kind[0] if lang == "en" else kind[1]
     else:
         pick = max if operation == "year_max" else min
-        answer = pick(cells, key=lambda y: float(cells[y].number or 0.0))
+        answer = named[pick(cells, key=lambda y: float(cells[y].number or 0.0))]
         most = {"year_max": ("largest in", "最高"), "year_min": ("smallest in", "最低")}[operation]
         word = most[0] if lang == "en" else most[1] + kind[1]
     head = (
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )
     return fact_line(head, answer, "", source, lang)
+
+
+def _as_labelled(year: str, column: str) -> str:
+    """A year as its column writes it when a letter marks it actual or forecast (2026E of
+    "预测值 / 2026E"); else the year (a quarter's column keys by its own label)."""
+    last = column.rpartition(" / ")[2]
+    return last if last[:4] == year and is_whole_year_label(last, year) else year
 
 
 def _quarters_of_years(

@@ -19,6 +19,7 @@ from rag_app.answer.values import asks_of, in_view, shown_name, sources_subjects
 from rag_app.models import Chunk
 from rag_app.text.aspects import is_quantity, metric_group
 from rag_app.text.periods import find_years
+from rag_app.text.phrasing import asks_which_period
 from rag_app.text.sentences import split_clauses
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -72,8 +73,9 @@ def stated_value_lines(
 
 
 def _part_of_year(query: QueryAnalysis) -> bool:
-    """Whether the question asks a quarter, half or month ("2024年第三季度", "2024年12月")."""
-    if query.asks_part_of_year:
+    """Whether the question asks a quarter, half or month ("2024年第三季度", "2024年12月"), or
+    which of them ("Which quarter of 2024…")."""
+    if query.asks_part_of_year or asks_which_period(query.text):
         return True
     return any(_PART.search(p) for p in query.aspects().periods)
 

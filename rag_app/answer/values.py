@@ -12,6 +12,7 @@ from rag_app.models import Chunk
 from rag_app.text.analyzer import in_dictionary, match_terms
 from rag_app.text.language import CJK_CLASS
 from rag_app.text.periods import find_years
+from rag_app.text.phrasing import asks_which_period
 from rag_app.text.subjects import (
     document_subjects,
     names_company,
@@ -148,9 +149,10 @@ def value_lines(
     years = set(find_years(question))
     if query.reference("image"):  # asked about a figure, not a table's row
         return [], chosen
-    if len(years) != 1 or query.asks_part_of_year:
-        # several years, or a quarter ("2024Q1") or half: a whole-year row's cell
-        return [], chosen  # would not be the answer
+    if len(years) != 1 or query.asks_part_of_year or asks_which_period(question):
+        # several years, a quarter ("2024Q1") or half, or which quarter of it: a whole-year
+        # row's cell would not be the answer
+        return [], chosen
     year = years.pop()
     terms = query.terms
     question_lower = f"{question} {terms.synonyms}".lower()

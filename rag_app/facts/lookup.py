@@ -64,11 +64,12 @@ def _columns(
     numeric = {f.col for f in facts if f.number is not None}
     labels = {f.col: f.column for f in facts}  # one label a column: read each once
     if years:
-        every = list(years) == [EVERY_YEAR]
+        every, part = list(years) == [EVERY_YEAR], names_part_of_year(question)
         by_year: dict[str, set[int]] = {}
         for c, label in labels.items():
-            dated = distinct_years(label)
-            if (len(dated) == 1 if every else set(dated) & set(years)) and c in numeric:
+            dated = distinct_years(label)  # a year's own column, not a quarter of one unasked
+            whole = len(dated) == 1 and (part or not names_part_of_year(label))
+            if (whole if every else set(dated) & set(years)) and c in numeric:
                 by_year.setdefault(dated[0] if len(dated) == 1 else label, set()).add(c)
         named = named_columns(labels, question, words)
         # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")

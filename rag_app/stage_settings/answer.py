@@ -61,12 +61,6 @@ class OfflineSettings:
     # 1.0, set from the shipped model: 复合增长率 3.2 and CAGR 2.0 toward cagr, 均值 2.2 toward
     # average, 比值 1.0 toward divide; 毛利率 0.5 and 存货 0 (it has no weights) toward none.
     operation_term_lean: float = 1.0
-    # A question asking which period stands out ("2024年哪个季度毛利率最低") is read as the
-    # largest or the smallest period's cell, whichever the model weighs more, when it gives the
-    # two together at least ``period_extremes_weight``. 0.05, set from the sample's questions:
-    # a year before "哪个季度" leans the model to a change (diff 0.43, the smallest 0.30); below
-    # 0.05 ("Which quarter of 2024 had the lowest gross margin?": 0.0000) it has no opinion.
-    period_extremes_weight: float = 0.05
     # A question about a figure ("图3显示的趋势", "哪一年增速最高") prefers the description's
     # sentence stating the trend or naming the year asked over the axis and legend sentences,
     # by ``figure_bonus`` (a share of the largest idf, as the other bonuses); the figure the

@@ -72,6 +72,8 @@ from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
 _WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
+# What joins two names asked in parallel: 中芯国际和宁德时代, "SMIC and CATL".
+_AND = frozenset({"和", "与", "及", "以及", "、", "跟", "and", ","})
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
@@ -96,6 +98,7 @@ def assess(
     text = question.text.replace(source, " ", 1) if source else question.text
     asked = asked_names(text, question.name, [profile[d] for d in docs])
     snap = library.snapshot(kb)
+    noted: list[Gap] = []  # what is missing of a company asked beside another: said only
     about = _docs_about(text, asked, docs, profile)
     if about is None:
         worked = _worked(question)
@@ -103,6 +106,17 @@ def assess(
             text, question.name, question.synonyms, asked, docs, profile, snap, subjects, worked
         )
     else:
+        # a company asked beside the subject ("中芯国际和宁德时代…分别"): said, not refused
+        beside = _beside(text, asked, about, profile)
+        for name in beside:
+            alone = text.replace(name, " ")
+            for covered in (w for d in about for w in profile[d].subjects):
+                alone = alone.replace(covered, " ")
+            _, found = _mentioned_scope(
+                alone, name, question.synonyms, (name,), docs, profile, snap, subjects
+            )
+            noted += [found] if found is not None else []
+            text = text.replace(name, " ")
         reports = [d for d in about if profile[d].strict()]
         scope, gap = about, _unheld_name(text, reports, profile, snap) if reports else None
     gap = gap or exhibit_gap(question, scope, profile)
@@ -111,7 +125,7 @@ def assess(
             question, _from_name(text, asked, docs, profile), asked, scope, docs, profile, snap
         )
     if gap is not None:
-        return Finding((gap,), declines=True)
+        return Finding((gap, *noted), declines=True)
     # a company's periods may be given where another report writes it (an industry report's
     # ranking gives a company's 2024 share that its prospectus stops before): the years there
     elsewhere = _years_elsewhere(question, asked, about, docs, profile, snap) if about else set()
@@ -129,7 +143,30 @@ def assess(
         unheld += [t for t in terms if not (_worked(question) and names_operation(question, t))]
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
     declines = bool(gaps) and (any(g.kind == "metric" for g in gaps) or periods.all_missing)
-    return Finding(tuple(gaps), declines)
+    return Finding((*gaps, *noted), declines)
+
+
+def _beside(
+    question: str, asked: tuple[str, ...], about: list[str], profile: dict[str, Document]
+) -> list[str]:
+    """The names the question asks beside a subject of ``about`` (joined to it by 和, 与, 及,
+    、 or "and"), which no document is about: another company asked in parallel."""
+    written = [w for d in about for w in profile[d].subjects if w in question]
+    subjects = {w for d in profile for w in profile[d].subjects}
+    out = []
+    for name in asked:
+        if name in written or is_place(name) or any(name in w or w in name for w in subjects):
+            continue  # a subject, or a place (中芯国际和越南…: what it has there)
+        if any(_joined(question, name, w) or _joined(question, w, name) for w in written):
+            out.append(name)
+    return out
+
+
+def _joined(question: str, first: str, second: str) -> bool:
+    """Whether ``question`` writes ``first``, a conjunction, then ``second``."""
+    at = question.find(first)
+    between = question[at + len(first) : question.find(second, at)] if at >= 0 else ""
+    return at >= 0 and second in question[at:] and between.strip().lower() in _AND
 
 
 def _worked(question: QueryAnalysis) -> bool:

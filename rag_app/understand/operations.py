@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import cut
 from rag_app.text.phrasing import asks_for_superlative, asks_which_period
 
@@ -206,11 +205,11 @@ def asked_operation(
 def _of_periods(question: str, probabilities: dict[str, float]) -> dict[str, float]:
     """A question asking which period stands out ("2024年哪个季度毛利率最低") is answered by a
     period: of the model's readings only the largest or the smallest period's cell, as it
-    weighs the two, when it gives them weight at all (a year before it leans it to a change)."""
+    weighs the two. However little weight it gives them (a year before "哪个季度" leans it to a
+    change; "Which quarter of 2024…" to a value), it weighs the two apart by their word:
+    "highest" 3.9e-4 against 2.0e-6, "lowest" 4.0e-6 against 6.3e-7."""
     extremes = ("year_max", "year_min")
     weight = sum(probabilities.get(name, 0.0) for name in extremes)
-    if weight < OfflineSettings.period_extremes_weight or not (
-        asks_which_period(question) and asks_for_superlative(question)
-    ):
+    if not weight or not (asks_which_period(question) and asks_for_superlative(question)):
         return probabilities
     return {k: (v / weight if k in extremes else 0.0) for k, v in probabilities.items()}

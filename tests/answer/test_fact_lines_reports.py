@@ -158,3 +158,11 @@ def test_a_companys_row_in_a_ranking_gives_only_what_its_columns_name() -> None:
     share = fact_value_lines(_as("岱山重工2024年市场份额是多少？", "span"), [_RANKING])
     assert share and share[0].startswith("岱山重工 市场份额（%）：26.8")
     assert not fact_value_lines(_as("岱山重工2023年市场份额是多少？", "span"), [_RANKING])
+
+
+def test_a_year_is_not_read_off_its_first_quarters_column() -> None:
+    # 2024Q3 and 2025Q1 are no years' revenue: which year is highest is not read from them
+    assert not fact_value_lines(_as("哪一年营业收入最高？", "year_max"), [_QUARTERS])
+    assert fact_value_lines(_as("哪一年营业收入最高？", "year_max"), [_QUARTERS, _FORECAST]) == [
+        "营业收入（百万元） 最高年份（2023A 38,624; 2024A 41,187）：2024A [Source 1]"
+    ]

@@ -145,9 +145,10 @@ def test_which_period_stands_out_is_read_as_the_largest_or_the_smallest() -> Non
     # not asking which period, or not which stands out: the model's reading stands
     assert asked_operation("2024年毛利率比上年下降了多少？", model, ahead, "e5").name == "diff"
     assert asked_operation("2024年哪个季度的毛利率是20.5%？", model, ahead, "e5").name == "diff"
-    # the model giving the two extremes no weight: no opinion to follow
-    flat = OperationModel(
+    # however little weight the model gives the two, it tells them apart
+    faint = OperationModel(
         ("span", "year_max", "year_min"), {}, (), (0.0, 0.0, 0.0), "e5", 2.0,
-        ((5.0, 0.0), (-5.0, 0.0), (-5.0, 0.0)),
+        ((5.0, 0.0), (-5.0, 0.0), (-6.0, 0.0)),
     )  # fmt: skip
-    assert asked_operation("Which quarter had the lowest margin?", flat, ahead, "e5").name == "span"
+    highest = asked_operation("Which quarter had the highest margin?", faint, ahead, "e5")
+    assert highest.name == "year_max" and highest.runner_up == "year_min"
