@@ -42,6 +42,7 @@ from rag_app.text.period_pointers import quarters_compared
 from rag_app.text.periods import (
     distinct_years,
     find_years,
+    is_forecast,
     month_before,
     month_range,
     months_named,
@@ -51,7 +52,6 @@ from rag_app.text.periods import (
 from rag_app.understand.analysis import QueryAnalysis
 from rag_app.understand.operations import Operation
 
-_SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
 # Operations worked out from the cells of one row over the years a question names.
 _OVER_YEARS = ("diff", "change_ratio", "average", "sum", "cagr")
 # Operations on two cells the question names: a ratio, a part's share of a whole.
@@ -130,6 +130,8 @@ def worked_lines(
         return [line] if line else []  # two years are what it asks
     years = _years_of(operation.name, find_years(query.text))
     asked = asked_facts(query, sources, years)
+    if years == [EVERY_YEAR] and operation.name in ("sum", "average"):  # no year named: not
+        asked = [] if len({is_forecast(a.fact.column) for a in asked}) > 1 else asked  # 2022A-26E
     stated = stated_rate(query, sources) if operation.name == "change_ratio" else None
     if operation.name == "average" and not asked_rows(query, sources):  # 可比公司平均值
         stated = stated_average(query, sources)
@@ -278,8 +280,10 @@ def _worked(
         by_year[years[0]] = item.fact
     if len({(a.source, a.fact.row) for a in asked}) != 1 or len(by_year) < 2:
         return ""
-    if operation in ("diff", "change_ratio"):  # of the latest two years given
-        by_year = {y: by_year[y] for y in sorted(by_year, reverse=True)[:2]}
+    if operation in ("diff", "change_ratio"):  # of the latest two years given, actuals first
+        actual = [y for y, f in by_year.items() if not is_forecast(f.column)]
+        pool = actual if len(actual) >= 2 else by_year
+        by_year = {y: by_year[y] for y in sorted(pool, reverse=True)[:2]}
     ordered = [by_year[y] for y in sorted(by_year, reverse=True)]  # the latest first
     values = [f.number for f in ordered]
     if any(v is None for v in values):

@@ -39,6 +39,7 @@ from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
 from rag_app.answer.fact_counts import ranked_lines
 from rag_app.answer.fact_lines import fact_value_lines, worked_lines
 from rag_app.answer.lists import list_of_table
+from rag_app.answer.named_reports import coined_sources, named_documents, sources_of
 from rag_app.answer.quotes import (
     Candidate,
     PointedTable,
@@ -56,9 +57,7 @@ from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import loose_pairs, match_terms
 from rag_app.text.aspects import off_question, source_subject
-from rag_app.text.coined import coined_names, document_texts, naming_documents
-from rag_app.text.subjects import named_subjects, names_company, written_part
-from rag_app.understand.analysis import QueryAnalysis
+from rag_app.understand.analysis import QueryAnalysis, each_metric
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -154,7 +153,7 @@ class ExtractiveAnswerer:
             return [], True
         settings = self.settings
         subjects = sources_subjects(query, sources)
-        named_docs = _named_documents(query, subjects) if settings.named_reports else {}
+        named_docs = named_documents(query, subjects) if settings.named_reports else {}
         # Once quotes are kept to the named reports, the company's name says nothing about which
         # sentence answers: "华虹半导体" in a figure caption must not outscore the 毛利率 row.
         names = " ".join(w for words in named_docs.values() for w in words)
@@ -163,9 +162,9 @@ class ExtractiveAnswerer:
             if q_words - n_words or q_bigrams - n_bigrams:
                 q_words -= n_words
                 q_bigrams -= n_bigrams
-        named = _sources_of(named_docs, subjects, sources, query.text)
+        named = sources_of(named_docs, subjects, sources, query.text)
         if named is None and settings.named_reports:
-            named = _coined_sources(query, sources)
+            named = coined_sources(query, sources)
         candidates = [
             cand
             for rank, (number, chunk) in enumerate(sources)
@@ -302,16 +301,10 @@ class ExtractiveAnswerer:
         chosen, answers = self._select(query, sources)
         values: list[str] = []
         if chosen and answers and self.settings.value_lines:
-            if self.settings.fact_lines:  # who ranks where, asked by rank
-                values = ranked_lines(query, sources, lang)
-            if self.settings.fact_lines and not values:  # a change: worked out, not a value
-                values = worked_lines(query, sources, lang, self.settings.operation_confidence)
-            if not values:
-                values, chosen = value_lines(query, chosen, sources, lang)
-            if not values:  # no table row gives it: a quoted sentence may state it
-                values = stated_value_lines(query, chosen, sources, lang)
-            if not values and self.settings.fact_lines:  # a table's cells, named or worked out
-                values = fact_value_lines(query, sources, lang, self.settings.operation_confidence)
+            values, chosen = self._values(query, chosen, sources, lang)
+            # the same asked of two metrics (营收和净利润分别…): each its line, when each has one
+            each = [self._values(part, chosen, sources, lang)[0] for part in each_metric(query)]
+            values = [line for lines in each for line in lines] if each and all(each) else values
         if values and chosen:  # each operand of a working quoted with its row
             chosen = [*chosen, *operand_rows(values, chosen, sources, self.settings)]
         if not chosen and not values:
@@ -324,6 +317,27 @@ class ExtractiveAnswerer:
             # each its own paragraph: Markdown would run lines one "\n" apart together
             body = "\n\n".join(values) + (f"\n\n{body}" if chosen else "")
         return f"{self.notice[lang]}\n\n{body}"
+
+    def _values(
+        self,
+        query: QueryAnalysis,
+        chosen: list[ScoredSentence],
+        sources: Sequence[tuple[int, Chunk]],
+        lang: str,
+    ) -> tuple[list[str], list[ScoredSentence]]:
+        """The value-first lines (and the quotes to keep after them): who ranks where, a worked
+        change, a row's cell, a sentence's value, else a table's cells named or worked out."""
+        sure, facts = self.settings.operation_confidence, self.settings.fact_lines
+        values = ranked_lines(query, sources, lang) if facts else []  # asked by rank
+        if facts and not values:  # a change: worked out, not a value
+            values = worked_lines(query, sources, lang, sure)
+        if not values:
+            values, chosen = value_lines(query, chosen, sources, lang)
+        if not values:  # no table row gives it: a quoted sentence may state it
+            values = stated_value_lines(query, chosen, sources, lang)
+        if not values and facts:  # a table's cells, named or worked out
+            values = fact_value_lines(query, sources, lang, sure)
+        return values, chosen
 
     def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:
         """Stream an extractive answer to ``request.analysis`` from ``request.sources`` ((N,
@@ -346,60 +360,6 @@ class ExtractiveAnswerer:
         for piece in split_stream_pieces(text, self.piece_chars):
             yield LLMEvent.token(piece)
         yield LLMEvent.done("stop")
-
-
-def _named_documents(
-    query: QueryAnalysis, subjects: Mapping[str, frozenset[str]]
-) -> dict[str, frozenset[str]]:
-    """The documents whose subject the question names, with that subject's words, in the order
-    it names them (``named_subjects``), then those it names otherwise (``names_company``: a
-    Chinese name written short, a Latin one headed by the name it leads with)."""
-    named = named_subjects(query.text, subjects)
-    docs = [doc for found in named.values() for doc in found]
-    docs += [
-        d
-        for d, words in subjects.items()
-        if d not in docs and names_company(query.text, words, query.name)
-    ]
-    return {doc: subjects[doc] for doc in docs}
-
-
-def named_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
-    """The sources from the documents the question names, when it names some of the sources'
-    documents but not all (look-alike tables: every report has a 盈利预测, and a question about
-    比亚迪 must not be answered from 宁德时代's); None when it names none or all of them."""
-    subjects = sources_subjects(query, sources)
-    return _sources_of(_named_documents(query, subjects), subjects, sources, query.text)
-
-
-def _coined_sources(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]]) -> set[int] | None:
-    """The sources of the documents that mention a name the question writes in capitals
-    ("KEHGCN"), when others do not (``text.coined``); None otherwise."""
-    texts = document_texts(chunk for _, chunk in sources)
-    naming = naming_documents(coined_names(query.text), texts)
-    if naming is None:
-        return None
-    return {number for number, chunk in sources if chunk.doc_id in naming}
-
-
-def _sources_of(
-    named: Mapping[str, frozenset[str]],
-    subjects: Mapping[str, frozenset[str]],
-    sources: Sequence[tuple[int, Chunk]],
-    question: str = "",
-) -> set[int] | None:
-    """The sources of the ``named`` documents, and those of other reports that write the named
-    company as the question does (an industry report's row of 拓衡传感, which gives a year its
-    prospectus stops before); None when the question names none of the documents, or all."""
-    if not named or len(named) == len(subjects):
-        return None
-    forms = {w for words in named.values() for w in words if w in question}
-    forms |= {written_part(question, words) for words in named.values()} - {""}
-    return {
-        number
-        for number, chunk in sources
-        if chunk.doc_id in named or any(form in chunk.text for form in forms)
-    }
 
 
 def _idf(candidates: Sequence[Candidate], terms: set[str]) -> dict[str, float]:

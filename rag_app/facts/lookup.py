@@ -68,8 +68,8 @@ def _columns(
         by_year: dict[str, set[int]] = {}
         for c, label in labels.items():
             dated = distinct_years(label)  # a year's own column, not a quarter of one unasked
-            whole = len(dated) == 1 and (part or not names_part_of_year(label))
-            if (whole if every else set(dated) & set(years)) and c in numeric:
+            whole = part or not names_part_of_year(label)
+            if ((len(dated) == 1 if every else set(dated) & set(years)) and whole) and c in numeric:
                 by_year.setdefault(dated[0] if len(dated) == 1 else label, set()).add(c)
         named = named_columns(labels, question, words)
         # a period's amount, not its share beside it ("2024年 / 金额", "2024年 / 占比（%）")

@@ -70,6 +70,12 @@ def labelled_year(word: str) -> str | None:
     return match.group(1) if match else None
 
 
+def is_forecast(label: str) -> bool:
+    """Whether a column label names a forecast year ("预测值 / 2026E", "2025F")."""
+    last = label.rpartition(" / ")[2].strip().lower()
+    return _YEAR_LABEL.match(last) is not None and last[-1] in "ef"
+
+
 # Years and periods in running text and tables -------------------------------------------------
 _YEAR_DIGITS = r"(?:19|20)\d\d"
 _NOT_LATIN = r"(?![0-9a-z])"

@@ -50,6 +50,15 @@ def asks_for_superlative(question: str) -> bool:
     return _SUPERLATIVE.search(question) is not None
 
 
+# What joins two things asked in parallel: 中芯国际和宁德时代, 营收与净利润, "SMIC and CATL".
+_AND = frozenset({"和", "与", "及", "以及", "、", "跟", "and", ","})
+
+
+def joins(between: str) -> bool:
+    """Whether the words between two names or metrics join them as parallel ("和", " and ")."""
+    return between.strip().lower() in _AND
+
+
 # Which period: 哪一年, 哪个季度, 哪几个月, "which quarter", "in which year".
 _WHICH_PERIOD = re.compile(
     r"哪\s*(?:一|个|几个)?\s*(?:年|季度|季|个月|月|期)|\bwhich\s+(?:years?|quarters?|months?|periods?)\b",

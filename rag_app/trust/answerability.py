@@ -48,6 +48,7 @@ from rag_app.text.names import (
     source_clause,
 )
 from rag_app.text.periods import find_years
+from rag_app.text.phrasing import joins
 from rag_app.text.pinyin import sounds_like
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
@@ -72,8 +73,6 @@ from rag_app.understand.analysis import QueryAnalysis
 
 # Operations that work a value out of the cells a question names (not a lookup, not a share).
 _WORKED = ("diff", "change_ratio", "average", "sum", "divide", "cagr")
-# What joins two names asked in parallel: 中芯国际和宁德时代, "SMIC and CATL".
-_AND = frozenset({"和", "与", "及", "以及", "、", "跟", "and", ","})
 # A Latin name the question gives again in Chinese, in brackets right after it.
 _ALIASED = re.compile(rf"^[A-Za-z\s'’.]{{0,12}}[（(][{CJK_CLASS}]")
 
@@ -166,7 +165,7 @@ def _joined(question: str, first: str, second: str) -> bool:
     """Whether ``question`` writes ``first``, a conjunction, then ``second``."""
     at = question.find(first)
     between = question[at + len(first) : question.find(second, at)] if at >= 0 else ""
-    return at >= 0 and second in question[at:] and between.strip().lower() in _AND
+    return at >= 0 and second in question[at:] and joins(between)
 
 
 def _worked(question: QueryAnalysis) -> bool:

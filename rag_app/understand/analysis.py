@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, cast
 
 import numpy as np
@@ -32,6 +33,7 @@ from rag_app.text.phrasing import (
     asks_for_list,
     asks_for_superlative,
     content_references,
+    joins,
 )
 from rag_app.text.spans import Span, spans
 from rag_app.text.synonyms import FINANCE_SYNONYMS
@@ -194,3 +196,26 @@ def analyse_query(
         companies=tuple((companies or {}).items()),
         embedder=embedder,
     )
+
+
+def each_metric(query: QueryAnalysis) -> list[QueryAnalysis]:
+    """The question once for each metric when it asks the same of several joined ("营收和归母净利润
+    分别是多少？"): each with the question's operation, but a list's is one value's, and where the
+    joining word made it a sum ("营收和净利润同比增长了多少？" 0.9) each reads its own (the words
+    model); [] when it names fewer, or a part is itself added up (营业收入和营业成本合计)."""
+    metrics = [s for s in query.spans() if s.kind == "metric"]
+    text, read = query.text, query.operation
+    if len(metrics) < 2 or not all(joins(text[a.end : b.start]) for a, b in pairwise(metrics)):
+        return []
+    start, end = metrics[0].start, metrics[-1].end
+    companies = dict(query.companies)
+    parts = [
+        analyse_query(text[:start] + m.text + text[end:], companies=companies) for m in metrics
+    ]
+    if any(p.operation.name in ("sum", "average") for p in parts):
+        return []
+    for part in parts:
+        if read.name not in ("sum", "average"):  # 分别是多少: each one value
+            one = "span" if read.name == "multi-span" else read.name
+            part._lazy["operation"] = Operation(one, read.confidence, read.runner_up)
+    return parts

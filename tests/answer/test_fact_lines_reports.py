@@ -166,3 +166,38 @@ def test_a_year_is_not_read_off_its_first_quarters_column() -> None:
     assert fact_value_lines(_as("哪一年营业收入最高？", "year_max"), [_QUARTERS, _FORECAST]) == [
         "营业收入（百万元） 最高年份（2023A 38,624; 2024A 41,187）：2024A [Source 1]"
     ]
+
+
+def test_no_year_named_adds_no_forecast_to_the_actuals() -> None:
+    forecast = _table(
+        5,
+        "<table><tr><td>指标</td><td>2023A</td><td>2024A</td><td>2025E</td></tr>"
+        "<tr><td>归母净利润（百万元）</td><td>4,823</td><td>3,699</td><td>5,210</td></tr></table>",
+        "表1：盈利预测与估值",
+    )
+    assert not fact_value_lines(_as("归母净利润合计多少？", "sum"), [forecast])
+    named = fact_value_lines(_as("2023-2024年归母净利润合计多少？", "sum"), [forecast])
+    assert named and "3699 + 4823 = 8522" in named[0], named
+
+
+_TWO_ROWS = _table(
+    6,
+    "<table><tr><td>指标</td><td>2023A</td><td>2024A</td><td>2025E</td></tr>"
+    "<tr><td>营业收入（百万元）</td><td>45,250</td><td>57,796</td><td>67,850</td></tr>"
+    "<tr><td>归母净利润（百万元）</td><td>4,823</td><td>3,699</td><td>5,210</td></tr></table>",
+    "表1：盈利预测与估值",
+)
+
+
+def test_the_same_asked_of_two_metrics_is_answered_for_each() -> None:
+    from rag_app.answer.offline import ExtractiveAnswerer
+
+    # the joining 和 leans the model to a sum; each metric's own change, of the latest actuals
+    query = _as("营收和归母净利润同比增长了多少？", "sum")
+    answer = ExtractiveAnswerer().answer_text(query, [_TWO_ROWS])
+    assert "(57796 - 45250) / 45250 = 27.73%" in answer, answer
+    assert "(3699 - 4823) / 4823 = -23.3%" in answer, answer
+    both = ExtractiveAnswerer().answer_text(
+        _as("2024年营收和归母净利润分别是多少？", "multi-span"), [_TWO_ROWS]
+    )
+    assert "57,796" in both.split("- ")[0] and "3,699" in both.split("- ")[0], both

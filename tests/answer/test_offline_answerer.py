@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import pytest
 
 from rag_app.answer.base import ChatMessage, GenerationRequest, collect
+from rag_app.answer.named_reports import named_sources
 from rag_app.answer.offline import (
     NOT_ANSWERED,
     NOT_FOUND,
     NOTICE,
     ExtractiveAnswerer,
-    named_sources,
 )
 from rag_app.answer.quotes import quotable_parts
 from rag_app.models import Chunk
