@@ -176,6 +176,8 @@ def test_a_company_asked_beside_the_subject_is_said_not_refused(sample: Library)
     mentioned = assess(analyse_query(ranked), sample, "default")
     assert not mentioned.declines and [g.kind for g in mentioned.gaps] == ["mentioned"]
     # the ranking gives 台积电's 2024年营收: nothing missing
-    assert not assess(analyse_query("中芯国际和台积电2024年的营收分别是多少？"), sample, "default").gaps
+    assert not assess(
+        analyse_query("中芯国际和台积电2024年的营收分别是多少？"), sample, "default"
+    ).gaps
     # a place the report does not write, asked of the subject, still leaves nothing to answer
     assert assess(analyse_query("中芯国际在越南的营收是多少？"), sample, "default").declines
