@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_app.answer.fact_format import fact_line, power_of_ten, written
+from rag_app.facts.categories import category_rows
 from rag_app.facts.cells import Fact
 from rag_app.facts.columns import column_cells, month_cells, quarter_cells
 from rag_app.facts.lookup import EVERY_YEAR, AskedFact, asked_facts
@@ -29,8 +30,8 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     shown with its cell ("Interest income, years above 1500 thousand (2018 1,826; 2017 1,284):
     1"); "" when it compares with none or names no row with two years or more."""
     limit = threshold(query.text)
-    if limit is None:
-        return ""
+    if limit is None:  # 有几条12英寸产线: the rows of a category it writes
+        return _of_category(query, sources, lang)
     rows = column_cells(query, sources) if counts_rows(query.text) else []
     if len(rows) >= 2:  # 有几家: the rows of the column it names, not one row's years
         return _counted_rows(limit, rows, sources, lang)
@@ -56,6 +57,20 @@ def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: st
     space = " " if limit.unit.isascii() else ""
     bound = f"{written(limit.number)}{space if limit.unit else ''}{limit.unit}"
     return _count_line(limit, bound, asked[0], cells, kind, sources, lang)
+
+
+def _of_category(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
+    """How many rows of a table hold the category the question writes, each row by its name
+    ("晶圆尺寸为12英寸的行（中芯北京（B1）; …）：9"); "" when no one table's column holds it."""
+    found = category_rows(query.text, sources)
+    if found is None or not found.names:
+        return ""
+    shown = "; ".join(found.names)
+    if lang == "en":
+        head = f"rows with {found.column} {found.value} ({shown})"
+    else:
+        head = f"{found.column}为{found.value}的行（{shown}）"
+    return fact_line(head, str(len(found.names)), "", found.source, lang)
 
 
 def _counted_rows(
