@@ -232,9 +232,10 @@ def value_lines(
 
 def _in_english(query: QueryAnalysis, subject: str, metric: str) -> tuple[str, str]:
     """A Chinese row's subject and metric as an English question names them, the table's label
-    kept beside it: ("SMIC", "gross margin (毛利率)") for "What is SMIC's gross margin…?"."""
+    kept beside it: ("Orvella", "gross margin (毛利率)") for "What is Orvella's gross margin…?";
+    an acronym ("SMIC's", "TSMC's") leaves the report's own name, which it may not be."""
     named = [s.text for s in query.spans() if s.kind == "metric" and s.text.isascii()]
-    name = query.name if query.name.isascii() else ""
+    name = query.name if query.name.isascii() and not query.name.isupper() else ""
     return (name or subject) if subject else "", f"{named[0]} ({metric})" if named else metric
 
 

@@ -48,7 +48,6 @@ from rag_app.text.names import (
     source_clause,
 )
 from rag_app.text.periods import find_years
-from rag_app.text.phrasing import joins
 from rag_app.text.pinyin import sounds_like
 from rag_app.text.spans import strip_modifiers
 from rag_app.text.subjects import (
@@ -68,6 +67,7 @@ from rag_app.trust.metric_gaps import (
     unheld_lexicon_metrics,
     unheld_statement_terms,
 )
+from rag_app.trust.other_companies import beside, presumed
 from rag_app.trust.period_gaps import unheld_periods
 from rag_app.understand.analysis import QueryAnalysis
 
@@ -98,6 +98,7 @@ def assess(
     asked = asked_names(text, question.name, [profile[d] for d in docs])
     snap = library.snapshot(kb)
     noted: list[Gap] = []  # what is missing of a company asked beside another: said only
+    asked = presumed(question.name, asked, docs, profile, noted)
     about = _docs_about(text, asked, docs, profile)
     if about is None:
         worked = _worked(question)
@@ -106,8 +107,7 @@ def assess(
         )
     else:
         # a company asked beside the subject ("中芯国际和宁德时代…分别"): said, not refused
-        beside = _beside(text, asked, about, profile)
-        for name in beside:
+        for name in beside(text, asked, about, profile):
             alone = text.replace(name, " ")
             for covered in (w for d in about for w in profile[d].subjects):
                 alone = alone.replace(covered, " ")
@@ -143,29 +143,6 @@ def assess(
     gaps += [Gap("metric", m, _row_labels(snap, scope)[:8]) for m in unheld]
     declines = bool(gaps) and (any(g.kind == "metric" for g in gaps) or periods.all_missing)
     return Finding((*gaps, *noted), declines)
-
-
-def _beside(
-    question: str, asked: tuple[str, ...], about: list[str], profile: dict[str, Document]
-) -> list[str]:
-    """The names the question asks beside a subject of ``about`` (joined to it by 和, 与, 及,
-    、 or "and"), which no document is about: another company asked in parallel."""
-    written = [w for d in about for w in profile[d].subjects if w in question]
-    subjects = {w for d in profile for w in profile[d].subjects}
-    out = []
-    for name in asked:
-        if name in written or is_place(name) or any(name in w or w in name for w in subjects):
-            continue  # a subject, or a place (中芯国际和越南…: what it has there)
-        if any(_joined(question, name, w) or _joined(question, w, name) for w in written):
-            out.append(name)
-    return out
-
-
-def _joined(question: str, first: str, second: str) -> bool:
-    """Whether ``question`` writes ``first``, a conjunction, then ``second``."""
-    at = question.find(first)
-    between = question[at + len(first) : question.find(second, at)] if at >= 0 else ""
-    return at >= 0 and second in question[at:] and joins(between)
 
 
 def _worked(question: QueryAnalysis) -> bool:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Gap:
     """Something a question asks for that the library does not hold: ``kind`` subject / period /
-    metric / exhibit (a numbered table or figure), what was ``asked``, and the closest things
+    metric / exhibit (a numbered table or figure), or presumed (an acronym no report writes,
+    taken for the one company the library covers), what was ``asked``, and the closest things
     ``held``."""
 
     kind: str
@@ -37,6 +38,8 @@ def say(gap: Gap, language: str) -> str:
             return f"The library holds no report on {gap.asked}" + (
                 f"; it holds: {held}." if held else "."
             )
+        if gap.kind == "presumed":
+            return f"The library's reports do not mention {gap.asked}, so this answers for {held}, the one company they cover."
         if gap.kind == "mentioned":
             return f"No report in the library covers {gap.asked}; it is only mentioned" + (
                 f" in: {held}." if held else "."
@@ -58,6 +61,8 @@ def say(gap: Gap, language: str) -> str:
         )
     if gap.kind == "subject":
         return f"库中没有{gap.asked}的报告" + (f"；现有：{held}。" if held else "。")
+    if gap.kind == "presumed":
+        return f"库中报告没有提及{gap.asked}，以下按库中唯一的公司{held}作答。"
     if gap.kind == "mentioned":
         return f"库中没有关于{gap.asked}的报告，它只在以下内容中被提及，且未给出所问数据：" + (
             f"{held}。" if held else "。"
