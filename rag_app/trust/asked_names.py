@@ -50,9 +50,10 @@ _HEADER_PARTS = re.compile(r"\s*/\s*|\s+")
 def given_names(question: str, leading: str = "") -> tuple[str, ...]:
     """The names the question gives: the one it leads with, then the proper nouns and Latin
     names it writes (``text.names``); an acronym (CATL, ROE) is not held against the library:
-    it may be a Chinese report's company or a metric."""
+    it may be a Chinese report's company or a metric, unless the question leads with it as a
+    name ("TSMC's revenue", "SMIC的董事长"): a metric takes no possessive."""
     names = [leading, *proper_names(question)]
-    return tuple(dict.fromkeys(n for n in names if n and not n.isupper()))
+    return tuple(dict.fromkeys(n for n in names if n and (n == leading or not n.isupper())))
 
 
 def known_end(asked: tuple[str, ...], entities: list[str], texts: list[str]) -> tuple[str, ...]:
