@@ -57,7 +57,7 @@ from rag_app.models import Chunk
 from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import loose_pairs, match_terms
 from rag_app.text.aspects import off_question, source_subject
-from rag_app.understand.analysis import QueryAnalysis, each_metric
+from rag_app.understand.analysis import QueryAnalysis, each_asked
 
 NOTICE = {
     "zh": "（离线抽取式回答：未配置大模型，以下句子直接摘自参考资料）",
@@ -302,8 +302,8 @@ class ExtractiveAnswerer:
         values: list[str] = []
         if chosen and answers and self.settings.value_lines:
             values, chosen = self._values(query, chosen, sources, lang)
-            # the same asked of two metrics (营收和净利润分别…): each its line, when each has one
-            each = [self._values(part, chosen, sources, lang)[0] for part in each_metric(query)]
+            # the same asked of two metrics or names (营收和净利润分别…): each its line, if each has one
+            each = [self._values(part, chosen, sources, lang)[0] for part in each_asked(query)]
             values = [line for lines in each for line in lines] if each and all(each) else values
         if values and chosen:  # each operand of a working quoted with its row
             chosen = [*chosen, *operand_rows(values, chosen, sources, self.settings)]

@@ -1,7 +1,7 @@
 """Companies a question names besides the report it is about: an acronym no report writes
-("TSMC's", "SMIC的"), presumed to be the one company a library covers and said so, or held
-against several; and a company asked beside the subject ("中芯国际和宁德时代…分别"), whose gap is a
-note over the subject's answer, not a refusal."""
+("TSMC's", "SMIC的"), presumed to be the one company a library covers and said so; and a
+company asked beside the subject ("中芯国际和宁德时代…分别"), whose gap is a note over the
+subject's answer, not a refusal."""
 
 from __future__ import annotations
 
@@ -18,18 +18,17 @@ def presumed(
     profile: dict[str, Document],
     noted: list[Gap],
 ) -> tuple[str, ...]:
-    """The asked names, but an acronym the question leads with as a name ("TSMC's", "SMIC的")
-    that no document writes: with one company's reports in the library, presumed to be that
-    company and said so (``noted``); with several, or none, held against them (a subject the
-    library does not hold)."""
+    """The asked names, but not an acronym the question leads with as a name ("TSMC's",
+    "SMIC的") that no document writes: it may be a Chinese report's company (SMIC of 中芯国际)
+    and is not held against the library; with one company's reports in it, it is presumed that
+    company and said so (``noted``)."""
     if not (lead and lead.isupper() and lead in asked):
         return asked
     if any(lead.lower() in profile[d].text for d in docs):
         return asked
     held = {min(profile[d].subjects, key=len) for d in docs if profile[d].subjects}
-    if len(held) != 1:
-        return asked
-    noted.append(Gap("presumed", lead, tuple(held)))
+    if len(held) == 1:
+        noted.append(Gap("presumed", lead, tuple(held)))
     return tuple(n for n in asked if n != lead)
 
 

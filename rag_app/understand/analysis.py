@@ -18,6 +18,7 @@ import numpy as np
 
 from rag_app.models import Understood
 from rag_app.protocols import Embedder
+from rag_app.stage_settings import OfflineSettings
 from rag_app.text.analyzer import QuestionTerms, index_tokens, numbers, phrases, question_terms
 from rag_app.text.aspects import Aspects, question_aspects
 from rag_app.text.language import Language, cjk_share, detect_language, language_of_share
@@ -198,24 +199,49 @@ def analyse_query(
     )
 
 
-def each_metric(query: QueryAnalysis) -> list[QueryAnalysis]:
-    """The question once for each metric when it asks the same of several joined ("营收和归母净利润
-    分别是多少？"): each with the question's operation, but a list's is one value's, and where the
-    joining word made it a sum ("营收和净利润同比增长了多少？" 0.9) each reads its own (the words
-    model); [] when it names fewer, or a part is itself added up (营业收入和营业成本合计)."""
-    metrics = [s for s in query.spans() if s.kind == "metric"]
+def each_asked(query: QueryAnalysis) -> list[QueryAnalysis]:
+    """The question once for each metric, or each name, when it asks the same of several joined
+    ("营收和归母净利润分别是多少？", "中芯东方和中芯西青的规划产能是多少？"): each with the
+    question's operation, but a list's is one value's, and where the joining word made it a sum
+    ("营收和净利润同比增长了多少？" 0.9) each reads its own (the words model); [] when it names
+    fewer, or a part is itself added up (营业收入和营业成本合计)."""
     text, read = query.text, query.operation
-    if len(metrics) < 2 or not all(joins(text[a.end : b.start]) for a, b in pairwise(metrics)):
+    metrics = _joined_metrics(query)
+    joined = metrics or _joined_names(query)
+    added = (
+        read.name in ("sum", "average") and read.confidence >= OfflineSettings.operation_confidence
+    )
+    if not joined or (added and not metrics):  # 臻藏系列和窖龄系列…加在一起: the two added
         return []
-    start, end = metrics[0].start, metrics[-1].end
+    start, end, each = joined
     companies = dict(query.companies)
-    parts = [
-        analyse_query(text[:start] + m.text + text[end:], companies=companies) for m in metrics
-    ]
+    parts = [analyse_query(text[:start] + one + text[end:], companies=companies) for one in each]
     if any(p.operation.name in ("sum", "average") for p in parts):
         return []
-    for part in parts:
-        if read.name not in ("sum", "average"):  # 分别是多少: each one value
-            one = "span" if read.name == "multi-span" else read.name
-            part._lazy["operation"] = Operation(one, read.confidence, read.runner_up)
+    for part in parts:  # 分别是多少: each one value
+        taken = part.operation if read.name in ("sum", "average") else read
+        one = "span" if taken.name == "multi-span" else taken.name
+        part._lazy["operation"] = Operation(one, taken.confidence, taken.runner_up)
     return parts
+
+
+def _joined_metrics(query: QueryAnalysis) -> tuple[int, int, list[str]] | None:
+    """Where the question writes metrics joined (营收和归母净利润), and each; None if it does not."""
+    metrics = [s for s in query.spans() if s.kind == "metric"]
+    text = query.text
+    if len(metrics) < 2 or not all(joins(text[a.end : b.start]) for a, b in pairwise(metrics)):
+        return None
+    return metrics[0].start, metrics[-1].end, [m.text for m in metrics]
+
+
+def _joined_names(query: QueryAnalysis) -> tuple[int, int, list[str]] | None:
+    """Where the question leads with two names joined (中芯东方和中芯西青), and each, each read
+    as the name its own question would lead with; None if it does not."""
+    text = query.text
+    k = next((i for i, c in enumerate(text) if i >= 2 and joins(c)), -1)
+    second = leading_name(text[k + 1 :]) if k > 0 else ""
+    if not second or not text[k + 1 :].startswith(second):
+        return None
+    end = k + 1 + len(second)
+    first = leading_name(text[:k] + text[end:])
+    return (0, end, [first, second]) if first == text[:k] else None

@@ -154,9 +154,9 @@ def test_english_names_are_held_by_their_words_or_their_pinyin(library: Library)
     assert not _finding(library, "What was Chengyuan Intelligent's revenue in 2024?").declines
     assert not _finding(library, "澄远智能2024年的归母净利润是多少？").declines
     # an acronym the question leads with as a name, which no report writes, among several
-    # companies' reports: not presumed to be any of them
-    acronym = _finding(library, "What was BRTX's revenue in 2024?")
-    assert acronym.declines and acronym.gaps[0].kind == "subject"
+    # companies' reports: not presumed to be any of them, nor held against the library (SMIC
+    # of 中芯国际 beside other reports is answered from what retrieval finds)
+    assert not _finding(library, "What was BRTX's revenue in 2024?").gaps
 
 
 def test_a_noun_written_but_not_as_the_question_qualifies_it_is_said(library: Library) -> None:
