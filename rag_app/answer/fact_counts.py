@@ -24,6 +24,9 @@ from rag_app.text.periods import (
 )
 from rag_app.understand.analysis import QueryAnalysis
 
+# Operations asking one value: a lookup, not a count or a working.
+_LOOKUPS = ("span", "value", "multi-span")
+
 
 def counted(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
     """How many years of one row are beyond the amount the question compares with, each year
@@ -148,6 +151,27 @@ def which_years(
         f"{first.metric}, {word} ({shown})" if lang == "en" else f"{first.metric} {word}（{shown}）"
     )
     return fact_line(head, answer, "", source, lang)
+
+
+def quarters_listed(query: QueryAnalysis, sources: Sequence[tuple[int, Chunk]], lang: str) -> str:
+    """A year's value that only its quarters give (月产能 of 2024, in a table of quarters): each
+    quarter of the row with its value ("产能 / 月产能（万片） 2024年各季度：2024Q1 81.4; …"),
+    never added up (a month's capacity is no sum); "" when the row has no two quarters of the
+    one year the question names."""
+    years = set(find_years(query.text))
+    if len(years) != 1 or query.asks_part_of_year or query.operation.name not in _LOOKUPS:
+        return ""
+    cells = [c for c in _quarters_of_years(query, sources) if c.fact.number is not None]
+    if len(cells) < 2 or len({(c.source, c.fact.row, c.fact.metric) for c in cells}) != 1:
+        return ""
+    first, year = cells[0], years.pop()
+    head = (
+        f"{first.fact.metric}, {year} by quarter"
+        if lang == "en"
+        else f"{first.fact.metric} {year}年各季度"
+    )
+    shown = "; ".join(f"{c.fact.column} {c.fact.value}" for c in cells)
+    return fact_line(head, shown, "", first.source, lang)
 
 
 def _as_labelled(year: str, column: str) -> str:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from rag_app.answer.base import GenerationRequest, LLMEvent, split_stream_pieces
-from rag_app.answer.fact_counts import ranked_lines
+from rag_app.answer.fact_counts import quarters_listed, ranked_lines
 from rag_app.answer.fact_lines import fact_value_lines, worked_lines
 from rag_app.answer.lists import list_of_table
 from rag_app.answer.named_reports import coined_sources, named_documents, sources_of
@@ -337,6 +337,8 @@ class ExtractiveAnswerer:
             values = stated_value_lines(query, chosen, sources, lang)
         if not values and facts:  # a table's cells, named or worked out
             values = fact_value_lines(query, sources, lang, sure)
+        if not values and facts and (by_quarter := quarters_listed(query, sources, lang)):
+            values = [by_quarter]  # a year only its quarters give
         return values, chosen
 
     def stream(self, request: GenerationRequest) -> Iterator[LLMEvent]:

@@ -201,3 +201,22 @@ def test_the_same_asked_of_two_metrics_is_answered_for_each() -> None:
         _as("2024年营收和归母净利润分别是多少？", "multi-span"), [_TWO_ROWS]
     )
     assert "57,796" in both.split("- ")[0] and "3,699" in both.split("- ")[0], both
+
+
+def test_a_year_only_its_quarters_give_is_each_quarter_never_added() -> None:
+    from rag_app.answer.fact_counts import quarters_listed
+
+    quarters = _table(
+        7,
+        "<table><tr><td>指标</td><td>2024Q1</td><td>2024Q2</td><td>2024Q3</td><td>2024Q4</td></tr>"
+        "<tr><td>月产能（万片）</td><td>81.4</td><td>83.7</td><td>88.4</td><td>94.8</td></tr>"
+        "</table>",
+        "表4：季度月产能",
+    )
+    line = quarters_listed(_as("2024年月产能是多少？", "span"), [quarters], "zh")
+    assert (
+        line
+        == "月产能（万片） 2024年各季度：2024Q1 81.4; 2024Q2 83.7; 2024Q3 88.4; 2024Q4 94.8 [Source 7]"
+    )
+    assert not quarters_listed(_as("2024年月产能合计多少？", "sum"), [quarters], "zh")
+    assert not quarters_listed(_as("2025年月产能是多少？", "span"), [quarters], "zh")
