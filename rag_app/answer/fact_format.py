@@ -7,13 +7,14 @@ import re
 from collections.abc import Sequence
 
 from rag_app.facts.cells import Fact, source_scale
+from rag_app.facts.rows import UNIT
 from rag_app.models import Chunk
 from rag_app.text.language import CJK_UNIFIED
 from rag_app.text.scales import stated_exponent
 
 _SCALE_WORDS = ("thousand", "million", "billion")  # written after an English amount
-# A label's own unit, in brackets at its end, in a Chinese report's words or a percent sign
-_OWN_UNIT = re.compile(rf"[（(][^（()）]*[{CJK_UNIFIED}%％][^（()）]*[)）]\s*$")
+# What makes a label's bracketed unit (rows.UNIT) its own: a Chinese report's word or a percent sign
+_UNIT_WORD = re.compile(rf"[{CJK_UNIFIED}%％]")
 
 
 def written(number: float) -> str:
@@ -48,7 +49,9 @@ def cell_scale(fact: Fact, source: int, sources: Sequence[tuple[int, Chunk]]) ->
         return fact.scale
     labels = (fact.metric, fact.column)
     own = next((e for label in labels if (e := stated_exponent(label))), 0)
-    if own or any(_OWN_UNIT.search(label) for label in labels):
+    if own or any(
+        (unit := UNIT.search(label)) and _UNIT_WORD.search(unit.group()) for label in labels
+    ):
         return {3: "thousand", 6: "million", 9: "billion"}.get(own, "")
     return source_scale(source, sources)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_app.facts.cells import table_parts
 from rag_app.facts.ranks import NUMERIC, name_column
 from rag_app.models import Chunk
 from rag_app.text.tables import Grid, TableTooLarge, column_labels, parse_table
@@ -32,8 +31,8 @@ def category_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> Catego
     has one, or several do."""
     lowered = question.lower()
     found: list[CategoryRows] = []
-    for parts in table_parts(sources):
-        grid = _whole(parts)
+    for number, chunk in sources:  # a table split by rows comes merged (prompt.tables)
+        grid = _grid(chunk)
         if grid is None or (names := name_column(grid)) is None:
             continue
         rows = grid.data_rows
@@ -46,7 +45,7 @@ def category_rows(question: str, sources: Sequence[tuple[int, Chunk]]) -> Catego
             written = [v for v in written if not any(v != w and v in w for w in written)]
             if len(written) == 1:
                 kept = tuple(row[names].strip() for row in rows if row[c].strip() == written[0])
-                found.append(CategoryRows(parts[0][0], label, written[0], kept, len(rows)))
+                found.append(CategoryRows(number, label, written[0], kept, len(rows)))
     return found[0] if len(found) == 1 else None
 
 
@@ -65,18 +64,10 @@ def _in(value: str, text: str) -> bool:
     return False
 
 
-def _whole(parts: Sequence[tuple[int, Chunk]]) -> Grid | None:
-    """A table's grid, its sub-tables (a table split by rows) read as one."""
-    grids = []
-    for _, chunk in parts:
-        if chunk.type != "table" or not chunk.table_html:
-            return None
-        try:
-            grids.append(parse_table(chunk.table_html, chunk.header_rows))
-        except (TableTooLarge, ValueError):
-            return None
-    if not grids or len({g.n_cols for g in grids}) != 1:
+def _grid(chunk: Chunk) -> Grid | None:
+    if chunk.type != "table" or not chunk.table_html:
         return None
-    first = grids[0]
-    body = tuple(row for g in grids for row in g.rows[g.header_rows :])
-    return Grid(first.rows[: first.header_rows] + body, first.header_rows)
+    try:
+        return parse_table(chunk.table_html, chunk.header_rows)
+    except (TableTooLarge, ValueError):
+        return None
